@@ -12,14 +12,21 @@ export class ApiError extends Error {
 }
 
 let csrfToken = '';
+let traceUrl: string | null = null;
 let onSignedOut: () => void = () => undefined;
+
+/** Where a request's trace id links to (`console.trace_url` with the id in place of `{trace_id}`); undefined without one. */
+export function traceLink(traceId: string): string | undefined {
+  return traceUrl === null ? undefined : traceUrl.replaceAll('{trace_id}', encodeURIComponent(traceId));
+}
 
 /** Called when an answer says the session is gone (expired, signed out elsewhere, restart). */
 export function whenSignedOut(listener: () => void): void {
   onSignedOut = listener;
 }
 
-async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** `quiet`: a 401 is only this call's answer (the first visit's session check), not news of a session that ended. */
+async function request<T>(method: string, path: string, body?: unknown, quiet = false): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-switchyard-csrf'] = csrfToken;
@@ -38,7 +45,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   }
   if (!response.ok) {
     const error = (parsed as { error?: { message?: string; code?: string } } | undefined)?.error;
-    if (response.status === 401 && error?.code === 'console_session_required') onSignedOut();
+    if (response.status === 401 && error?.code === 'console_session_required' && !quiet) onSignedOut();
     throw new ApiError(response.status, error?.message ?? `HTTP ${response.status}`, error?.code);
   }
   return parsed as T;
@@ -47,12 +54,21 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 interface SessionAnswer {
   csrf_token: string;
   expires_at: string;
+  trace_url?: string | null;
 }
 
-/** Whether this browser has a live session (and takes its write token). */
+function takeSession(answer: SessionAnswer): void {
+  csrfToken = answer.csrf_token;
+  traceUrl = answer.trace_url ?? null;
+}
+
+/**
+ * Whether this browser has a live session (and takes its write token). A first visit has
+ * no cookie: that is the sign-in page, not "your session has ended".
+ */
 export async function resumeSession(): Promise<boolean> {
   try {
-    csrfToken = (await request<SessionAnswer>('GET', '/console/api/session')).csrf_token;
+    takeSession(await request<SessionAnswer>('GET', '/console/api/session', undefined, true));
     return true;
   } catch {
     return false;
@@ -60,7 +76,7 @@ export async function resumeSession(): Promise<boolean> {
 }
 
 export async function signIn(adminKey: string): Promise<void> {
-  csrfToken = (await request<SessionAnswer>('POST', '/console/api/session', { admin_key: adminKey })).csrf_token;
+  takeSession(await request<SessionAnswer>('POST', '/console/api/session', { admin_key: adminKey }));
 }
 
 export async function signOut(): Promise<void> {

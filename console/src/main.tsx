@@ -8,17 +8,32 @@ import { ModelsPage } from './pages/models.js';
 import { NodesPage } from './pages/nodes.js';
 import { OverviewPage } from './pages/overview.js';
 import { PlaygroundPage } from './pages/playground.js';
-import { RequestPage, UsagePage } from './pages/usage.js';
+import { RequestPage } from './pages/request.js';
+import { filtersOf, RequestsPage, type RequestFilters } from './pages/requests.js';
+import { UsagePage } from './pages/usage.js';
 import './styles.css';
 
-const PAGES = ['overview', 'nodes', 'models', 'accounts', 'keys', 'usage', 'playground'] as const;
+const PAGES = ['overview', 'requests', 'nodes', 'models', 'accounts', 'keys', 'usage', 'playground'] as const;
 type Page = (typeof PAGES)[number];
 
-/** The page in the address's hash: #/keys, #/request/<id>. */
-function currentRoute(): { page: Page | 'request'; requestId: string } {
-  const [page = '', id = ''] = location.hash.replace(/^#\/?/, '').split('/');
-  if (page === 'request' && id !== '') return { page: 'request', requestId: decodeURIComponent(id) };
-  return { page: (PAGES as readonly string[]).includes(page) ? (page as Page) : 'overview', requestId: '' };
+interface Route {
+  readonly page: Page | 'request';
+  readonly requestId: string;
+  /** The Requests page's filters from the address (`#/requests?node=a`). */
+  readonly filters: RequestFilters;
+}
+
+/** The page in the address's hash: #/keys, #/requests?status=5xx, #/requests/<id> (#/request/<id> too, the older form). */
+function currentRoute(): Route {
+  const hash = location.hash.replace(/^#\/?/, '');
+  const queryStart = hash.indexOf('?');
+  const path = queryStart === -1 ? hash : hash.slice(0, queryStart);
+  const filters = filtersOf(new URLSearchParams(queryStart === -1 ? '' : hash.slice(queryStart + 1)));
+  const [page = '', ...rest] = path.split('/');
+  const id = rest.join('/');
+  if ((page === 'requests' || page === 'request') && id !== '')
+    return { page: 'request', requestId: decodeURIComponent(id), filters };
+  return { page: (PAGES as readonly string[]).includes(page) ? (page as Page) : 'overview', requestId: '', filters };
 }
 
 function useRoute() {
@@ -111,6 +126,7 @@ function Shell({ signedOut }: { signedOut: () => void }) {
       <main id="content" tabIndex={-1}>
         <h1>{title}</h1>
         {route.page === 'overview' && <OverviewPage />}
+        {route.page === 'requests' && <RequestsPage initial={route.filters} />}
         {route.page === 'nodes' && <NodesPage />}
         {route.page === 'models' && <ModelsPage />}
         {route.page === 'accounts' && <AccountsPage />}

@@ -121,3 +121,77 @@ export interface UsageStats {
   group_by: string | null;
   data: StatsBucket[];
 }
+
+/** One node attempt of a request: times in ms (`started_ms` from the request's arrival, the others from the attempt's start). */
+export interface RequestAttemptView {
+  node: string;
+  status: number | null;
+  error_code: string | null;
+  started_ms: number | null;
+  first_byte_ms: number | null;
+  total_ms: number | null;
+}
+
+/** One request of the request record (GET /admin/v1/requests). */
+export interface RequestRecordView {
+  id: string;
+  correlation_id: string | null;
+  time: string;
+  door: string;
+  method: string | null;
+  path: string | null;
+  status: number | null;
+  error_code: string | null;
+  key_id: string | null;
+  key_prefix: string | null;
+  account: string | null;
+  end_user: string | null;
+  model: string | null;
+  model_served: string | null;
+  node: string | null;
+  affinity: string | null;
+  stream: boolean | null;
+  attempts: RequestAttemptView[];
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    cached_tokens: number | null;
+    reasoning_tokens: number | null;
+  } | null;
+  cost_usd: number | null;
+  first_byte_ms: number | null;
+  total_ms: number | null;
+  trace_id: string | null;
+  /** Only on GET /admin/v1/requests/{id}, where bodies are kept. */
+  request_body?: string | null;
+  reply_body?: string | null;
+}
+
+export interface RequestPage {
+  data: RequestRecordView[];
+  next_cursor: string | null;
+}
+
+export interface RequestStatsBucket {
+  start: string;
+  requests: number;
+  status_classes: Record<string, number>;
+  error_codes: Record<string, number>;
+  first_byte_ms_p50: number | null;
+  first_byte_ms_p95: number | null;
+}
+
+/** GET /admin/v1/requests/stats: what clients got, per time bucket and in total. */
+export interface RequestStats {
+  buckets: RequestStatsBucket[];
+  totals: { requests: number; errors: number; error_rate: number; error_codes: Record<string, number> };
+}
+
+/** Requests without a valid key, counted per client address and reason. */
+export interface UnauthenticatedView {
+  client_address: string;
+  reason: string;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+}

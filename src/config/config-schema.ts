@@ -351,6 +351,10 @@ export const ConfigFileSchema = Type.Object(
         {
           /** How long a console sign-in lasts (default 12 hours, at most 7 days). */
           session_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 })),
+          /** A link to a request's trace: an http(s) URL with `{trace_id}` in it (e.g. https://tracing.example/trace/{trace_id}). */
+          trace_url: Type.Optional(
+            Type.String({ pattern: '^https?://[^\\s]*\\{trace_id\\}[^\\s]*$', maxLength: 2048 }),
+          ),
         },
         { additionalProperties: false },
       ),

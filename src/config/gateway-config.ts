@@ -334,7 +334,11 @@ export interface GatewayConfig {
   readonly trustedProxies: readonly string[];
   readonly adminKey: string | undefined;
   /** The operator console at /console (on when the admin API is). */
-  readonly console: { readonly sessionTtlSeconds: number };
+  readonly console: {
+    readonly sessionTtlSeconds: number;
+    /** The link template of a request's trace (`{trace_id}` is replaced); undefined: the console shows the id to copy. */
+    readonly traceUrl: string | undefined;
+  };
   readonly logLevel: string;
   readonly failover: {
     readonly maxAttempts: number;

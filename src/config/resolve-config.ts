@@ -380,7 +380,10 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
     limits: resolveLimits(file.limits),
     trustedProxies: resolveTrustedProxies(file.trusted_proxies, source),
     adminKey: file.admin_key,
-    console: { sessionTtlSeconds: file.console?.session_ttl_seconds ?? DEFAULTS.consoleSessionTtlSeconds },
+    console: {
+      sessionTtlSeconds: file.console?.session_ttl_seconds ?? DEFAULTS.consoleSessionTtlSeconds,
+      traceUrl: file.console?.trace_url,
+    },
     logLevel: file.log_level ?? DEFAULTS.logLevel,
     failover: {
       maxAttempts: file.failover?.max_attempts ?? DEFAULTS.maxAttempts,

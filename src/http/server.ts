@@ -33,6 +33,7 @@ import type { adminRoute } from './admin/admin-route.js';
 import { clientIp } from '../limits/client-ip.js';
 import { requestLogRow } from '../request-log/request-log-row.js';
 import type { consoleRoute } from './console/console-route.js';
+import { doorLabelOf, OPS_PATHS, requestAreaOf, UNKNOWN_DOOR, type RequestArea } from './request-area.js';
 
 export type RouteHandler = (
   request: IncomingMessage,
@@ -49,13 +50,6 @@ export interface Route {
   readonly errors?: ErrorShape;
 }
 
-/** Probe and scrape paths: logged at debug, not counted in the request metrics, served while shutting down. */
-const OPS_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
-
-/** The operator's calls (admin API, console): not client requests, so not in the request record. */
-function isOperatorPath(path: string): boolean {
-  return path.startsWith('/admin/') || path === '/console' || path.startsWith('/console/');
-}
 /** After the grace period, how long cut requests get to write their last event before sockets are closed. */
 const CUT_WAIT_MS = 2_000;
 
@@ -222,16 +216,28 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
     return route.handler(request, response, context);
   }
 
-  function finished(request: IncomingMessage, context: RequestContext, path: string): void {
+  function finished(
+    request: IncomingMessage,
+    context: RequestContext,
+    path: string,
+    area: RequestArea,
+    door: string,
+  ): void {
     const totalMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
-    if (OPS_PATHS.has(path)) {
+    if (area === 'ops') {
       requestLog.write('debug', { context, method: request.method, path, totalMs });
       return;
     }
     requestLog.write('info', { context, method: request.method, path, totalMs });
-    services.metrics.observeRequest(context.record, totalMs);
+    // The operator's calls (admin API, console) are counted apart from the clients' (PRODUCT decision 30),
+    // and are not in the request record.
+    if (area !== 'client') {
+      services.metrics.observeOperatorRequest(area, context.record);
+      return;
+    }
+    services.metrics.observeRequest(context.record, totalMs, door);
     const records = services.requestRecords;
-    if (records === undefined || isOperatorPath(path)) return;
+    if (records === undefined) return;
     // A request with a valid key gets a record; one without is only counted per address and reason.
     if (context.record.keyId !== undefined) {
       records.add(requestLogRow(context, request.method, path, totalMs, Date.now()));
@@ -254,7 +260,9 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const { cancellation } = context;
       const path = pathOf(request.url);
       const route = routes.get(path);
-      if (route?.frontDoor !== undefined) context.record.frontDoor = route.frontDoor;
+      const area = requestAreaOf(path);
+      const door = area === 'client' ? doorLabelOf(path, route) : UNKNOWN_DOOR;
+      if (door === 'chat' || door === 'messages' || door === 'responses') context.record.frontDoor = door;
       const entry: InFlightRequest = { context, response };
       const slot = inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;
@@ -269,7 +277,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const partDone = () => {
         if (--openParts !== 0) return;
         inFlight.remove(slot);
-        finished(request, context, path);
+        finished(request, context, path, area, door);
         if (inFlight.size === 0) onIdle?.();
       };
       response.on('close', () => {
@@ -419,6 +427,7 @@ function answerClientError(
     { request_id: requestId, status: failure.status, error_code: failure.code, client_error: error.code },
     'request',
   );
-  services.metrics.observeRequest(context.record, 0);
+  // No path was read: the request is a client's, at no known door.
+  services.metrics.observeRequest(context.record, 0, UNKNOWN_DOOR);
   services.requestRecords?.countUnauthenticated((socket as Partial<Socket>).remoteAddress ?? 'unknown', failure.code);
 }

@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CountedAtScrape, type CounterSeries } from './counted-at-scrape.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
+import { ERROR_CODES, wireCodeOf, type ErrorCode } from '../errors/codes.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
 
 /** What the collect-time gauges read; nothing here is touched per request. */
@@ -25,6 +26,13 @@ export interface MetricsSources {
 export const OTHER_MODEL = '_other';
 /** Label used when the request never named a model (bad body, auth failure). */
 export const NO_MODEL = '';
+/** Label used for a first byte no node sent (an answer the gateway made itself). */
+export const NO_NODE = '';
+/** Status and code labels of a request whose client went away before its answer ended. */
+export const CLIENT_ABORTED_STATUS = '499';
+export const CLIENT_ABORTED_CODE = 'client_aborted';
+/** Where an operator's call came in: the admin API or the console. */
+export type OperatorArea = 'admin' | 'console';
 
 const NODE_CONDITIONS: readonly NodeCondition[] = ['healthy', 'ejected', 'probing', 'drained'];
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
@@ -37,7 +45,6 @@ type HistogramChild = Histogram.Internal<string>;
 
 interface ModelChildren {
   readonly duration: HistogramChild;
-  readonly firstByte: HistogramChild;
   readonly overhead: HistogramChild;
   readonly promptTokens: CounterSeries;
   readonly completionTokens: CounterSeries;
@@ -66,15 +73,17 @@ export class GatewayMetrics {
   private readonly requests: CountedAtScrape<'front_door' | 'model' | 'status' | 'code'>;
   private readonly rejections: CountedAtScrape<'code'>;
   private readonly duration: Histogram<'model' | 'stream'>;
-  private readonly firstByte: Histogram<'model' | 'stream'>;
+  private readonly firstByte: Histogram<'model' | 'node' | 'stream'>;
   private readonly overhead: Histogram<'stream'>;
   private readonly tokens: CountedAtScrape<'model' | 'kind'>;
   private readonly cost: CountedAtScrape<'model'>;
   private readonly attempts: CountedAtScrape<'node' | 'outcome'>;
   private readonly failovers: CountedAtScrape<'node'>;
+  private readonly operatorRequests: CountedAtScrape<'area' | 'status'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
   private readonly modelChildren = new Map<string, ModelChildren>();
+  private readonly firstByteChildren = new Map<string, HistogramChild>();
   private readonly nodeChildren = new Map<string, NodeChildren>();
 
   /**
@@ -90,13 +99,13 @@ export class GatewayMetrics {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
     this.requests = new CountedAtScrape({
       name: 'switchyard_requests_total',
-      help: 'Requests answered, by front door (client protocol), model, HTTP status and error code ("" on success).',
+      help: 'Answers clients got, rejections before a node included, by front door (chat, messages, responses, models, unknown), model, HTTP status and error code as in the body ("" on success; 499 client_aborted when the client left). Admin, console, health and /metrics calls are not counted here.',
       labelNames: ['front_door', 'model', 'status', 'code'],
       registers,
     });
     this.rejections = new CountedAtScrape({
       name: 'switchyard_rejections_total',
-      help: 'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code.',
+      help: 'Requests the gateway refused before any node was tried (validation, auth, rate limits, money…), by error code as in the body.',
       labelNames: ['code'],
       registers,
     });
@@ -109,8 +118,8 @@ export class GatewayMetrics {
     });
     this.firstByte = new Histogram({
       name: 'switchyard_time_to_first_byte_seconds',
-      help: 'Time from request arrival to the first byte of a successful reply (first event of a stream).',
-      labelNames: ['model', 'stream'],
+      help: 'Time from request arrival to the first byte of a successful reply (first event of a stream), by model, the node that served it ("" for answers the gateway made itself) and stream.',
+      labelNames: ['model', 'node', 'stream'],
       buckets: SECONDS_BUCKETS,
       registers,
     });
@@ -143,6 +152,12 @@ export class GatewayMetrics {
       name: 'switchyard_failovers_total',
       help: 'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
       labelNames: ['node'],
+      registers,
+    });
+    this.operatorRequests = new CountedAtScrape({
+      name: 'switchyard_admin_requests_total',
+      help: 'Calls of the operator: the admin API (area="admin") and the console (area="console"), by HTTP status.',
+      labelNames: ['area', 'status'],
       registers,
     });
     this.dropped = new Counter({
@@ -294,19 +309,30 @@ export class GatewayMetrics {
     this.dropped.inc();
   }
 
-  /** Books one finished request: called once per request, with its log line. */
-  observeRequest(record: RequestRecord, totalMs: number): void {
+  /** Books one operator call (admin API or console): apart from the clients' requests. */
+  observeOperatorRequest(area: OperatorArea, record: RequestRecord): void {
+    const status = record.clientAborted ? CLIENT_ABORTED_STATUS : String(record.status ?? 0);
+    const key = `${area}\u0000${status}`;
+    (this.operatorRequests.get(key) ?? this.operatorRequests.series(key, () => ({ area, status }))).inc();
+  }
+
+  /**
+   * Books one finished client request: called once per request, with its log line.
+   * `frontDoor` is the label of the path's door (`unknown` for a path no door owns).
+   */
+  observeRequest(record: RequestRecord, totalMs: number, frontDoor: string = record.frontDoor): void {
     const model = record.model === undefined ? NO_MODEL : this.modelLabel(record.model);
-    const status = record.status ?? 0;
-    const code = record.errorCode ?? '';
-    this.requestChild(record.frontDoor, model, status, code).inc();
+    const code = record.clientAborted ? CLIENT_ABORTED_CODE : (record.errorCode ?? '');
+    this.requestChild(frontDoor, model, record.clientAborted ? undefined : record.status, code).inc();
     const attempts = record.attempts;
     if (code !== '' && attempts.length === 0) this.rejectionChild(code).inc();
 
     const children = this.modelChildrenFor(model, record.stream);
     children.duration.observe(totalMs / 1000);
     if (record.firstByteMs !== undefined) {
-      children.firstByte.observe(record.firstByteMs / 1000);
+      const served = attempts.length === 0 ? undefined : attempts[attempts.length - 1];
+      const node = served === undefined || served.error !== undefined ? NO_NODE : served.node;
+      this.firstByteChildFor(model, node, record.stream).observe(record.firstByteMs / 1000);
       let nodeMs = 0;
       for (const attempt of attempts) nodeMs += attempt.ms;
       if (attempts.length > 0) children.overhead.observe(Math.max(0, record.firstByteMs - nodeMs) / 1000);
@@ -334,15 +360,31 @@ export class GatewayMetrics {
   }
 
   private rejectionChild(code: string): CounterSeries {
-    return this.rejections.get(code) ?? this.rejections.series(code, () => ({ code }));
+    return this.rejections.get(code) ?? this.rejections.series(code, () => ({ code: wireCodeLabel(code) }));
   }
 
-  private requestChild(frontDoor: string, model: string, status: number, code: string): CounterSeries {
+  /** `status` undefined: the client left (499). Series keys hold the gateway's code; labels the body's. */
+  private requestChild(frontDoor: string, model: string, status: number | undefined, code: string): CounterSeries {
     const key = `${frontDoor}\u0000${model}\u0000${status}\u0000${code}`;
     return (
       this.requests.get(key) ??
-      this.requests.series(key, () => ({ front_door: frontDoor, model, status: String(status), code }))
+      this.requests.series(key, () => ({
+        front_door: frontDoor,
+        model,
+        status: status === undefined ? CLIENT_ABORTED_STATUS : String(status),
+        code: wireCodeLabel(code),
+      }))
     );
+  }
+
+  private firstByteChildFor(model: string, node: string, stream: boolean): HistogramChild {
+    const key = `${stream ? 's' : 'j'}\u0000${model}\u0000${node}`;
+    let child = this.firstByteChildren.get(key);
+    if (child === undefined) {
+      child = this.firstByte.labels({ model, node, stream: stream ? 'true' : 'false' });
+      cacheChild(this.firstByteChildren, key, child);
+    }
+    return child;
   }
 
   private modelChildrenFor(model: string, stream: boolean): ModelChildren {
@@ -352,7 +394,6 @@ export class GatewayMetrics {
       const streamLabel = stream ? 'true' : 'false';
       children = {
         duration: this.duration.labels({ model, stream: streamLabel }),
-        firstByte: this.firstByte.labels({ model, stream: streamLabel }),
         overhead: this.overhead.labels({ stream: streamLabel }),
         promptTokens: this.tokens.series(`${model}\u0000prompt`, () => ({ model, kind: 'prompt' })),
         completionTokens: this.tokens.series(`${model}\u0000completion`, () => ({ model, kind: 'completion' })),
@@ -375,6 +416,14 @@ export class GatewayMetrics {
     }
     return children;
   }
+}
+
+/**
+ * The code as the client's error body has it (`no_route` is `model_unavailable` on the wire,
+ * a missing key `authentication_required`…), so the metric and the answer say the same.
+ */
+function wireCodeLabel(code: string): string {
+  return Object.hasOwn(ERROR_CODES, code) ? wireCodeOf(code as ErrorCode) : code;
 }
 
 function cacheChild<T>(cache: Map<string, T>, key: string, child: T): void {

@@ -199,15 +199,28 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     }
     await nav('Overview');
     await heading('Overview');
-    await waitFor(async () => Number(await page.getByTestId('total-requests').textContent()) >= 7, STEP_MS, {
-      what: 'seven requests on the overview',
+    // What clients got (the request record, written in batches) and what reached a node (the ledger).
+    await waitFor(
+      async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await page.waitForTimeout(200);
+        return (
+          Number(await page.getByTestId('total-requests').textContent()) >= 7 &&
+          Number(await page.getByTestId('ledger-requests').textContent()) >= 7
+        );
+      },
+      STEP_MS,
+      { what: 'seven requests on the overview' },
+    );
+    // The figures come first; uPlot draws the charts after them: four of the clients' answers, three of the ledger.
+    await waitFor(async () => (await page.locator('.chart canvas').count()) === 7, STEP_MS, {
+      what: 'seven charts drawn',
     });
-    // The figures come first; uPlot draws the charts after them.
-    await waitFor(async () => (await page.locator('.chart canvas').count()) === 5, STEP_MS, {
-      what: 'five charts drawn',
-    });
+    const ledgerCharts = page
+      .getByRole('region', { name: 'Requests that reached a node (usage ledger)' })
+      .locator('.chart');
     await page.getByLabel('Split by').selectOption('model');
-    await page.locator('.chart').first().getByText('reasoner').first().waitFor();
+    await ledgerCharts.first().getByText('reasoner').first().waitFor();
     await page.getByLabel('Split by').selectOption('');
     await shoot('overview');
 
@@ -340,13 +353,16 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Refresh' }).click();
     await waitFor(
       async () =>
-        Number((await page.getByTestId('total-requests').textContent())?.replace(/\D/g, '')) >= rows.length + 7,
+        Number((await page.getByTestId('ledger-requests').textContent())?.replace(/\D/g, '')) >= rows.length + 7,
       STEP_MS,
       { what: `the ${rows.length} seeded requests on the overview` },
     );
     await page.getByLabel('Split by').selectOption('model');
-    await page.locator('.chart').first().getByText('chat').first().waitFor();
-    await page.locator('.chart').first().getByText('reasoner').first().waitFor();
+    const ledgerCharts = page
+      .getByRole('region', { name: 'Requests that reached a node (usage ledger)' })
+      .locator('.chart');
+    await ledgerCharts.first().getByText('chat').first().waitFor();
+    await ledgerCharts.first().getByText('reasoner').first().waitFor();
     await shoot('overview-history');
   });
 

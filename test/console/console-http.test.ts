@@ -362,3 +362,102 @@ describe('console without the admin API', () => {
     }
   });
 });
+
+describe('the request record through the console', () => {
+  const TRACE_URL = 'https://tracing.example/trace/{trace_id}';
+  let gateway: TestGateway;
+  before(async () => {
+    gateway = await startTestGateway(
+      YAML.replace(
+        'console: { session_ttl_seconds: 3600 }',
+        `console: { session_ttl_seconds: 3600, trace_url: "${TRACE_URL}" }`,
+      ),
+    );
+  });
+  after(() => gateway?.close());
+
+  test('console.trace_url must be an http(s) URL holding {trace_id}', () => {
+    for (const url of ['https://tracing.example/trace/', 'javascript:alert({trace_id})', 'ftp://x/{trace_id}'])
+      assert.throws(() => gateway.parse(YAML.replace('session_ttl_seconds: 3600', `trace_url: "${url}"`)), /trace_url/);
+    const without = gateway.parse(YAML);
+    assert.equal(without.console.traceUrl, undefined);
+  });
+
+  test('the session tells the page the trace link template (null without one)', async () => {
+    const { cookie } = await signIn(gateway);
+    const session = await call(gateway, 'GET', '/console/api/session', { cookie });
+    assert.equal(session.body.trace_url, TRACE_URL);
+    const plain = await startTestGateway(YAML);
+    try {
+      const other = await signIn(plain);
+      assert.equal((await call(plain, 'GET', '/console/api/session', { cookie: other.cookie })).body.trace_url, null);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test('the calls of the overview, the Requests page and a request page answer under a session, not without', async () => {
+    const ok = await postChat(gateway.baseUrl, API_KEY, chatBody('chat', { max_tokens: 4 }));
+    assert.equal(ok.status, 200);
+    const id = ok.headers.get('x-request-id') ?? '';
+    await ok.text();
+    const refused = await postChat(gateway.baseUrl, API_KEY, chatBody('no-such-model'));
+    assert.equal(refused.status, 404);
+    await refused.text();
+    const { cookie } = await signIn(gateway);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+
+    let list: Answer | undefined;
+    await waitFor(
+      async () => {
+        list = await call(gateway, 'GET', `/console/api/admin/requests?from=${encodeURIComponent(from)}&limit=50`, {
+          cookie,
+        });
+        return list.status === 200 && (list.body.data as unknown[]).length >= 2;
+      },
+      10_000,
+      { what: () => `two records, got ${JSON.stringify(list?.body)}` },
+    );
+    const records = list?.body.data as Array<{ id: string; status: number; error_code: string | null }>;
+    assert.deepEqual(
+      records.map((record) => [record.status, record.error_code]),
+      [
+        [404, 'model_unavailable'],
+        [200, null],
+      ],
+      'newest first',
+    );
+    const only4xx = await call(gateway, 'GET', `/console/api/admin/requests?status=4xx`, { cookie });
+    assert.deepEqual(
+      (only4xx.body.data as Array<{ status: number }>).map((record) => record.status),
+      [404],
+    );
+
+    const one = await call(gateway, 'GET', `/console/api/admin/requests/${encodeURIComponent(id)}`, { cookie });
+    assert.equal(one.status, 200);
+    assert.equal(one.body.id, id);
+    assert.equal(one.body.door, 'chat');
+    assert.deepEqual(
+      (one.body.attempts as Array<{ node: string; status: number }>).map((attempt) => [attempt.node, attempt.status]),
+      [['sim-a', 200]],
+    );
+    const unknown = await call(gateway, 'GET', '/console/api/admin/requests/req_not_there', { cookie });
+    assert.equal(unknown.status, 404);
+
+    const stats = await call(
+      gateway,
+      'GET',
+      `/console/api/admin/requests/stats?from=${encodeURIComponent(from)}&bucket=60`,
+      { cookie },
+    );
+    assert.equal(stats.status, 200);
+    const totals = stats.body.totals as { requests: number; errors: number; error_rate: number };
+    assert.deepEqual([totals.requests, totals.errors, totals.error_rate], [2, 1, 0.5]);
+    const unauthenticated = await call(gateway, 'GET', '/console/api/admin/requests/unauthenticated', { cookie });
+    assert.equal(unauthenticated.status, 200);
+    assert.ok(Array.isArray(unauthenticated.body.data));
+
+    for (const path of ['/requests', `/requests/${id}`, '/requests/stats', '/requests/unauthenticated'])
+      assert.equal((await call(gateway, 'GET', `/console/api/admin${path}`)).status, 401, path);
+  });
+});

@@ -218,7 +218,7 @@ export function UsagePage() {
                   <tr data-request={row.request_id}>
                     <td>{formatTime(row.created_at)}</td>
                     <td>
-                      <a href={`#/request/${encodeURIComponent(row.request_id)}`}>{row.request_id}</a>
+                      <a href={`#/requests/${encodeURIComponent(row.request_id)}`}>{row.request_id}</a>
                     </td>
                     <td>{row.account ?? ''}</td>
                     <td>{row.model}</td>
@@ -243,25 +243,22 @@ export function UsagePage() {
   );
 }
 
-/** Everything the usage ledger knows about one request. */
-export function RequestPage({ requestId }: { requestId: string }) {
+/** Everything the usage ledger knows about one request (nothing when it was refused before reaching a node). */
+export function LedgerRows({ requestId }: { requestId: string }) {
   const { data, error } = useLoad(
     () => admin<UsageReport>('GET', `/usage${queryString({ request_id: requestId, limit: 1 })}`),
     [requestId],
   );
   const row = data?.data[0];
   return (
-    <Section title={`${t('request')} ${requestId}`}>
-      <p>
-        <a href="#/usage">← {t('back')}</a>
-      </p>
+    <Section title={t('usageLedger')}>
       <ErrorNote message={error} />
       {data === undefined ? (
         <Loading />
       ) : row === undefined ? (
         <p class="hint">{t('notFoundRequest')}</p>
       ) : (
-        <dl class="details" data-testid="request-details">
+        <dl class="details" data-testid="ledger-details">
           {CSV_COLUMNS.map((column) => (
             <>
               <dt>{column}</dt>

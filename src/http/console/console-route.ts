@@ -112,6 +112,8 @@ export function consoleRoute(services: GatewayServices) {
       object: 'console_session',
       csrf_token: session.csrfToken,
       expires_at: new Date(session.expiresAt).toISOString(),
+      // The page's settings: where a request's trace id links to (console.trace_url), or null.
+      trace_url: services.config.console.traceUrl ?? null,
     });
   }
 

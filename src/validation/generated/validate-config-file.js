@@ -3,17 +3,18 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
 const pattern1 = new RegExp("^rediss?://", "u");
-const pattern2 = new RegExp("^/", "u");
-const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
-const pattern4 = new RegExp("^https?://", "u");
-const pattern5 = new RegExp("^(.*)$", "u");
-const pattern6 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
-const pattern9 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern2 = new RegExp("^https?://[^\\s]*\\{trace_id\\}[^\\s]*$", "u");
+const pattern3 = new RegExp("^/", "u");
+const pattern4 = new RegExp("^[A-Za-z0-9._-]+$", "u");
+const pattern5 = new RegExp("^https?://", "u");
+const pattern6 = new RegExp("^(.*)$", "u");
+const pattern7 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern10 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1351,7 +1352,7 @@ if(errors === _errs72){
 if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
 const _errs74 = errors;
 for(const key5 in data33){
-if(!(key5 === "session_ttl_seconds")){
+if(!((key5 === "session_ttl_seconds") || (key5 === "trace_url"))){
 validate10.errors = [{instancePath:instancePath+"/console",schemaPath:"#/properties/console/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.console,data:data33}];
 return false;
 break;
@@ -1395,6 +1396,56 @@ return false;
 }
 }
 }
+var valid6 = _errs75 === errors;
+}
+else {
+var valid6 = true;
+}
+if(valid6){
+if(data33.trace_url !== undefined){
+let data35 = data33.trace_url;
+const _errs77 = errors;
+if(typeof data35 !== "string"){
+let dataType29 = typeof data35;
+let coerced29 = undefined;
+if(!(coerced29 !== undefined)){
+if(dataType29 == "number" || dataType29 == "boolean"){
+coerced29 = "" + data35;
+}
+else if(data35 === null){
+coerced29 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.console.properties.trace_url.type,parentSchema:schema11.properties.console.properties.trace_url,data:data35}];
+return false;
+}
+}
+if(coerced29 !== undefined){
+data35 = coerced29;
+if(data33 !== undefined){
+data33["trace_url"] = coerced29;
+}
+}
+}
+if(errors === _errs77){
+if(typeof data35 === "string"){
+if(func3(data35) > 2048){
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters",schema:2048,parentSchema:schema11.properties.console.properties.trace_url,data:data35}];
+return false;
+}
+else {
+if(!pattern2.test(data35)){
+validate10.errors = [{instancePath:instancePath+"/console/trace_url",schemaPath:"#/properties/console/properties/trace_url/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"},message:"must match pattern \""+"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$"+"\"",schema:"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$",parentSchema:schema11.properties.console.properties.trace_url,data:data35}];
+return false;
+}
+}
+}
+}
+var valid6 = _errs77 === errors;
+}
+else {
+var valid6 = true;
+}
 }
 }
 }
@@ -1410,23 +1461,23 @@ var valid0 = true;
 }
 if(valid0){
 if(data.log_level !== undefined){
-let data35 = data.log_level;
-const _errs77 = errors;
-const _errs78 = errors;
-let valid7 = false;
+let data36 = data.log_level;
 const _errs79 = errors;
-if(typeof data35 !== "string"){
-let dataType29 = typeof data35;
-let coerced29 = undefined;
-if(!(coerced29 !== undefined)){
-if(dataType29 == "number" || dataType29 == "boolean"){
-coerced29 = "" + data35;
+const _errs80 = errors;
+let valid7 = false;
+const _errs81 = errors;
+if(typeof data36 !== "string"){
+let dataType30 = typeof data36;
+let coerced30 = undefined;
+if(!(coerced30 !== undefined)){
+if(dataType30 == "number" || dataType30 == "boolean"){
+coerced30 = "" + data36;
 }
-else if(data35 === null){
-coerced29 = "";
+else if(data36 === null){
+coerced30 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data35};
+const err0 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[0].type,parentSchema:schema11.properties.log_level.anyOf[0],data:data36};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1436,15 +1487,15 @@ vErrors.push(err0);
 errors++;
 }
 }
-if(coerced29 !== undefined){
-data35 = coerced29;
+if(coerced30 !== undefined){
+data36 = coerced30;
 if(data !== undefined){
-data["log_level"] = coerced29;
+data["log_level"] = coerced30;
 }
 }
 }
-if("fatal" !== data35){
-const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data35};
+if("fatal" !== data36){
+const err1 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/0/const",keyword:"const",params:{allowedValue: "fatal"},message:"must be equal to constant",schema:"fatal",parentSchema:schema11.properties.log_level.anyOf[0],data:data36};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1453,22 +1504,22 @@ vErrors.push(err1);
 }
 errors++;
 }
-var _valid0 = _errs79 === errors;
+var _valid0 = _errs81 === errors;
 valid7 = valid7 || _valid0;
 if(!valid7){
-const _errs81 = errors;
-if(typeof data35 !== "string"){
-let dataType30 = typeof data35;
-let coerced30 = undefined;
-if(!(coerced30 !== undefined)){
-if(dataType30 == "number" || dataType30 == "boolean"){
-coerced30 = "" + data35;
+const _errs83 = errors;
+if(typeof data36 !== "string"){
+let dataType31 = typeof data36;
+let coerced31 = undefined;
+if(!(coerced31 !== undefined)){
+if(dataType31 == "number" || dataType31 == "boolean"){
+coerced31 = "" + data36;
 }
-else if(data35 === null){
-coerced30 = "";
+else if(data36 === null){
+coerced31 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data35};
+const err2 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[1].type,parentSchema:schema11.properties.log_level.anyOf[1],data:data36};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1478,15 +1529,15 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(coerced30 !== undefined){
-data35 = coerced30;
+if(coerced31 !== undefined){
+data36 = coerced31;
 if(data !== undefined){
-data["log_level"] = coerced30;
+data["log_level"] = coerced31;
 }
 }
 }
-if("error" !== data35){
-const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data35};
+if("error" !== data36){
+const err3 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/1/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant",schema:"error",parentSchema:schema11.properties.log_level.anyOf[1],data:data36};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1495,22 +1546,22 @@ vErrors.push(err3);
 }
 errors++;
 }
-var _valid0 = _errs81 === errors;
+var _valid0 = _errs83 === errors;
 valid7 = valid7 || _valid0;
 if(!valid7){
-const _errs83 = errors;
-if(typeof data35 !== "string"){
-let dataType31 = typeof data35;
-let coerced31 = undefined;
-if(!(coerced31 !== undefined)){
-if(dataType31 == "number" || dataType31 == "boolean"){
-coerced31 = "" + data35;
+const _errs85 = errors;
+if(typeof data36 !== "string"){
+let dataType32 = typeof data36;
+let coerced32 = undefined;
+if(!(coerced32 !== undefined)){
+if(dataType32 == "number" || dataType32 == "boolean"){
+coerced32 = "" + data36;
 }
-else if(data35 === null){
-coerced31 = "";
+else if(data36 === null){
+coerced32 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data35};
+const err4 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[2].type,parentSchema:schema11.properties.log_level.anyOf[2],data:data36};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1520,15 +1571,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(coerced31 !== undefined){
-data35 = coerced31;
+if(coerced32 !== undefined){
+data36 = coerced32;
 if(data !== undefined){
-data["log_level"] = coerced31;
+data["log_level"] = coerced32;
 }
 }
 }
-if("warn" !== data35){
-const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data35};
+if("warn" !== data36){
+const err5 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/2/const",keyword:"const",params:{allowedValue: "warn"},message:"must be equal to constant",schema:"warn",parentSchema:schema11.properties.log_level.anyOf[2],data:data36};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1537,22 +1588,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-var _valid0 = _errs83 === errors;
+var _valid0 = _errs85 === errors;
 valid7 = valid7 || _valid0;
 if(!valid7){
-const _errs85 = errors;
-if(typeof data35 !== "string"){
-let dataType32 = typeof data35;
-let coerced32 = undefined;
-if(!(coerced32 !== undefined)){
-if(dataType32 == "number" || dataType32 == "boolean"){
-coerced32 = "" + data35;
+const _errs87 = errors;
+if(typeof data36 !== "string"){
+let dataType33 = typeof data36;
+let coerced33 = undefined;
+if(!(coerced33 !== undefined)){
+if(dataType33 == "number" || dataType33 == "boolean"){
+coerced33 = "" + data36;
 }
-else if(data35 === null){
-coerced32 = "";
+else if(data36 === null){
+coerced33 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data35};
+const err6 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[3].type,parentSchema:schema11.properties.log_level.anyOf[3],data:data36};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1562,15 +1613,15 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(coerced32 !== undefined){
-data35 = coerced32;
+if(coerced33 !== undefined){
+data36 = coerced33;
 if(data !== undefined){
-data["log_level"] = coerced32;
+data["log_level"] = coerced33;
 }
 }
 }
-if("info" !== data35){
-const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data35};
+if("info" !== data36){
+const err7 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/3/const",keyword:"const",params:{allowedValue: "info"},message:"must be equal to constant",schema:"info",parentSchema:schema11.properties.log_level.anyOf[3],data:data36};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1579,22 +1630,22 @@ vErrors.push(err7);
 }
 errors++;
 }
-var _valid0 = _errs85 === errors;
+var _valid0 = _errs87 === errors;
 valid7 = valid7 || _valid0;
 if(!valid7){
-const _errs87 = errors;
-if(typeof data35 !== "string"){
-let dataType33 = typeof data35;
-let coerced33 = undefined;
-if(!(coerced33 !== undefined)){
-if(dataType33 == "number" || dataType33 == "boolean"){
-coerced33 = "" + data35;
+const _errs89 = errors;
+if(typeof data36 !== "string"){
+let dataType34 = typeof data36;
+let coerced34 = undefined;
+if(!(coerced34 !== undefined)){
+if(dataType34 == "number" || dataType34 == "boolean"){
+coerced34 = "" + data36;
 }
-else if(data35 === null){
-coerced33 = "";
+else if(data36 === null){
+coerced34 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data35};
+const err8 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[4].type,parentSchema:schema11.properties.log_level.anyOf[4],data:data36};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1604,15 +1655,15 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(coerced33 !== undefined){
-data35 = coerced33;
+if(coerced34 !== undefined){
+data36 = coerced34;
 if(data !== undefined){
-data["log_level"] = coerced33;
+data["log_level"] = coerced34;
 }
 }
 }
-if("debug" !== data35){
-const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data35};
+if("debug" !== data36){
+const err9 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/4/const",keyword:"const",params:{allowedValue: "debug"},message:"must be equal to constant",schema:"debug",parentSchema:schema11.properties.log_level.anyOf[4],data:data36};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1621,22 +1672,22 @@ vErrors.push(err9);
 }
 errors++;
 }
-var _valid0 = _errs87 === errors;
+var _valid0 = _errs89 === errors;
 valid7 = valid7 || _valid0;
 if(!valid7){
-const _errs89 = errors;
-if(typeof data35 !== "string"){
-let dataType34 = typeof data35;
-let coerced34 = undefined;
-if(!(coerced34 !== undefined)){
-if(dataType34 == "number" || dataType34 == "boolean"){
-coerced34 = "" + data35;
+const _errs91 = errors;
+if(typeof data36 !== "string"){
+let dataType35 = typeof data36;
+let coerced35 = undefined;
+if(!(coerced35 !== undefined)){
+if(dataType35 == "number" || dataType35 == "boolean"){
+coerced35 = "" + data36;
 }
-else if(data35 === null){
-coerced34 = "";
+else if(data36 === null){
+coerced35 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data35};
+const err10 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[5].type,parentSchema:schema11.properties.log_level.anyOf[5],data:data36};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1646,15 +1697,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(coerced34 !== undefined){
-data35 = coerced34;
+if(coerced35 !== undefined){
+data36 = coerced35;
 if(data !== undefined){
-data["log_level"] = coerced34;
+data["log_level"] = coerced35;
 }
 }
 }
-if("trace" !== data35){
-const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data35};
+if("trace" !== data36){
+const err11 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/5/const",keyword:"const",params:{allowedValue: "trace"},message:"must be equal to constant",schema:"trace",parentSchema:schema11.properties.log_level.anyOf[5],data:data36};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1663,22 +1714,22 @@ vErrors.push(err11);
 }
 errors++;
 }
-var _valid0 = _errs89 === errors;
+var _valid0 = _errs91 === errors;
 valid7 = valid7 || _valid0;
 if(!valid7){
-const _errs91 = errors;
-if(typeof data35 !== "string"){
-let dataType35 = typeof data35;
-let coerced35 = undefined;
-if(!(coerced35 !== undefined)){
-if(dataType35 == "number" || dataType35 == "boolean"){
-coerced35 = "" + data35;
+const _errs93 = errors;
+if(typeof data36 !== "string"){
+let dataType36 = typeof data36;
+let coerced36 = undefined;
+if(!(coerced36 !== undefined)){
+if(dataType36 == "number" || dataType36 == "boolean"){
+coerced36 = "" + data36;
 }
-else if(data35 === null){
-coerced35 = "";
+else if(data36 === null){
+coerced36 = "";
 }
 else {
-const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data35};
+const err12 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log_level.anyOf[6].type,parentSchema:schema11.properties.log_level.anyOf[6],data:data36};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1688,15 +1739,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(coerced35 !== undefined){
-data35 = coerced35;
+if(coerced36 !== undefined){
+data36 = coerced36;
 if(data !== undefined){
-data["log_level"] = coerced35;
+data["log_level"] = coerced36;
 }
 }
 }
-if("silent" !== data35){
-const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data35};
+if("silent" !== data36){
+const err13 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf/6/const",keyword:"const",params:{allowedValue: "silent"},message:"must be equal to constant",schema:"silent",parentSchema:schema11.properties.log_level.anyOf[6],data:data36};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1705,7 +1756,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-var _valid0 = _errs91 === errors;
+var _valid0 = _errs93 === errors;
 valid7 = valid7 || _valid0;
 }
 }
@@ -1714,7 +1765,7 @@ valid7 = valid7 || _valid0;
 }
 }
 if(!valid7){
-const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data35};
+const err14 = {instancePath:instancePath+"/log_level",schemaPath:"#/properties/log_level/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log_level.anyOf,parentSchema:schema11.properties.log_level,data:data36};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1726,89 +1777,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs78;
+errors = _errs80;
 if(vErrors !== null){
-if(_errs78){
-vErrors.length = _errs78;
+if(_errs80){
+vErrors.length = _errs80;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid0 = _errs77 === errors;
+var valid0 = _errs79 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.limits !== undefined){
-let data36 = data.limits;
-const _errs93 = errors;
-if(errors === _errs93){
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let data37 = data.limits;
 const _errs95 = errors;
-for(const key6 in data36){
-if(!(((((key6 === "key") || (key6 === "ip")) || (key6 === "account")) || (key6 === "auth_failures_per_minute")) || (key6 === "count_tokens_per_minute"))){
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data36}];
-return false;
-break;
-}
-}
-if(_errs95 === errors){
-if(data36.key !== undefined){
-let data37 = data36.key;
-const _errs96 = errors;
-if(errors === _errs96){
+if(errors === _errs95){
 if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs98 = errors;
-for(const key7 in data37){
-if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data37}];
+const _errs97 = errors;
+for(const key6 in data37){
+if(!(((((key6 === "key") || (key6 === "ip")) || (key6 === "account")) || (key6 === "auth_failures_per_minute")) || (key6 === "count_tokens_per_minute"))){
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits,data:data37}];
 return false;
 break;
 }
 }
-if(_errs98 === errors){
-if(data37.rpm !== undefined){
-let data38 = data37.rpm;
-const _errs99 = errors;
-if(!((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38)))){
-let dataType36 = typeof data38;
-let coerced36 = undefined;
-if(!(coerced36 !== undefined)){
-if(dataType36 === "boolean" || data38 === null
-              || (dataType36 === "string" && data38 && data38 == +data38 && !(data38 % 1))){
-coerced36 = +data38;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data38}];
+if(_errs97 === errors){
+if(data37.key !== undefined){
+let data38 = data37.key;
+const _errs98 = errors;
+if(errors === _errs98){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+const _errs100 = errors;
+for(const key7 in data38){
+if(!(((key7 === "rpm") || (key7 === "rps")) || (key7 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.key,data:data38}];
 return false;
+break;
 }
 }
-if(coerced36 !== undefined){
-data38 = coerced36;
-if(data37 !== undefined){
-data37["rpm"] = coerced36;
-}
-}
-}
-if(errors === _errs99){
-if(typeof data38 == "number"){
-if(data38 < 1 || isNaN(data38)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data38}];
-return false;
-}
-}
-}
-var valid9 = _errs99 === errors;
-}
-else {
-var valid9 = true;
-}
-if(valid9){
-if(data37.rps !== undefined){
-let data39 = data37.rps;
+if(_errs100 === errors){
+if(data38.rpm !== undefined){
+let data39 = data38.rpm;
 const _errs101 = errors;
 if(!((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39)))){
 let dataType37 = typeof data39;
@@ -1819,21 +1833,21 @@ if(dataType37 === "boolean" || data39 === null
 coerced37 = +data39;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rpm.type,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data39}];
 return false;
 }
 }
 if(coerced37 !== undefined){
 data39 = coerced37;
-if(data37 !== undefined){
-data37["rps"] = coerced37;
+if(data38 !== undefined){
+data38["rpm"] = coerced37;
 }
 }
 }
 if(errors === _errs101){
 if(typeof data39 == "number"){
 if(data39 < 1 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data39}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rpm",schemaPath:"#/properties/limits/properties/key/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rpm,data:data39}];
 return false;
 }
 }
@@ -1844,8 +1858,8 @@ else {
 var valid9 = true;
 }
 if(valid9){
-if(data37.tpm !== undefined){
-let data40 = data37.tpm;
+if(data38.rps !== undefined){
+let data40 = data38.rps;
 const _errs103 = errors;
 if(!((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40)))){
 let dataType38 = typeof data40;
@@ -1856,21 +1870,21 @@ if(dataType38 === "boolean" || data40 === null
 coerced38 = +data40;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.rps.type,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data40}];
 return false;
 }
 }
 if(coerced38 !== undefined){
 data40 = coerced38;
-if(data37 !== undefined){
-data37["tpm"] = coerced38;
+if(data38 !== undefined){
+data38["rps"] = coerced38;
 }
 }
 }
 if(errors === _errs103){
 if(typeof data40 == "number"){
 if(data40 < 1 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data40}];
+validate10.errors = [{instancePath:instancePath+"/limits/key/rps",schemaPath:"#/properties/limits/properties/key/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.rps,data:data40}];
 return false;
 }
 }
@@ -1880,74 +1894,74 @@ var valid9 = _errs103 === errors;
 else {
 var valid9 = true;
 }
+if(valid9){
+if(data38.tpm !== undefined){
+let data41 = data38.tpm;
+const _errs105 = errors;
+if(!((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41)))){
+let dataType39 = typeof data41;
+let coerced39 = undefined;
+if(!(coerced39 !== undefined)){
+if(dataType39 === "boolean" || data41 === null
+              || (dataType39 === "string" && data41 && data41 == +data41 && !(data41 % 1))){
+coerced39 = +data41;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.key.properties.tpm.type,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data41}];
+return false;
+}
+}
+if(coerced39 !== undefined){
+data41 = coerced39;
+if(data38 !== undefined){
+data38["tpm"] = coerced39;
+}
+}
+}
+if(errors === _errs105){
+if(typeof data41 == "number"){
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/limits/key/tpm",schemaPath:"#/properties/limits/properties/key/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.key.properties.tpm,data:data41}];
+return false;
+}
+}
+}
+var valid9 = _errs105 === errors;
+}
+else {
+var valid9 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/limits/key",schemaPath:"#/properties/limits/properties/key/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.key.type,parentSchema:schema11.properties.limits.properties.key,data:data38}];
 return false;
 }
 }
-var valid8 = _errs96 === errors;
+var valid8 = _errs98 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data36.ip !== undefined){
-let data41 = data36.ip;
-const _errs105 = errors;
-if(errors === _errs105){
-if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+if(data37.ip !== undefined){
+let data42 = data37.ip;
 const _errs107 = errors;
-for(const key8 in data41){
+if(errors === _errs107){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+const _errs109 = errors;
+for(const key8 in data42){
 if(!(((key8 === "rpm") || (key8 === "rps")) || (key8 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.ip,data:data42}];
 return false;
 break;
 }
 }
-if(_errs107 === errors){
-if(data41.rpm !== undefined){
-let data42 = data41.rpm;
-const _errs108 = errors;
-if(!((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42)))){
-let dataType39 = typeof data42;
-let coerced39 = undefined;
-if(!(coerced39 !== undefined)){
-if(dataType39 === "boolean" || data42 === null
-              || (dataType39 === "string" && data42 && data42 == +data42 && !(data42 % 1))){
-coerced39 = +data42;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data42}];
-return false;
-}
-}
-if(coerced39 !== undefined){
-data42 = coerced39;
-if(data41 !== undefined){
-data41["rpm"] = coerced39;
-}
-}
-}
-if(errors === _errs108){
-if(typeof data42 == "number"){
-if(data42 < 1 || isNaN(data42)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data42}];
-return false;
-}
-}
-}
-var valid10 = _errs108 === errors;
-}
-else {
-var valid10 = true;
-}
-if(valid10){
-if(data41.rps !== undefined){
-let data43 = data41.rps;
+if(_errs109 === errors){
+if(data42.rpm !== undefined){
+let data43 = data42.rpm;
 const _errs110 = errors;
 if(!((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43)))){
 let dataType40 = typeof data43;
@@ -1958,21 +1972,21 @@ if(dataType40 === "boolean" || data43 === null
 coerced40 = +data43;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data43}];
 return false;
 }
 }
 if(coerced40 !== undefined){
 data43 = coerced40;
-if(data41 !== undefined){
-data41["rps"] = coerced40;
+if(data42 !== undefined){
+data42["rpm"] = coerced40;
 }
 }
 }
 if(errors === _errs110){
 if(typeof data43 == "number"){
 if(data43 < 1 || isNaN(data43)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rpm",schemaPath:"#/properties/limits/properties/ip/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rpm,data:data43}];
 return false;
 }
 }
@@ -1983,8 +1997,8 @@ else {
 var valid10 = true;
 }
 if(valid10){
-if(data41.tpm !== undefined){
-let data44 = data41.tpm;
+if(data42.rps !== undefined){
+let data44 = data42.rps;
 const _errs112 = errors;
 if(!((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44)))){
 let dataType41 = typeof data44;
@@ -1995,21 +2009,21 @@ if(dataType41 === "boolean" || data44 === null
 coerced41 = +data44;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.rps.type,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data44}];
 return false;
 }
 }
 if(coerced41 !== undefined){
 data44 = coerced41;
-if(data41 !== undefined){
-data41["tpm"] = coerced41;
+if(data42 !== undefined){
+data42["rps"] = coerced41;
 }
 }
 }
 if(errors === _errs112){
 if(typeof data44 == "number"){
 if(data44 < 1 || isNaN(data44)){
-validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data44}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip/rps",schemaPath:"#/properties/limits/properties/ip/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.rps,data:data44}];
 return false;
 }
 }
@@ -2019,74 +2033,74 @@ var valid10 = _errs112 === errors;
 else {
 var valid10 = true;
 }
+if(valid10){
+if(data42.tpm !== undefined){
+let data45 = data42.tpm;
+const _errs114 = errors;
+if(!((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45)))){
+let dataType42 = typeof data45;
+let coerced42 = undefined;
+if(!(coerced42 !== undefined)){
+if(dataType42 === "boolean" || data45 === null
+              || (dataType42 === "string" && data45 && data45 == +data45 && !(data45 % 1))){
+coerced42 = +data45;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.ip.properties.tpm.type,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data45}];
+return false;
+}
+}
+if(coerced42 !== undefined){
+data45 = coerced42;
+if(data42 !== undefined){
+data42["tpm"] = coerced42;
+}
+}
+}
+if(errors === _errs114){
+if(typeof data45 == "number"){
+if(data45 < 1 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/limits/ip/tpm",schemaPath:"#/properties/limits/properties/ip/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.ip.properties.tpm,data:data45}];
+return false;
+}
+}
+}
+var valid10 = _errs114 === errors;
+}
+else {
+var valid10 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/limits/ip",schemaPath:"#/properties/limits/properties/ip/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.ip.type,parentSchema:schema11.properties.limits.properties.ip,data:data42}];
 return false;
 }
 }
-var valid8 = _errs105 === errors;
+var valid8 = _errs107 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data36.account !== undefined){
-let data45 = data36.account;
-const _errs114 = errors;
-if(errors === _errs114){
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data37.account !== undefined){
+let data46 = data37.account;
 const _errs116 = errors;
-for(const key9 in data45){
+if(errors === _errs116){
+if(data46 && typeof data46 == "object" && !Array.isArray(data46)){
+const _errs118 = errors;
+for(const key9 in data46){
 if(!(((key9 === "rpm") || (key9 === "rps")) || (key9 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data45}];
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.limits.properties.account,data:data46}];
 return false;
 break;
 }
 }
-if(_errs116 === errors){
-if(data45.rpm !== undefined){
-let data46 = data45.rpm;
-const _errs117 = errors;
-if(!((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46)))){
-let dataType42 = typeof data46;
-let coerced42 = undefined;
-if(!(coerced42 !== undefined)){
-if(dataType42 === "boolean" || data46 === null
-              || (dataType42 === "string" && data46 && data46 == +data46 && !(data46 % 1))){
-coerced42 = +data46;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data46}];
-return false;
-}
-}
-if(coerced42 !== undefined){
-data46 = coerced42;
-if(data45 !== undefined){
-data45["rpm"] = coerced42;
-}
-}
-}
-if(errors === _errs117){
-if(typeof data46 == "number"){
-if(data46 < 1 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data46}];
-return false;
-}
-}
-}
-var valid11 = _errs117 === errors;
-}
-else {
-var valid11 = true;
-}
-if(valid11){
-if(data45.rps !== undefined){
-let data47 = data45.rps;
+if(_errs118 === errors){
+if(data46.rpm !== undefined){
+let data47 = data46.rpm;
 const _errs119 = errors;
 if(!((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47)))){
 let dataType43 = typeof data47;
@@ -2097,21 +2111,21 @@ if(dataType43 === "boolean" || data47 === null
 coerced43 = +data47;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rpm.type,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data47}];
 return false;
 }
 }
 if(coerced43 !== undefined){
 data47 = coerced43;
-if(data45 !== undefined){
-data45["rps"] = coerced43;
+if(data46 !== undefined){
+data46["rpm"] = coerced43;
 }
 }
 }
 if(errors === _errs119){
 if(typeof data47 == "number"){
 if(data47 < 1 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data47}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rpm",schemaPath:"#/properties/limits/properties/account/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rpm,data:data47}];
 return false;
 }
 }
@@ -2122,8 +2136,8 @@ else {
 var valid11 = true;
 }
 if(valid11){
-if(data45.tpm !== undefined){
-let data48 = data45.tpm;
+if(data46.rps !== undefined){
+let data48 = data46.rps;
 const _errs121 = errors;
 if(!((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48)))){
 let dataType44 = typeof data48;
@@ -2134,21 +2148,21 @@ if(dataType44 === "boolean" || data48 === null
 coerced44 = +data48;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.rps.type,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data48}];
 return false;
 }
 }
 if(coerced44 !== undefined){
 data48 = coerced44;
-if(data45 !== undefined){
-data45["tpm"] = coerced44;
+if(data46 !== undefined){
+data46["rps"] = coerced44;
 }
 }
 }
 if(errors === _errs121){
 if(typeof data48 == "number"){
 if(data48 < 1 || isNaN(data48)){
-validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data48}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/rps",schemaPath:"#/properties/limits/properties/account/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.rps,data:data48}];
 return false;
 }
 }
@@ -2158,23 +2172,9 @@ var valid11 = _errs121 === errors;
 else {
 var valid11 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data45}];
-return false;
-}
-}
-var valid8 = _errs114 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data36.auth_failures_per_minute !== undefined){
-let data49 = data36.auth_failures_per_minute;
+if(valid11){
+if(data46.tpm !== undefined){
+let data49 = data46.tpm;
 const _errs123 = errors;
 if(!((typeof data49 == "number") && (!(data49 % 1) && !isNaN(data49)))){
 let dataType45 = typeof data49;
@@ -2185,33 +2185,47 @@ if(dataType45 === "boolean" || data49 === null
 coerced45 = +data49;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.account.properties.tpm.type,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data49}];
 return false;
 }
 }
 if(coerced45 !== undefined){
 data49 = coerced45;
-if(data36 !== undefined){
-data36["auth_failures_per_minute"] = coerced45;
+if(data46 !== undefined){
+data46["tpm"] = coerced45;
 }
 }
 }
 if(errors === _errs123){
 if(typeof data49 == "number"){
 if(data49 < 1 || isNaN(data49)){
-validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data49}];
+validate10.errors = [{instancePath:instancePath+"/limits/account/tpm",schemaPath:"#/properties/limits/properties/account/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.account.properties.tpm,data:data49}];
 return false;
 }
 }
 }
-var valid8 = _errs123 === errors;
+var valid11 = _errs123 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/account",schemaPath:"#/properties/limits/properties/account/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.properties.account.type,parentSchema:schema11.properties.limits.properties.account,data:data46}];
+return false;
+}
+}
+var valid8 = _errs116 === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
-if(data36.count_tokens_per_minute !== undefined){
-let data50 = data36.count_tokens_per_minute;
+if(data37.auth_failures_per_minute !== undefined){
+let data50 = data37.auth_failures_per_minute;
 const _errs125 = errors;
 if(!((typeof data50 == "number") && (!(data50 % 1) && !isNaN(data50)))){
 let dataType46 = typeof data50;
@@ -2222,26 +2236,63 @@ if(dataType46 === "boolean" || data50 === null
 coerced46 = +data50;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.auth_failures_per_minute.type,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data50}];
 return false;
 }
 }
 if(coerced46 !== undefined){
 data50 = coerced46;
-if(data36 !== undefined){
-data36["count_tokens_per_minute"] = coerced46;
+if(data37 !== undefined){
+data37["auth_failures_per_minute"] = coerced46;
 }
 }
 }
 if(errors === _errs125){
 if(typeof data50 == "number"){
 if(data50 < 1 || isNaN(data50)){
-validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data50}];
+validate10.errors = [{instancePath:instancePath+"/limits/auth_failures_per_minute",schemaPath:"#/properties/limits/properties/auth_failures_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.auth_failures_per_minute,data:data50}];
 return false;
 }
 }
 }
 var valid8 = _errs125 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data37.count_tokens_per_minute !== undefined){
+let data51 = data37.count_tokens_per_minute;
+const _errs127 = errors;
+if(!((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51)))){
+let dataType47 = typeof data51;
+let coerced47 = undefined;
+if(!(coerced47 !== undefined)){
+if(dataType47 === "boolean" || data51 === null
+              || (dataType47 === "string" && data51 && data51 == +data51 && !(data51 % 1))){
+coerced47 = +data51;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.limits.properties.count_tokens_per_minute.type,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data51}];
+return false;
+}
+}
+if(coerced47 !== undefined){
+data51 = coerced47;
+if(data37 !== undefined){
+data37["count_tokens_per_minute"] = coerced47;
+}
+}
+}
+if(errors === _errs127){
+if(typeof data51 == "number"){
+if(data51 < 1 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/limits/count_tokens_per_minute",schemaPath:"#/properties/limits/properties/count_tokens_per_minute/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.limits.properties.count_tokens_per_minute,data:data51}];
+return false;
+}
+}
+}
+var valid8 = _errs127 === errors;
 }
 else {
 var valid8 = true;
@@ -2253,126 +2304,65 @@ var valid8 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.limits.type,parentSchema:schema11.properties.limits,data:data37}];
 return false;
 }
 }
-var valid0 = _errs93 === errors;
+var valid0 = _errs95 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.failover !== undefined){
-let data51 = data.failover;
-const _errs127 = errors;
-if(errors === _errs127){
-if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+let data52 = data.failover;
 const _errs129 = errors;
-for(const key10 in data51){
+if(errors === _errs129){
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+const _errs131 = errors;
+for(const key10 in data52){
 if(!(((key10 === "max_attempts") || (key10 === "retry_on_status")) || (key10 === "max_retry_after_seconds"))){
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.failover,data:data52}];
 return false;
 break;
 }
 }
-if(_errs129 === errors){
-if(data51.max_attempts !== undefined){
-let data52 = data51.max_attempts;
-const _errs130 = errors;
-if(!((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52)))){
-let dataType47 = typeof data52;
-let coerced47 = undefined;
-if(!(coerced47 !== undefined)){
-if(dataType47 === "boolean" || data52 === null
-              || (dataType47 === "string" && data52 && data52 == +data52 && !(data52 % 1))){
-coerced47 = +data52;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data52}];
-return false;
-}
-}
-if(coerced47 !== undefined){
-data52 = coerced47;
-if(data51 !== undefined){
-data51["max_attempts"] = coerced47;
-}
-}
-}
-if(errors === _errs130){
-if(typeof data52 == "number"){
-if(data52 > 20 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data52}];
-return false;
-}
-else {
-if(data52 < 1 || isNaN(data52)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data52}];
-return false;
-}
-}
-}
-}
-var valid12 = _errs130 === errors;
-}
-else {
-var valid12 = true;
-}
-if(valid12){
-if(data51.retry_on_status !== undefined){
-let data53 = data51.retry_on_status;
+if(_errs131 === errors){
+if(data52.max_attempts !== undefined){
+let data53 = data52.max_attempts;
 const _errs132 = errors;
-if(errors === _errs132){
-if(Array.isArray(data53)){
-var valid13 = true;
-const len1 = data53.length;
-for(let i1=0; i1<len1; i1++){
-let data54 = data53[i1];
-const _errs134 = errors;
-if(!((typeof data54 == "number") && (!(data54 % 1) && !isNaN(data54)))){
-let dataType48 = typeof data54;
+if(!((typeof data53 == "number") && (!(data53 % 1) && !isNaN(data53)))){
+let dataType48 = typeof data53;
 let coerced48 = undefined;
 if(!(coerced48 !== undefined)){
-if(dataType48 === "boolean" || data54 === null
-              || (dataType48 === "string" && data54 && data54 == +data54 && !(data54 % 1))){
-coerced48 = +data54;
+if(dataType48 === "boolean" || data53 === null
+              || (dataType48 === "string" && data53 && data53 == +data53 && !(data53 % 1))){
+coerced48 = +data53;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data54}];
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_attempts.type,parentSchema:schema11.properties.failover.properties.max_attempts,data:data53}];
 return false;
 }
 }
 if(coerced48 !== undefined){
-data54 = coerced48;
-if(data53 !== undefined){
-data53[i1] = coerced48;
+data53 = coerced48;
+if(data52 !== undefined){
+data52["max_attempts"] = coerced48;
 }
 }
 }
-if(errors === _errs134){
-if(typeof data54 == "number"){
-if(data54 > 599 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data54}];
+if(errors === _errs132){
+if(typeof data53 == "number"){
+if(data53 > 20 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20",schema:20,parentSchema:schema11.properties.failover.properties.max_attempts,data:data53}];
 return false;
 }
 else {
-if(data54 < 400 || isNaN(data54)){
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data54}];
+if(data53 < 1 || isNaN(data53)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_attempts",schemaPath:"#/properties/failover/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_attempts,data:data53}];
 return false;
 }
 }
-}
-}
-var valid13 = _errs134 === errors;
-if(!valid13){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data53}];
-return false;
 }
 }
 var valid12 = _errs132 === errors;
@@ -2381,8 +2371,15 @@ else {
 var valid12 = true;
 }
 if(valid12){
-if(data51.max_retry_after_seconds !== undefined){
-let data55 = data51.max_retry_after_seconds;
+if(data52.retry_on_status !== undefined){
+let data54 = data52.retry_on_status;
+const _errs134 = errors;
+if(errors === _errs134){
+if(Array.isArray(data54)){
+var valid13 = true;
+const len1 = data54.length;
+for(let i1=0; i1<len1; i1++){
+let data55 = data54[i1];
 const _errs136 = errors;
 if(!((typeof data55 == "number") && (!(data55 % 1) && !isNaN(data55)))){
 let dataType49 = typeof data55;
@@ -2393,32 +2390,86 @@ if(dataType49 === "boolean" || data55 === null
 coerced49 = +data55;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data55}];
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.retry_on_status.items.type,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data55}];
 return false;
 }
 }
 if(coerced49 !== undefined){
 data55 = coerced49;
-if(data51 !== undefined){
-data51["max_retry_after_seconds"] = coerced49;
+if(data54 !== undefined){
+data54[i1] = coerced49;
 }
 }
 }
 if(errors === _errs136){
 if(typeof data55 == "number"){
-if(data55 > 3600 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data55}];
+if(data55 > 599 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599",schema:599,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data55}];
 return false;
 }
 else {
-if(data55 < 1 || isNaN(data55)){
-validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data55}];
+if(data55 < 400 || isNaN(data55)){
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status/" + i1,schemaPath:"#/properties/failover/properties/retry_on_status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 400},message:"must be >= 400",schema:400,parentSchema:schema11.properties.failover.properties.retry_on_status.items,data:data55}];
 return false;
 }
 }
 }
 }
-var valid12 = _errs136 === errors;
+var valid13 = _errs136 === errors;
+if(!valid13){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/retry_on_status",schemaPath:"#/properties/failover/properties/retry_on_status/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.failover.properties.retry_on_status.type,parentSchema:schema11.properties.failover.properties.retry_on_status,data:data54}];
+return false;
+}
+}
+var valid12 = _errs134 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data52.max_retry_after_seconds !== undefined){
+let data56 = data52.max_retry_after_seconds;
+const _errs138 = errors;
+if(!((typeof data56 == "number") && (!(data56 % 1) && !isNaN(data56)))){
+let dataType50 = typeof data56;
+let coerced50 = undefined;
+if(!(coerced50 !== undefined)){
+if(dataType50 === "boolean" || data56 === null
+              || (dataType50 === "string" && data56 && data56 == +data56 && !(data56 % 1))){
+coerced50 = +data56;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.failover.properties.max_retry_after_seconds.type,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data56}];
+return false;
+}
+}
+if(coerced50 !== undefined){
+data56 = coerced50;
+if(data52 !== undefined){
+data52["max_retry_after_seconds"] = coerced50;
+}
+}
+}
+if(errors === _errs138){
+if(typeof data56 == "number"){
+if(data56 > 3600 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data56}];
+return false;
+}
+else {
+if(data56 < 1 || isNaN(data56)){
+validate10.errors = [{instancePath:instancePath+"/failover/max_retry_after_seconds",schemaPath:"#/properties/failover/properties/max_retry_after_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.failover.properties.max_retry_after_seconds,data:data56}];
+return false;
+}
+}
+}
+}
+var valid12 = _errs138 === errors;
 }
 else {
 var valid12 = true;
@@ -2428,69 +2479,32 @@ var valid12 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data51}];
+validate10.errors = [{instancePath:instancePath+"/failover",schemaPath:"#/properties/failover/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.failover.type,parentSchema:schema11.properties.failover,data:data52}];
 return false;
 }
 }
-var valid0 = _errs127 === errors;
+var valid0 = _errs129 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.timeouts !== undefined){
-let data56 = data.timeouts;
-const _errs138 = errors;
-if(errors === _errs138){
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+let data57 = data.timeouts;
 const _errs140 = errors;
-for(const key11 in data56){
+if(errors === _errs140){
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+const _errs142 = errors;
+for(const key11 in data57){
 if(!(((((key11 === "connect_ms") || (key11 === "first_byte_ms")) || (key11 === "idle_ms")) || (key11 === "total_ms")) || (key11 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.timeouts,data:data57}];
 return false;
 break;
 }
 }
-if(_errs140 === errors){
-if(data56.connect_ms !== undefined){
-let data57 = data56.connect_ms;
-const _errs141 = errors;
-if(!((typeof data57 == "number") && (!(data57 % 1) && !isNaN(data57)))){
-let dataType50 = typeof data57;
-let coerced50 = undefined;
-if(!(coerced50 !== undefined)){
-if(dataType50 === "boolean" || data57 === null
-              || (dataType50 === "string" && data57 && data57 == +data57 && !(data57 % 1))){
-coerced50 = +data57;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data57}];
-return false;
-}
-}
-if(coerced50 !== undefined){
-data57 = coerced50;
-if(data56 !== undefined){
-data56["connect_ms"] = coerced50;
-}
-}
-}
-if(errors === _errs141){
-if(typeof data57 == "number"){
-if(data57 < 1 || isNaN(data57)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data57}];
-return false;
-}
-}
-}
-var valid14 = _errs141 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data56.first_byte_ms !== undefined){
-let data58 = data56.first_byte_ms;
+if(_errs142 === errors){
+if(data57.connect_ms !== undefined){
+let data58 = data57.connect_ms;
 const _errs143 = errors;
 if(!((typeof data58 == "number") && (!(data58 % 1) && !isNaN(data58)))){
 let dataType51 = typeof data58;
@@ -2501,21 +2515,21 @@ if(dataType51 === "boolean" || data58 === null
 coerced51 = +data58;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data58}];
 return false;
 }
 }
 if(coerced51 !== undefined){
 data58 = coerced51;
-if(data56 !== undefined){
-data56["first_byte_ms"] = coerced51;
+if(data57 !== undefined){
+data57["connect_ms"] = coerced51;
 }
 }
 }
 if(errors === _errs143){
 if(typeof data58 == "number"){
 if(data58 < 1 || isNaN(data58)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data58}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/connect_ms",schemaPath:"#/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.connect_ms,data:data58}];
 return false;
 }
 }
@@ -2526,8 +2540,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data56.idle_ms !== undefined){
-let data59 = data56.idle_ms;
+if(data57.first_byte_ms !== undefined){
+let data59 = data57.first_byte_ms;
 const _errs145 = errors;
 if(!((typeof data59 == "number") && (!(data59 % 1) && !isNaN(data59)))){
 let dataType52 = typeof data59;
@@ -2538,21 +2552,21 @@ if(dataType52 === "boolean" || data59 === null
 coerced52 = +data59;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data59}];
 return false;
 }
 }
 if(coerced52 !== undefined){
 data59 = coerced52;
-if(data56 !== undefined){
-data56["idle_ms"] = coerced52;
+if(data57 !== undefined){
+data57["first_byte_ms"] = coerced52;
 }
 }
 }
 if(errors === _errs145){
 if(typeof data59 == "number"){
 if(data59 < 1 || isNaN(data59)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data59}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/first_byte_ms",schemaPath:"#/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.first_byte_ms,data:data59}];
 return false;
 }
 }
@@ -2563,8 +2577,8 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data56.total_ms !== undefined){
-let data60 = data56.total_ms;
+if(data57.idle_ms !== undefined){
+let data60 = data57.idle_ms;
 const _errs147 = errors;
 if(!((typeof data60 == "number") && (!(data60 % 1) && !isNaN(data60)))){
 let dataType53 = typeof data60;
@@ -2575,21 +2589,21 @@ if(dataType53 === "boolean" || data60 === null
 coerced53 = +data60;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data60}];
 return false;
 }
 }
 if(coerced53 !== undefined){
 data60 = coerced53;
-if(data56 !== undefined){
-data56["total_ms"] = coerced53;
+if(data57 !== undefined){
+data57["idle_ms"] = coerced53;
 }
 }
 }
 if(errors === _errs147){
 if(typeof data60 == "number"){
 if(data60 < 1 || isNaN(data60)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data60}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/idle_ms",schemaPath:"#/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.idle_ms,data:data60}];
 return false;
 }
 }
@@ -2600,38 +2614,75 @@ else {
 var valid14 = true;
 }
 if(valid14){
-if(data56.min_tokens_per_second !== undefined){
-let data61 = data56.min_tokens_per_second;
+if(data57.total_ms !== undefined){
+let data61 = data57.total_ms;
 const _errs149 = errors;
-if(!(typeof data61 == "number")){
+if(!((typeof data61 == "number") && (!(data61 % 1) && !isNaN(data61)))){
 let dataType54 = typeof data61;
 let coerced54 = undefined;
 if(!(coerced54 !== undefined)){
-if(dataType54 == "boolean" || data61 === null
-              || (dataType54 == "string" && data61 && data61 == +data61)){
+if(dataType54 === "boolean" || data61 === null
+              || (dataType54 === "string" && data61 && data61 == +data61 && !(data61 % 1))){
 coerced54 = +data61;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data61}];
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data61}];
 return false;
 }
 }
 if(coerced54 !== undefined){
 data61 = coerced54;
-if(data56 !== undefined){
-data56["min_tokens_per_second"] = coerced54;
+if(data57 !== undefined){
+data57["total_ms"] = coerced54;
 }
 }
 }
 if(errors === _errs149){
 if(typeof data61 == "number"){
-if(data61 <= 0 || isNaN(data61)){
-validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data61}];
+if(data61 < 1 || isNaN(data61)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/total_ms",schemaPath:"#/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.timeouts.properties.total_ms,data:data61}];
 return false;
 }
 }
 }
 var valid14 = _errs149 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data57.min_tokens_per_second !== undefined){
+let data62 = data57.min_tokens_per_second;
+const _errs151 = errors;
+if(!(typeof data62 == "number")){
+let dataType55 = typeof data62;
+let coerced55 = undefined;
+if(!(coerced55 !== undefined)){
+if(dataType55 == "boolean" || data62 === null
+              || (dataType55 == "string" && data62 && data62 == +data62)){
+coerced55 = +data62;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data62}];
+return false;
+}
+}
+if(coerced55 !== undefined){
+data62 = coerced55;
+if(data57 !== undefined){
+data57["min_tokens_per_second"] = coerced55;
+}
+}
+}
+if(errors === _errs151){
+if(typeof data62 == "number"){
+if(data62 <= 0 || isNaN(data62)){
+validate10.errors = [{instancePath:instancePath+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.timeouts.properties.min_tokens_per_second,data:data62}];
+return false;
+}
+}
+}
+var valid14 = _errs151 === errors;
 }
 else {
 var valid14 = true;
@@ -2643,69 +2694,32 @@ var valid14 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data56}];
+validate10.errors = [{instancePath:instancePath+"/timeouts",schemaPath:"#/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.timeouts.type,parentSchema:schema11.properties.timeouts,data:data57}];
 return false;
 }
 }
-var valid0 = _errs138 === errors;
+var valid0 = _errs140 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.node_replies !== undefined){
-let data62 = data.node_replies;
-const _errs151 = errors;
-if(errors === _errs151){
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+let data63 = data.node_replies;
 const _errs153 = errors;
-for(const key12 in data62){
+if(errors === _errs153){
+if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
+const _errs155 = errors;
+for(const key12 in data63){
 if(!((key12 === "max_json_bytes") || (key12 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.node_replies,data:data63}];
 return false;
 break;
 }
 }
-if(_errs153 === errors){
-if(data62.max_json_bytes !== undefined){
-let data63 = data62.max_json_bytes;
-const _errs154 = errors;
-if(!((typeof data63 == "number") && (!(data63 % 1) && !isNaN(data63)))){
-let dataType55 = typeof data63;
-let coerced55 = undefined;
-if(!(coerced55 !== undefined)){
-if(dataType55 === "boolean" || data63 === null
-              || (dataType55 === "string" && data63 && data63 == +data63 && !(data63 % 1))){
-coerced55 = +data63;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data63}];
-return false;
-}
-}
-if(coerced55 !== undefined){
-data63 = coerced55;
-if(data62 !== undefined){
-data62["max_json_bytes"] = coerced55;
-}
-}
-}
-if(errors === _errs154){
-if(typeof data63 == "number"){
-if(data63 < 1024 || isNaN(data63)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data63}];
-return false;
-}
-}
-}
-var valid15 = _errs154 === errors;
-}
-else {
-var valid15 = true;
-}
-if(valid15){
-if(data62.max_event_bytes !== undefined){
-let data64 = data62.max_event_bytes;
+if(_errs155 === errors){
+if(data63.max_json_bytes !== undefined){
+let data64 = data63.max_json_bytes;
 const _errs156 = errors;
 if(!((typeof data64 == "number") && (!(data64 % 1) && !isNaN(data64)))){
 let dataType56 = typeof data64;
@@ -2716,21 +2730,21 @@ if(dataType56 === "boolean" || data64 === null
 coerced56 = +data64;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_json_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data64}];
 return false;
 }
 }
 if(coerced56 !== undefined){
 data64 = coerced56;
-if(data62 !== undefined){
-data62["max_event_bytes"] = coerced56;
+if(data63 !== undefined){
+data63["max_json_bytes"] = coerced56;
 }
 }
 }
 if(errors === _errs156){
 if(typeof data64 == "number"){
 if(data64 < 1024 || isNaN(data64)){
-validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data64}];
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_json_bytes",schemaPath:"#/properties/node_replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_json_bytes,data:data64}];
 return false;
 }
 }
@@ -2740,73 +2754,73 @@ var valid15 = _errs156 === errors;
 else {
 var valid15 = true;
 }
+if(valid15){
+if(data63.max_event_bytes !== undefined){
+let data65 = data63.max_event_bytes;
+const _errs158 = errors;
+if(!((typeof data65 == "number") && (!(data65 % 1) && !isNaN(data65)))){
+let dataType57 = typeof data65;
+let coerced57 = undefined;
+if(!(coerced57 !== undefined)){
+if(dataType57 === "boolean" || data65 === null
+              || (dataType57 === "string" && data65 && data65 == +data65 && !(data65 % 1))){
+coerced57 = +data65;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.node_replies.properties.max_event_bytes.type,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data65}];
+return false;
+}
+}
+if(coerced57 !== undefined){
+data65 = coerced57;
+if(data63 !== undefined){
+data63["max_event_bytes"] = coerced57;
+}
+}
+}
+if(errors === _errs158){
+if(typeof data65 == "number"){
+if(data65 < 1024 || isNaN(data65)){
+validate10.errors = [{instancePath:instancePath+"/node_replies/max_event_bytes",schemaPath:"#/properties/node_replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.node_replies.properties.max_event_bytes,data:data65}];
+return false;
+}
+}
+}
+var valid15 = _errs158 === errors;
+}
+else {
+var valid15 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data62}];
+validate10.errors = [{instancePath:instancePath+"/node_replies",schemaPath:"#/properties/node_replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.node_replies.type,parentSchema:schema11.properties.node_replies,data:data63}];
 return false;
 }
 }
-var valid0 = _errs151 === errors;
+var valid0 = _errs153 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.health !== undefined){
-let data65 = data.health;
-const _errs158 = errors;
-if(errors === _errs158){
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+let data66 = data.health;
 const _errs160 = errors;
-for(const key13 in data65){
+if(errors === _errs160){
+if(data66 && typeof data66 == "object" && !Array.isArray(data66)){
+const _errs162 = errors;
+for(const key13 in data66){
 if(!((((((key13 === "failure_threshold") || (key13 === "base_ejection_ms")) || (key13 === "max_ejection_ms")) || (key13 === "probe_interval_ms")) || (key13 === "probe_path")) || (key13 === "probe_timeout_ms"))){
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.health,data:data66}];
 return false;
 break;
 }
 }
-if(_errs160 === errors){
-if(data65.failure_threshold !== undefined){
-let data66 = data65.failure_threshold;
-const _errs161 = errors;
-if(!((typeof data66 == "number") && (!(data66 % 1) && !isNaN(data66)))){
-let dataType57 = typeof data66;
-let coerced57 = undefined;
-if(!(coerced57 !== undefined)){
-if(dataType57 === "boolean" || data66 === null
-              || (dataType57 === "string" && data66 && data66 == +data66 && !(data66 % 1))){
-coerced57 = +data66;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data66}];
-return false;
-}
-}
-if(coerced57 !== undefined){
-data66 = coerced57;
-if(data65 !== undefined){
-data65["failure_threshold"] = coerced57;
-}
-}
-}
-if(errors === _errs161){
-if(typeof data66 == "number"){
-if(data66 < 1 || isNaN(data66)){
-validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data66}];
-return false;
-}
-}
-}
-var valid16 = _errs161 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data65.base_ejection_ms !== undefined){
-let data67 = data65.base_ejection_ms;
+if(_errs162 === errors){
+if(data66.failure_threshold !== undefined){
+let data67 = data66.failure_threshold;
 const _errs163 = errors;
 if(!((typeof data67 == "number") && (!(data67 % 1) && !isNaN(data67)))){
 let dataType58 = typeof data67;
@@ -2817,21 +2831,21 @@ if(dataType58 === "boolean" || data67 === null
 coerced58 = +data67;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.failure_threshold.type,parentSchema:schema11.properties.health.properties.failure_threshold,data:data67}];
 return false;
 }
 }
 if(coerced58 !== undefined){
 data67 = coerced58;
-if(data65 !== undefined){
-data65["base_ejection_ms"] = coerced58;
+if(data66 !== undefined){
+data66["failure_threshold"] = coerced58;
 }
 }
 }
 if(errors === _errs163){
 if(typeof data67 == "number"){
 if(data67 < 1 || isNaN(data67)){
-validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data67}];
+validate10.errors = [{instancePath:instancePath+"/health/failure_threshold",schemaPath:"#/properties/health/properties/failure_threshold/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.failure_threshold,data:data67}];
 return false;
 }
 }
@@ -2842,8 +2856,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.max_ejection_ms !== undefined){
-let data68 = data65.max_ejection_ms;
+if(data66.base_ejection_ms !== undefined){
+let data68 = data66.base_ejection_ms;
 const _errs165 = errors;
 if(!((typeof data68 == "number") && (!(data68 % 1) && !isNaN(data68)))){
 let dataType59 = typeof data68;
@@ -2854,21 +2868,21 @@ if(dataType59 === "boolean" || data68 === null
 coerced59 = +data68;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.base_ejection_ms.type,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data68}];
 return false;
 }
 }
 if(coerced59 !== undefined){
 data68 = coerced59;
-if(data65 !== undefined){
-data65["max_ejection_ms"] = coerced59;
+if(data66 !== undefined){
+data66["base_ejection_ms"] = coerced59;
 }
 }
 }
 if(errors === _errs165){
 if(typeof data68 == "number"){
 if(data68 < 1 || isNaN(data68)){
-validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data68}];
+validate10.errors = [{instancePath:instancePath+"/health/base_ejection_ms",schemaPath:"#/properties/health/properties/base_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.base_ejection_ms,data:data68}];
 return false;
 }
 }
@@ -2879,8 +2893,8 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.probe_interval_ms !== undefined){
-let data69 = data65.probe_interval_ms;
+if(data66.max_ejection_ms !== undefined){
+let data69 = data66.max_ejection_ms;
 const _errs167 = errors;
 if(!((typeof data69 == "number") && (!(data69 % 1) && !isNaN(data69)))){
 let dataType60 = typeof data69;
@@ -2891,21 +2905,21 @@ if(dataType60 === "boolean" || data69 === null
 coerced60 = +data69;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data69}];
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.max_ejection_ms.type,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data69}];
 return false;
 }
 }
 if(coerced60 !== undefined){
 data69 = coerced60;
-if(data65 !== undefined){
-data65["probe_interval_ms"] = coerced60;
+if(data66 !== undefined){
+data66["max_ejection_ms"] = coerced60;
 }
 }
 }
 if(errors === _errs167){
 if(typeof data69 == "number"){
-if(data69 < 0 || isNaN(data69)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data69}];
+if(data69 < 1 || isNaN(data69)){
+validate10.errors = [{instancePath:instancePath+"/health/max_ejection_ms",schemaPath:"#/properties/health/properties/max_ejection_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.max_ejection_ms,data:data69}];
 return false;
 }
 }
@@ -2916,35 +2930,33 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.probe_path !== undefined){
-let data70 = data65.probe_path;
+if(data66.probe_interval_ms !== undefined){
+let data70 = data66.probe_interval_ms;
 const _errs169 = errors;
-if(typeof data70 !== "string"){
+if(!((typeof data70 == "number") && (!(data70 % 1) && !isNaN(data70)))){
 let dataType61 = typeof data70;
 let coerced61 = undefined;
 if(!(coerced61 !== undefined)){
-if(dataType61 == "number" || dataType61 == "boolean"){
-coerced61 = "" + data70;
-}
-else if(data70 === null){
-coerced61 = "";
+if(dataType61 === "boolean" || data70 === null
+              || (dataType61 === "string" && data70 && data70 == +data70 && !(data70 % 1))){
+coerced61 = +data70;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data70}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_interval_ms.type,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data70}];
 return false;
 }
 }
 if(coerced61 !== undefined){
 data70 = coerced61;
-if(data65 !== undefined){
-data65["probe_path"] = coerced61;
+if(data66 !== undefined){
+data66["probe_interval_ms"] = coerced61;
 }
 }
 }
 if(errors === _errs169){
-if(typeof data70 === "string"){
-if(!pattern2.test(data70)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data70}];
+if(typeof data70 == "number"){
+if(data70 < 0 || isNaN(data70)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_interval_ms",schemaPath:"#/properties/health/properties/probe_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.health.properties.probe_interval_ms,data:data70}];
 return false;
 }
 }
@@ -2955,38 +2967,77 @@ else {
 var valid16 = true;
 }
 if(valid16){
-if(data65.probe_timeout_ms !== undefined){
-let data71 = data65.probe_timeout_ms;
+if(data66.probe_path !== undefined){
+let data71 = data66.probe_path;
 const _errs171 = errors;
-if(!((typeof data71 == "number") && (!(data71 % 1) && !isNaN(data71)))){
+if(typeof data71 !== "string"){
 let dataType62 = typeof data71;
 let coerced62 = undefined;
 if(!(coerced62 !== undefined)){
-if(dataType62 === "boolean" || data71 === null
-              || (dataType62 === "string" && data71 && data71 == +data71 && !(data71 % 1))){
-coerced62 = +data71;
+if(dataType62 == "number" || dataType62 == "boolean"){
+coerced62 = "" + data71;
+}
+else if(data71 === null){
+coerced62 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data71}];
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.health.properties.probe_path.type,parentSchema:schema11.properties.health.properties.probe_path,data:data71}];
 return false;
 }
 }
 if(coerced62 !== undefined){
 data71 = coerced62;
-if(data65 !== undefined){
-data65["probe_timeout_ms"] = coerced62;
+if(data66 !== undefined){
+data66["probe_path"] = coerced62;
 }
 }
 }
 if(errors === _errs171){
-if(typeof data71 == "number"){
-if(data71 < 1 || isNaN(data71)){
-validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data71}];
+if(typeof data71 === "string"){
+if(!pattern3.test(data71)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_path",schemaPath:"#/properties/health/properties/probe_path/pattern",keyword:"pattern",params:{pattern: "^/"},message:"must match pattern \""+"^/"+"\"",schema:"^/",parentSchema:schema11.properties.health.properties.probe_path,data:data71}];
 return false;
 }
 }
 }
 var valid16 = _errs171 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data66.probe_timeout_ms !== undefined){
+let data72 = data66.probe_timeout_ms;
+const _errs173 = errors;
+if(!((typeof data72 == "number") && (!(data72 % 1) && !isNaN(data72)))){
+let dataType63 = typeof data72;
+let coerced63 = undefined;
+if(!(coerced63 !== undefined)){
+if(dataType63 === "boolean" || data72 === null
+              || (dataType63 === "string" && data72 && data72 == +data72 && !(data72 % 1))){
+coerced63 = +data72;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.health.properties.probe_timeout_ms.type,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data72}];
+return false;
+}
+}
+if(coerced63 !== undefined){
+data72 = coerced63;
+if(data66 !== undefined){
+data66["probe_timeout_ms"] = coerced63;
+}
+}
+}
+if(errors === _errs173){
+if(typeof data72 == "number"){
+if(data72 < 1 || isNaN(data72)){
+validate10.errors = [{instancePath:instancePath+"/health/probe_timeout_ms",schemaPath:"#/properties/health/properties/probe_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.health.properties.probe_timeout_ms,data:data72}];
+return false;
+}
+}
+}
+var valid16 = _errs173 === errors;
 }
 else {
 var valid16 = true;
@@ -2999,69 +3050,32 @@ var valid16 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data65}];
+validate10.errors = [{instancePath:instancePath+"/health",schemaPath:"#/properties/health/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.health.type,parentSchema:schema11.properties.health,data:data66}];
 return false;
 }
 }
-var valid0 = _errs158 === errors;
+var valid0 = _errs160 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.http !== undefined){
-let data72 = data.http;
-const _errs173 = errors;
-if(errors === _errs173){
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+let data73 = data.http;
 const _errs175 = errors;
-for(const key14 in data72){
+if(errors === _errs175){
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+const _errs177 = errors;
+for(const key14 in data73){
 if(!(func2.call(schema11.properties.http.properties, key14))){
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.http,data:data73}];
 return false;
 break;
 }
 }
-if(_errs175 === errors){
-if(data72.body_limit_bytes !== undefined){
-let data73 = data72.body_limit_bytes;
-const _errs176 = errors;
-if(!((typeof data73 == "number") && (!(data73 % 1) && !isNaN(data73)))){
-let dataType63 = typeof data73;
-let coerced63 = undefined;
-if(!(coerced63 !== undefined)){
-if(dataType63 === "boolean" || data73 === null
-              || (dataType63 === "string" && data73 && data73 == +data73 && !(data73 % 1))){
-coerced63 = +data73;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data73}];
-return false;
-}
-}
-if(coerced63 !== undefined){
-data73 = coerced63;
-if(data72 !== undefined){
-data72["body_limit_bytes"] = coerced63;
-}
-}
-}
-if(errors === _errs176){
-if(typeof data73 == "number"){
-if(data73 < 1024 || isNaN(data73)){
-validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data73}];
-return false;
-}
-}
-}
-var valid17 = _errs176 === errors;
-}
-else {
-var valid17 = true;
-}
-if(valid17){
-if(data72.sse_keepalive_ms !== undefined){
-let data74 = data72.sse_keepalive_ms;
+if(_errs177 === errors){
+if(data73.body_limit_bytes !== undefined){
+let data74 = data73.body_limit_bytes;
 const _errs178 = errors;
 if(!((typeof data74 == "number") && (!(data74 % 1) && !isNaN(data74)))){
 let dataType64 = typeof data74;
@@ -3072,21 +3086,21 @@ if(dataType64 === "boolean" || data74 === null
 coerced64 = +data74;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data74}];
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_limit_bytes.type,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data74}];
 return false;
 }
 }
 if(coerced64 !== undefined){
 data74 = coerced64;
-if(data72 !== undefined){
-data72["sse_keepalive_ms"] = coerced64;
+if(data73 !== undefined){
+data73["body_limit_bytes"] = coerced64;
 }
 }
 }
 if(errors === _errs178){
 if(typeof data74 == "number"){
-if(data74 < 100 || isNaN(data74)){
-validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data74}];
+if(data74 < 1024 || isNaN(data74)){
+validate10.errors = [{instancePath:instancePath+"/http/body_limit_bytes",schemaPath:"#/properties/http/properties/body_limit_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.body_limit_bytes,data:data74}];
 return false;
 }
 }
@@ -3097,8 +3111,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.headers_timeout_ms !== undefined){
-let data75 = data72.headers_timeout_ms;
+if(data73.sse_keepalive_ms !== undefined){
+let data75 = data73.sse_keepalive_ms;
 const _errs180 = errors;
 if(!((typeof data75 == "number") && (!(data75 % 1) && !isNaN(data75)))){
 let dataType65 = typeof data75;
@@ -3109,21 +3123,21 @@ if(dataType65 === "boolean" || data75 === null
 coerced65 = +data75;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.sse_keepalive_ms.type,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data75}];
 return false;
 }
 }
 if(coerced65 !== undefined){
 data75 = coerced65;
-if(data72 !== undefined){
-data72["headers_timeout_ms"] = coerced65;
+if(data73 !== undefined){
+data73["sse_keepalive_ms"] = coerced65;
 }
 }
 }
 if(errors === _errs180){
 if(typeof data75 == "number"){
 if(data75 < 100 || isNaN(data75)){
-validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data75}];
+validate10.errors = [{instancePath:instancePath+"/http/sse_keepalive_ms",schemaPath:"#/properties/http/properties/sse_keepalive_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.sse_keepalive_ms,data:data75}];
 return false;
 }
 }
@@ -3134,8 +3148,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.request_timeout_ms !== undefined){
-let data76 = data72.request_timeout_ms;
+if(data73.headers_timeout_ms !== undefined){
+let data76 = data73.headers_timeout_ms;
 const _errs182 = errors;
 if(!((typeof data76 == "number") && (!(data76 % 1) && !isNaN(data76)))){
 let dataType66 = typeof data76;
@@ -3146,21 +3160,21 @@ if(dataType66 === "boolean" || data76 === null
 coerced66 = +data76;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data76}];
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.headers_timeout_ms.type,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data76}];
 return false;
 }
 }
 if(coerced66 !== undefined){
 data76 = coerced66;
-if(data72 !== undefined){
-data72["request_timeout_ms"] = coerced66;
+if(data73 !== undefined){
+data73["headers_timeout_ms"] = coerced66;
 }
 }
 }
 if(errors === _errs182){
 if(typeof data76 == "number"){
-if(data76 < 0 || isNaN(data76)){
-validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data76}];
+if(data76 < 100 || isNaN(data76)){
+validate10.errors = [{instancePath:instancePath+"/http/headers_timeout_ms",schemaPath:"#/properties/http/properties/headers_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.headers_timeout_ms,data:data76}];
 return false;
 }
 }
@@ -3171,8 +3185,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.body_idle_timeout_ms !== undefined){
-let data77 = data72.body_idle_timeout_ms;
+if(data73.request_timeout_ms !== undefined){
+let data77 = data73.request_timeout_ms;
 const _errs184 = errors;
 if(!((typeof data77 == "number") && (!(data77 % 1) && !isNaN(data77)))){
 let dataType67 = typeof data77;
@@ -3183,21 +3197,21 @@ if(dataType67 === "boolean" || data77 === null
 coerced67 = +data77;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data77}];
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.request_timeout_ms.type,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data77}];
 return false;
 }
 }
 if(coerced67 !== undefined){
 data77 = coerced67;
-if(data72 !== undefined){
-data72["body_idle_timeout_ms"] = coerced67;
+if(data73 !== undefined){
+data73["request_timeout_ms"] = coerced67;
 }
 }
 }
 if(errors === _errs184){
 if(typeof data77 == "number"){
-if(data77 < 100 || isNaN(data77)){
-validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data77}];
+if(data77 < 0 || isNaN(data77)){
+validate10.errors = [{instancePath:instancePath+"/http/request_timeout_ms",schemaPath:"#/properties/http/properties/request_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.request_timeout_ms,data:data77}];
 return false;
 }
 }
@@ -3208,8 +3222,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.keep_alive_timeout_ms !== undefined){
-let data78 = data72.keep_alive_timeout_ms;
+if(data73.body_idle_timeout_ms !== undefined){
+let data78 = data73.body_idle_timeout_ms;
 const _errs186 = errors;
 if(!((typeof data78 == "number") && (!(data78 % 1) && !isNaN(data78)))){
 let dataType68 = typeof data78;
@@ -3220,21 +3234,21 @@ if(dataType68 === "boolean" || data78 === null
 coerced68 = +data78;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data78}];
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.body_idle_timeout_ms.type,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data78}];
 return false;
 }
 }
 if(coerced68 !== undefined){
 data78 = coerced68;
-if(data72 !== undefined){
-data72["keep_alive_timeout_ms"] = coerced68;
+if(data73 !== undefined){
+data73["body_idle_timeout_ms"] = coerced68;
 }
 }
 }
 if(errors === _errs186){
 if(typeof data78 == "number"){
-if(data78 < 0 || isNaN(data78)){
-validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data78}];
+if(data78 < 100 || isNaN(data78)){
+validate10.errors = [{instancePath:instancePath+"/http/body_idle_timeout_ms",schemaPath:"#/properties/http/properties/body_idle_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.http.properties.body_idle_timeout_ms,data:data78}];
 return false;
 }
 }
@@ -3245,8 +3259,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_connections !== undefined){
-let data79 = data72.max_connections;
+if(data73.keep_alive_timeout_ms !== undefined){
+let data79 = data73.keep_alive_timeout_ms;
 const _errs188 = errors;
 if(!((typeof data79 == "number") && (!(data79 % 1) && !isNaN(data79)))){
 let dataType69 = typeof data79;
@@ -3257,21 +3271,21 @@ if(dataType69 === "boolean" || data79 === null
 coerced69 = +data79;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.keep_alive_timeout_ms.type,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data79}];
 return false;
 }
 }
 if(coerced69 !== undefined){
 data79 = coerced69;
-if(data72 !== undefined){
-data72["max_connections"] = coerced69;
+if(data73 !== undefined){
+data73["keep_alive_timeout_ms"] = coerced69;
 }
 }
 }
 if(errors === _errs188){
 if(typeof data79 == "number"){
 if(data79 < 0 || isNaN(data79)){
-validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data79}];
+validate10.errors = [{instancePath:instancePath+"/http/keep_alive_timeout_ms",schemaPath:"#/properties/http/properties/keep_alive_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.keep_alive_timeout_ms,data:data79}];
 return false;
 }
 }
@@ -3282,8 +3296,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.listen_backlog !== undefined){
-let data80 = data72.listen_backlog;
+if(data73.max_connections !== undefined){
+let data80 = data73.max_connections;
 const _errs190 = errors;
 if(!((typeof data80 == "number") && (!(data80 % 1) && !isNaN(data80)))){
 let dataType70 = typeof data80;
@@ -3294,21 +3308,21 @@ if(dataType70 === "boolean" || data80 === null
 coerced70 = +data80;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data80}];
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_connections.type,parentSchema:schema11.properties.http.properties.max_connections,data:data80}];
 return false;
 }
 }
 if(coerced70 !== undefined){
 data80 = coerced70;
-if(data72 !== undefined){
-data72["listen_backlog"] = coerced70;
+if(data73 !== undefined){
+data73["max_connections"] = coerced70;
 }
 }
 }
 if(errors === _errs190){
 if(typeof data80 == "number"){
-if(data80 < 1 || isNaN(data80)){
-validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data80}];
+if(data80 < 0 || isNaN(data80)){
+validate10.errors = [{instancePath:instancePath+"/http/max_connections",schemaPath:"#/properties/http/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_connections,data:data80}];
 return false;
 }
 }
@@ -3319,8 +3333,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_messages !== undefined){
-let data81 = data72.max_messages;
+if(data73.listen_backlog !== undefined){
+let data81 = data73.listen_backlog;
 const _errs192 = errors;
 if(!((typeof data81 == "number") && (!(data81 % 1) && !isNaN(data81)))){
 let dataType71 = typeof data81;
@@ -3331,21 +3345,21 @@ if(dataType71 === "boolean" || data81 === null
 coerced71 = +data81;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.listen_backlog.type,parentSchema:schema11.properties.http.properties.listen_backlog,data:data81}];
 return false;
 }
 }
 if(coerced71 !== undefined){
 data81 = coerced71;
-if(data72 !== undefined){
-data72["max_messages"] = coerced71;
+if(data73 !== undefined){
+data73["listen_backlog"] = coerced71;
 }
 }
 }
 if(errors === _errs192){
 if(typeof data81 == "number"){
 if(data81 < 1 || isNaN(data81)){
-validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data81}];
+validate10.errors = [{instancePath:instancePath+"/http/listen_backlog",schemaPath:"#/properties/http/properties/listen_backlog/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.listen_backlog,data:data81}];
 return false;
 }
 }
@@ -3356,8 +3370,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_choices !== undefined){
-let data82 = data72.max_choices;
+if(data73.max_messages !== undefined){
+let data82 = data73.max_messages;
 const _errs194 = errors;
 if(!((typeof data82 == "number") && (!(data82 % 1) && !isNaN(data82)))){
 let dataType72 = typeof data82;
@@ -3368,28 +3382,22 @@ if(dataType72 === "boolean" || data82 === null
 coerced72 = +data82;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_messages.type,parentSchema:schema11.properties.http.properties.max_messages,data:data82}];
 return false;
 }
 }
 if(coerced72 !== undefined){
 data82 = coerced72;
-if(data72 !== undefined){
-data72["max_choices"] = coerced72;
+if(data73 !== undefined){
+data73["max_messages"] = coerced72;
 }
 }
 }
 if(errors === _errs194){
 if(typeof data82 == "number"){
-if(data82 > 128 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data82}];
-return false;
-}
-else {
 if(data82 < 1 || isNaN(data82)){
-validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data82}];
+validate10.errors = [{instancePath:instancePath+"/http/max_messages",schemaPath:"#/properties/http/properties/max_messages/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_messages,data:data82}];
 return false;
-}
 }
 }
 }
@@ -3399,8 +3407,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_json_depth !== undefined){
-let data83 = data72.max_json_depth;
+if(data73.max_choices !== undefined){
+let data83 = data73.max_choices;
 const _errs196 = errors;
 if(!((typeof data83 == "number") && (!(data83 % 1) && !isNaN(data83)))){
 let dataType73 = typeof data83;
@@ -3411,26 +3419,26 @@ if(dataType73 === "boolean" || data83 === null
 coerced73 = +data83;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data83}];
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_choices.type,parentSchema:schema11.properties.http.properties.max_choices,data:data83}];
 return false;
 }
 }
 if(coerced73 !== undefined){
 data83 = coerced73;
-if(data72 !== undefined){
-data72["max_json_depth"] = coerced73;
+if(data73 !== undefined){
+data73["max_choices"] = coerced73;
 }
 }
 }
 if(errors === _errs196){
 if(typeof data83 == "number"){
-if(data83 > 1000 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data83}];
+if(data83 > 128 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/maximum",keyword:"maximum",params:{comparison: "<=", limit: 128},message:"must be <= 128",schema:128,parentSchema:schema11.properties.http.properties.max_choices,data:data83}];
 return false;
 }
 else {
-if(data83 < 2 || isNaN(data83)){
-validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data83}];
+if(data83 < 1 || isNaN(data83)){
+validate10.errors = [{instancePath:instancePath+"/http/max_choices",schemaPath:"#/properties/http/properties/max_choices/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.http.properties.max_choices,data:data83}];
 return false;
 }
 }
@@ -3442,8 +3450,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_body_bytes_in_flight !== undefined){
-let data84 = data72.max_body_bytes_in_flight;
+if(data73.max_json_depth !== undefined){
+let data84 = data73.max_json_depth;
 const _errs198 = errors;
 if(!((typeof data84 == "number") && (!(data84 % 1) && !isNaN(data84)))){
 let dataType74 = typeof data84;
@@ -3454,22 +3462,28 @@ if(dataType74 === "boolean" || data84 === null
 coerced74 = +data84;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data84}];
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_json_depth.type,parentSchema:schema11.properties.http.properties.max_json_depth,data:data84}];
 return false;
 }
 }
 if(coerced74 !== undefined){
 data84 = coerced74;
-if(data72 !== undefined){
-data72["max_body_bytes_in_flight"] = coerced74;
+if(data73 !== undefined){
+data73["max_json_depth"] = coerced74;
 }
 }
 }
 if(errors === _errs198){
 if(typeof data84 == "number"){
-if(data84 < 1024 || isNaN(data84)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data84}];
+if(data84 > 1000 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.http.properties.max_json_depth,data:data84}];
 return false;
+}
+else {
+if(data84 < 2 || isNaN(data84)){
+validate10.errors = [{instancePath:instancePath+"/http/max_json_depth",schemaPath:"#/properties/http/properties/max_json_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2},message:"must be >= 2",schema:2,parentSchema:schema11.properties.http.properties.max_json_depth,data:data84}];
+return false;
+}
 }
 }
 }
@@ -3479,8 +3493,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_body_bytes_in_flight_per_key !== undefined){
-let data85 = data72.max_body_bytes_in_flight_per_key;
+if(data73.max_body_bytes_in_flight !== undefined){
+let data85 = data73.max_body_bytes_in_flight;
 const _errs200 = errors;
 if(!((typeof data85 == "number") && (!(data85 % 1) && !isNaN(data85)))){
 let dataType75 = typeof data85;
@@ -3491,21 +3505,21 @@ if(dataType75 === "boolean" || data85 === null
 coerced75 = +data85;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data85}];
 return false;
 }
 }
 if(coerced75 !== undefined){
 data85 = coerced75;
-if(data72 !== undefined){
-data72["max_body_bytes_in_flight_per_key"] = coerced75;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight"] = coerced75;
 }
 }
 }
 if(errors === _errs200){
 if(typeof data85 == "number"){
 if(data85 < 1024 || isNaN(data85)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data85}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight,data:data85}];
 return false;
 }
 }
@@ -3516,8 +3530,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_body_bytes_in_flight_per_account !== undefined){
-let data86 = data72.max_body_bytes_in_flight_per_account;
+if(data73.max_body_bytes_in_flight_per_key !== undefined){
+let data86 = data73.max_body_bytes_in_flight_per_key;
 const _errs202 = errors;
 if(!((typeof data86 == "number") && (!(data86 % 1) && !isNaN(data86)))){
 let dataType76 = typeof data86;
@@ -3528,21 +3542,21 @@ if(dataType76 === "boolean" || data86 === null
 coerced76 = +data86;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data86}];
 return false;
 }
 }
 if(coerced76 !== undefined){
 data86 = coerced76;
-if(data72 !== undefined){
-data72["max_body_bytes_in_flight_per_account"] = coerced76;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight_per_key"] = coerced76;
 }
 }
 }
 if(errors === _errs202){
 if(typeof data86 == "number"){
 if(data86 < 1024 || isNaN(data86)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data86}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_key",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_key/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_key,data:data86}];
 return false;
 }
 }
@@ -3553,8 +3567,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_body_bytes_in_flight_per_ip !== undefined){
-let data87 = data72.max_body_bytes_in_flight_per_ip;
+if(data73.max_body_bytes_in_flight_per_account !== undefined){
+let data87 = data73.max_body_bytes_in_flight_per_account;
 const _errs204 = errors;
 if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
 let dataType77 = typeof data87;
@@ -3565,21 +3579,21 @@ if(dataType77 === "boolean" || data87 === null
 coerced77 = +data87;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data87}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data87 = coerced77;
-if(data72 !== undefined){
-data72["max_body_bytes_in_flight_per_ip"] = coerced77;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight_per_account"] = coerced77;
 }
 }
 }
 if(errors === _errs204){
 if(typeof data87 == "number"){
 if(data87 < 1024 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data87}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_account",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_account/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_account,data:data87}];
 return false;
 }
 }
@@ -3590,8 +3604,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.max_drain_bytes !== undefined){
-let data88 = data72.max_drain_bytes;
+if(data73.max_body_bytes_in_flight_per_ip !== undefined){
+let data88 = data73.max_body_bytes_in_flight_per_ip;
 const _errs206 = errors;
 if(!((typeof data88 == "number") && (!(data88 % 1) && !isNaN(data88)))){
 let dataType78 = typeof data88;
@@ -3602,21 +3616,21 @@ if(dataType78 === "boolean" || data88 === null
 coerced78 = +data88;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data88}];
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip.type,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data88}];
 return false;
 }
 }
 if(coerced78 !== undefined){
 data88 = coerced78;
-if(data72 !== undefined){
-data72["max_drain_bytes"] = coerced78;
+if(data73 !== undefined){
+data73["max_body_bytes_in_flight_per_ip"] = coerced78;
 }
 }
 }
 if(errors === _errs206){
 if(typeof data88 == "number"){
-if(data88 < 0 || isNaN(data88)){
-validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data88}];
+if(data88 < 1024 || isNaN(data88)){
+validate10.errors = [{instancePath:instancePath+"/http/max_body_bytes_in_flight_per_ip",schemaPath:"#/properties/http/properties/max_body_bytes_in_flight_per_ip/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.http.properties.max_body_bytes_in_flight_per_ip,data:data88}];
 return false;
 }
 }
@@ -3627,8 +3641,8 @@ else {
 var valid17 = true;
 }
 if(valid17){
-if(data72.drain_timeout_ms !== undefined){
-let data89 = data72.drain_timeout_ms;
+if(data73.max_drain_bytes !== undefined){
+let data89 = data73.max_drain_bytes;
 const _errs208 = errors;
 if(!((typeof data89 == "number") && (!(data89 % 1) && !isNaN(data89)))){
 let dataType79 = typeof data89;
@@ -3639,26 +3653,63 @@ if(dataType79 === "boolean" || data89 === null
 coerced79 = +data89;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.max_drain_bytes.type,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data89}];
 return false;
 }
 }
 if(coerced79 !== undefined){
 data89 = coerced79;
-if(data72 !== undefined){
-data72["drain_timeout_ms"] = coerced79;
+if(data73 !== undefined){
+data73["max_drain_bytes"] = coerced79;
 }
 }
 }
 if(errors === _errs208){
 if(typeof data89 == "number"){
 if(data89 < 0 || isNaN(data89)){
-validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data89}];
+validate10.errors = [{instancePath:instancePath+"/http/max_drain_bytes",schemaPath:"#/properties/http/properties/max_drain_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.max_drain_bytes,data:data89}];
 return false;
 }
 }
 }
 var valid17 = _errs208 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data73.drain_timeout_ms !== undefined){
+let data90 = data73.drain_timeout_ms;
+const _errs210 = errors;
+if(!((typeof data90 == "number") && (!(data90 % 1) && !isNaN(data90)))){
+let dataType80 = typeof data90;
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(dataType80 === "boolean" || data90 === null
+              || (dataType80 === "string" && data90 && data90 == +data90 && !(data90 % 1))){
+coerced80 = +data90;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.http.properties.drain_timeout_ms.type,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data90}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data90 = coerced80;
+if(data73 !== undefined){
+data73["drain_timeout_ms"] = coerced80;
+}
+}
+}
+if(errors === _errs210){
+if(typeof data90 == "number"){
+if(data90 < 0 || isNaN(data90)){
+validate10.errors = [{instancePath:instancePath+"/http/drain_timeout_ms",schemaPath:"#/properties/http/properties/drain_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.http.properties.drain_timeout_ms,data:data90}];
+return false;
+}
+}
+}
+var valid17 = _errs210 === errors;
 }
 else {
 var valid17 = true;
@@ -3682,78 +3733,78 @@ var valid17 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data72}];
+validate10.errors = [{instancePath:instancePath+"/http",schemaPath:"#/properties/http/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.http.type,parentSchema:schema11.properties.http,data:data73}];
 return false;
 }
 }
-var valid0 = _errs173 === errors;
+var valid0 = _errs175 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.log !== undefined){
-let data90 = data.log;
-const _errs210 = errors;
-if(errors === _errs210){
-if(data90 && typeof data90 == "object" && !Array.isArray(data90)){
+let data91 = data.log;
 const _errs212 = errors;
-for(const key15 in data90){
+if(errors === _errs212){
+if(data91 && typeof data91 == "object" && !Array.isArray(data91)){
+const _errs214 = errors;
+for(const key15 in data91){
 if(!((key15 === "bodies") || (key15 === "format"))){
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.log,data:data91}];
 return false;
 break;
 }
 }
-if(_errs212 === errors){
-if(data90.bodies !== undefined){
-let data91 = data90.bodies;
-const _errs213 = errors;
-if(typeof data91 !== "boolean"){
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(data91 === "false" || data91 === 0 || data91 === null){
-coerced80 = false;
+if(_errs214 === errors){
+if(data91.bodies !== undefined){
+let data92 = data91.bodies;
+const _errs215 = errors;
+if(typeof data92 !== "boolean"){
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(data92 === "false" || data92 === 0 || data92 === null){
+coerced81 = false;
 }
-else if(data91 === "true" || data91 === 1){
-coerced80 = true;
+else if(data92 === "true" || data92 === 1){
+coerced81 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data91}];
+validate10.errors = [{instancePath:instancePath+"/log/bodies",schemaPath:"#/properties/log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.log.properties.bodies.type,parentSchema:schema11.properties.log.properties.bodies,data:data92}];
 return false;
 }
 }
-if(coerced80 !== undefined){
-data91 = coerced80;
-if(data90 !== undefined){
-data90["bodies"] = coerced80;
+if(coerced81 !== undefined){
+data92 = coerced81;
+if(data91 !== undefined){
+data91["bodies"] = coerced81;
 }
 }
 }
-var valid18 = _errs213 === errors;
+var valid18 = _errs215 === errors;
 }
 else {
 var valid18 = true;
 }
 if(valid18){
-if(data90.format !== undefined){
-let data92 = data90.format;
-const _errs215 = errors;
-const _errs216 = errors;
-let valid19 = false;
+if(data91.format !== undefined){
+let data93 = data91.format;
 const _errs217 = errors;
-if(typeof data92 !== "string"){
-let dataType81 = typeof data92;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data92;
+const _errs218 = errors;
+let valid19 = false;
+const _errs219 = errors;
+if(typeof data93 !== "string"){
+let dataType82 = typeof data93;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 == "number" || dataType82 == "boolean"){
+coerced82 = "" + data93;
 }
-else if(data92 === null){
-coerced81 = "";
+else if(data93 === null){
+coerced82 = "";
 }
 else {
-const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data92};
+const err15 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[0].type,parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3763,15 +3814,15 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data92 = coerced81;
-if(data90 !== undefined){
-data90["format"] = coerced81;
+if(coerced82 !== undefined){
+data93 = coerced82;
+if(data91 !== undefined){
+data91["format"] = coerced82;
 }
 }
 }
-if("auto" !== data92){
-const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data92};
+if("auto" !== data93){
+const err16 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/0/const",keyword:"const",params:{allowedValue: "auto"},message:"must be equal to constant",schema:"auto",parentSchema:schema11.properties.log.properties.format.anyOf[0],data:data93};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3780,22 +3831,22 @@ vErrors.push(err16);
 }
 errors++;
 }
-var _valid1 = _errs217 === errors;
+var _valid1 = _errs219 === errors;
 valid19 = valid19 || _valid1;
 if(!valid19){
-const _errs219 = errors;
-if(typeof data92 !== "string"){
-let dataType82 = typeof data92;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data92;
+const _errs221 = errors;
+if(typeof data93 !== "string"){
+let dataType83 = typeof data93;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 == "number" || dataType83 == "boolean"){
+coerced83 = "" + data93;
 }
-else if(data92 === null){
-coerced82 = "";
+else if(data93 === null){
+coerced83 = "";
 }
 else {
-const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data92};
+const err17 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[1].type,parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3805,15 +3856,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(coerced82 !== undefined){
-data92 = coerced82;
-if(data90 !== undefined){
-data90["format"] = coerced82;
+if(coerced83 !== undefined){
+data93 = coerced83;
+if(data91 !== undefined){
+data91["format"] = coerced83;
 }
 }
 }
-if("json" !== data92){
-const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data92};
+if("json" !== data93){
+const err18 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/1/const",keyword:"const",params:{allowedValue: "json"},message:"must be equal to constant",schema:"json",parentSchema:schema11.properties.log.properties.format.anyOf[1],data:data93};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3822,22 +3873,22 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid1 = _errs219 === errors;
+var _valid1 = _errs221 === errors;
 valid19 = valid19 || _valid1;
 if(!valid19){
-const _errs221 = errors;
-if(typeof data92 !== "string"){
-let dataType83 = typeof data92;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data92;
+const _errs223 = errors;
+if(typeof data93 !== "string"){
+let dataType84 = typeof data93;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 == "number" || dataType84 == "boolean"){
+coerced84 = "" + data93;
 }
-else if(data92 === null){
-coerced83 = "";
+else if(data93 === null){
+coerced84 = "";
 }
 else {
-const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data92};
+const err19 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.log.properties.format.anyOf[2].type,parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data93};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3847,15 +3898,15 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(coerced83 !== undefined){
-data92 = coerced83;
-if(data90 !== undefined){
-data90["format"] = coerced83;
+if(coerced84 !== undefined){
+data93 = coerced84;
+if(data91 !== undefined){
+data91["format"] = coerced84;
 }
 }
 }
-if("pretty" !== data92){
-const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data92};
+if("pretty" !== data93){
+const err20 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf/2/const",keyword:"const",params:{allowedValue: "pretty"},message:"must be equal to constant",schema:"pretty",parentSchema:schema11.properties.log.properties.format.anyOf[2],data:data93};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3864,12 +3915,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-var _valid1 = _errs221 === errors;
+var _valid1 = _errs223 === errors;
 valid19 = valid19 || _valid1;
 }
 }
 if(!valid19){
-const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data92};
+const err21 = {instancePath:instancePath+"/log/format",schemaPath:"#/properties/log/properties/format/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.log.properties.format.anyOf,parentSchema:schema11.properties.log.properties.format,data:data93};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3881,17 +3932,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs216;
+errors = _errs218;
 if(vErrors !== null){
-if(_errs216){
-vErrors.length = _errs216;
+if(_errs218){
+vErrors.length = _errs218;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid18 = _errs215 === errors;
+var valid18 = _errs217 === errors;
 }
 else {
 var valid18 = true;
@@ -3900,153 +3951,110 @@ var valid18 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/log",schemaPath:"#/properties/log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.log.type,parentSchema:schema11.properties.log,data:data91}];
 return false;
 }
 }
-var valid0 = _errs210 === errors;
+var valid0 = _errs212 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.metrics !== undefined){
-let data93 = data.metrics;
-const _errs223 = errors;
-if(errors === _errs223){
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+let data94 = data.metrics;
 const _errs225 = errors;
-for(const key16 in data93){
+if(errors === _errs225){
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+const _errs227 = errors;
+for(const key16 in data94){
 if(!((key16 === "enabled") || (key16 === "listen"))){
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics,data:data94}];
 return false;
 break;
 }
 }
-if(_errs225 === errors){
-if(data93.enabled !== undefined){
-let data94 = data93.enabled;
-const _errs226 = errors;
-if(typeof data94 !== "boolean"){
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(data94 === "false" || data94 === 0 || data94 === null){
-coerced84 = false;
+if(_errs227 === errors){
+if(data94.enabled !== undefined){
+let data95 = data94.enabled;
+const _errs228 = errors;
+if(typeof data95 !== "boolean"){
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(data95 === "false" || data95 === 0 || data95 === null){
+coerced85 = false;
 }
-else if(data94 === "true" || data94 === 1){
-coerced84 = true;
+else if(data95 === "true" || data95 === 1){
+coerced85 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/metrics/enabled",schemaPath:"#/properties/metrics/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.metrics.properties.enabled.type,parentSchema:schema11.properties.metrics.properties.enabled,data:data95}];
 return false;
 }
 }
-if(coerced84 !== undefined){
-data94 = coerced84;
-if(data93 !== undefined){
-data93["enabled"] = coerced84;
+if(coerced85 !== undefined){
+data95 = coerced85;
+if(data94 !== undefined){
+data94["enabled"] = coerced85;
 }
 }
 }
-var valid20 = _errs226 === errors;
+var valid20 = _errs228 === errors;
 }
 else {
 var valid20 = true;
 }
 if(valid20){
-if(data93.listen !== undefined){
-let data95 = data93.listen;
-const _errs228 = errors;
-if(errors === _errs228){
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+if(data94.listen !== undefined){
+let data96 = data94.listen;
+const _errs230 = errors;
+if(errors === _errs230){
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
 let missing1;
-if((data95.port === undefined) && (missing1 = "port")){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data95}];
+if((data96.port === undefined) && (missing1 = "port")){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.metrics.properties.listen.required,parentSchema:schema11.properties.metrics.properties.listen,data:data96}];
 return false;
 }
 else {
-const _errs230 = errors;
-for(const key17 in data95){
+const _errs232 = errors;
+for(const key17 in data96){
 if(!((key17 === "host") || (key17 === "port"))){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.metrics.properties.listen,data:data96}];
 return false;
 break;
 }
 }
-if(_errs230 === errors){
-if(data95.host !== undefined){
-let data96 = data95.host;
-const _errs231 = errors;
-if(typeof data96 !== "string"){
-let dataType85 = typeof data96;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "number" || dataType85 == "boolean"){
-coerced85 = "" + data96;
-}
-else if(data96 === null){
-coerced85 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data96}];
-return false;
-}
-}
-if(coerced85 !== undefined){
-data96 = coerced85;
-if(data95 !== undefined){
-data95["host"] = coerced85;
-}
-}
-}
-if(errors === _errs231){
-if(typeof data96 === "string"){
-if(func3(data96) < 1){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data96}];
-return false;
-}
-}
-}
-var valid21 = _errs231 === errors;
-}
-else {
-var valid21 = true;
-}
-if(valid21){
-if(data95.port !== undefined){
-let data97 = data95.port;
+if(_errs232 === errors){
+if(data96.host !== undefined){
+let data97 = data96.host;
 const _errs233 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+if(typeof data97 !== "string"){
 let dataType86 = typeof data97;
 let coerced86 = undefined;
 if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data97 === null
-              || (dataType86 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced86 = +data97;
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data97;
+}
+else if(data97 === null){
+coerced86 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.metrics.properties.listen.properties.host.type,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data97}];
 return false;
 }
 }
 if(coerced86 !== undefined){
 data97 = coerced86;
-if(data95 !== undefined){
-data95["port"] = coerced86;
+if(data96 !== undefined){
+data96["host"] = coerced86;
 }
 }
 }
 if(errors === _errs233){
-if(typeof data97 == "number"){
-if(data97 > 65535 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data97}];
+if(typeof data97 === "string"){
+if(func3(data97) < 1){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/host",schemaPath:"#/properties/metrics/properties/listen/properties/host/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.metrics.properties.listen.properties.host,data:data97}];
 return false;
-}
-else {
-if(data97 < 0 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data97}];
-return false;
-}
 }
 }
 }
@@ -4055,16 +4063,59 @@ var valid21 = _errs233 === errors;
 else {
 var valid21 = true;
 }
+if(valid21){
+if(data96.port !== undefined){
+let data98 = data96.port;
+const _errs235 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType87 = typeof data98;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 === "boolean" || data98 === null
+              || (dataType87 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced87 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.metrics.properties.listen.properties.port.type,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data98}];
+return false;
+}
+}
+if(coerced87 !== undefined){
+data98 = coerced87;
+if(data96 !== undefined){
+data96["port"] = coerced87;
+}
+}
+}
+if(errors === _errs235){
+if(typeof data98 == "number"){
+if(data98 > 65535 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data98}];
+return false;
+}
+else {
+if(data98 < 0 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/metrics/listen/port",schemaPath:"#/properties/metrics/properties/listen/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.metrics.properties.listen.properties.port,data:data98}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs235 === errors;
+}
+else {
+var valid21 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/metrics/listen",schemaPath:"#/properties/metrics/properties/listen/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.properties.listen.type,parentSchema:schema11.properties.metrics.properties.listen,data:data96}];
 return false;
 }
 }
-var valid20 = _errs228 === errors;
+var valid20 = _errs230 === errors;
 }
 else {
 var valid20 = true;
@@ -4073,57 +4124,57 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/metrics",schemaPath:"#/properties/metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.metrics.type,parentSchema:schema11.properties.metrics,data:data94}];
 return false;
 }
 }
-var valid0 = _errs223 === errors;
+var valid0 = _errs225 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data98 = data.shutdown;
-const _errs235 = errors;
-if(errors === _errs235){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+let data99 = data.shutdown;
 const _errs237 = errors;
-for(const key18 in data98){
+if(errors === _errs237){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs239 = errors;
+for(const key18 in data99){
 if(!(key18 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data99}];
 return false;
 break;
 }
 }
-if(_errs237 === errors){
-if(data98.grace_ms !== undefined){
-let data99 = data98.grace_ms;
-const _errs238 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType87 = typeof data99;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data99 === null
-              || (dataType87 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced87 = +data99;
+if(_errs239 === errors){
+if(data99.grace_ms !== undefined){
+let data100 = data99.grace_ms;
+const _errs240 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType88 = typeof data100;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 === "boolean" || data100 === null
+              || (dataType88 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced88 = +data100;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
 return false;
 }
 }
-if(coerced87 !== undefined){
-data99 = coerced87;
-if(data98 !== undefined){
-data98["grace_ms"] = coerced87;
+if(coerced88 !== undefined){
+data100 = coerced88;
+if(data99 !== undefined){
+data99["grace_ms"] = coerced88;
 }
 }
 }
-if(errors === _errs238){
-if(typeof data99 == "number"){
-if(data99 < 0 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+if(errors === _errs240){
+if(typeof data100 == "number"){
+if(data100 < 0 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
 return false;
 }
 }
@@ -4132,99 +4183,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data99}];
 return false;
 }
 }
-var valid0 = _errs235 === errors;
+var valid0 = _errs237 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data100 = data.nodes;
-const _errs240 = errors;
-if(errors === _errs240){
-if(Array.isArray(data100)){
-if(data100.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data100}];
+let data101 = data.nodes;
+const _errs242 = errors;
+if(errors === _errs242){
+if(Array.isArray(data101)){
+if(data101.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data101}];
 return false;
 }
 else {
 var valid23 = true;
-const len2 = data100.length;
+const len2 = data101.length;
 for(let i2=0; i2<len2; i2++){
-let data101 = data100[i2];
-const _errs242 = errors;
-if(errors === _errs242){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+let data102 = data101[i2];
+const _errs244 = errors;
+if(errors === _errs244){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
 let missing2;
-if(((data101.id === undefined) && (missing2 = "id")) || ((data101.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data101}];
+if(((data102.id === undefined) && (missing2 = "id")) || ((data102.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data102}];
 return false;
 }
 else {
-const _errs244 = errors;
-for(const key19 in data101){
+const _errs246 = errors;
+for(const key19 in data102){
 if(!(func2.call(schema11.properties.nodes.items.properties, key19))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data102}];
 return false;
 break;
 }
 }
-if(_errs244 === errors){
-if(data101.id !== undefined){
-let data102 = data101.id;
-const _errs245 = errors;
-if(typeof data102 !== "string"){
-let dataType88 = typeof data102;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data102;
-}
-else if(data102 === null){
-coerced88 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data102 = coerced88;
-if(data101 !== undefined){
-data101["id"] = coerced88;
-}
-}
-}
-if(errors === _errs245){
-if(typeof data102 === "string"){
-if(func3(data102) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
-return false;
-}
-else {
-if(!pattern3.test(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
-return false;
-}
-}
-}
-}
-var valid24 = _errs245 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data101.provider !== undefined){
-let data103 = data101.provider;
+if(_errs246 === errors){
+if(data102.id !== undefined){
+let data103 = data102.id;
 const _errs247 = errors;
-const _errs248 = errors;
-let valid25 = false;
-const _errs249 = errors;
 if(typeof data103 !== "string"){
 let dataType89 = typeof data103;
 let coerced89 = undefined;
@@ -4236,184 +4239,28 @@ else if(data103 === null){
 coerced89 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
 }
 }
 if(coerced89 !== undefined){
 data103 = coerced89;
-if(data101 !== undefined){
-data101["provider"] = coerced89;
+if(data102 !== undefined){
+data102["id"] = coerced89;
 }
 }
 }
-if("openai" !== data103){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs249 === errors;
-valid25 = valid25 || _valid2;
-if(!valid25){
-const _errs251 = errors;
-if(typeof data103 !== "string"){
-let dataType90 = typeof data103;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data103;
-}
-else if(data103 === null){
-coerced90 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data103 = coerced90;
-if(data101 !== undefined){
-data101["provider"] = coerced90;
-}
-}
-}
-if("anthropic" !== data103){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs251 === errors;
-valid25 = valid25 || _valid2;
-if(!valid25){
-const _errs253 = errors;
-if(typeof data103 !== "string"){
-let dataType91 = typeof data103;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data103;
-}
-else if(data103 === null){
-coerced91 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced91 !== undefined){
-data103 = coerced91;
-if(data101 !== undefined){
-data101["provider"] = coerced91;
-}
-}
-}
-if("gemini" !== data103){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs253 === errors;
-valid25 = valid25 || _valid2;
-if(!valid25){
-const _errs255 = errors;
-if(typeof data103 !== "string"){
-let dataType92 = typeof data103;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data103;
-}
-else if(data103 === null){
-coerced92 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced92 !== undefined){
-data103 = coerced92;
-if(data101 !== undefined){
-data101["provider"] = coerced92;
-}
-}
-}
-if("simulated" !== data103){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs255 === errors;
-valid25 = valid25 || _valid2;
-}
-}
-}
-if(!valid25){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data103};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs247){
+if(typeof data103 === "string"){
+if(func3(data103) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
 return false;
 }
 else {
-errors = _errs248;
-if(vErrors !== null){
-if(_errs248){
-vErrors.length = _errs248;
+if(!pattern4.test(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -4423,8 +4270,137 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.base_url !== undefined){
-let data104 = data101.base_url;
+if(data102.provider !== undefined){
+let data104 = data102.provider;
+const _errs249 = errors;
+const _errs250 = errors;
+let valid25 = false;
+const _errs251 = errors;
+if(typeof data104 !== "string"){
+let dataType90 = typeof data104;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data104;
+}
+else if(data104 === null){
+coerced90 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced90 !== undefined){
+data104 = coerced90;
+if(data102 !== undefined){
+data102["provider"] = coerced90;
+}
+}
+}
+if("openai" !== data104){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs251 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs253 = errors;
+if(typeof data104 !== "string"){
+let dataType91 = typeof data104;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data104;
+}
+else if(data104 === null){
+coerced91 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced91 !== undefined){
+data104 = coerced91;
+if(data102 !== undefined){
+data102["provider"] = coerced91;
+}
+}
+}
+if("anthropic" !== data104){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs253 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
+const _errs255 = errors;
+if(typeof data104 !== "string"){
+let dataType92 = typeof data104;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data104;
+}
+else if(data104 === null){
+coerced92 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced92 !== undefined){
+data104 = coerced92;
+if(data102 !== undefined){
+data102["provider"] = coerced92;
+}
+}
+}
+if("gemini" !== data104){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs255 === errors;
+valid25 = valid25 || _valid2;
+if(!valid25){
 const _errs257 = errors;
 if(typeof data104 !== "string"){
 let dataType93 = typeof data104;
@@ -4437,33 +4413,69 @@ else if(data104 === null){
 coerced93 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced93 !== undefined){
 data104 = coerced93;
-if(data101 !== undefined){
-data101["base_url"] = coerced93;
+if(data102 !== undefined){
+data102["provider"] = coerced93;
 }
 }
 }
-if(errors === _errs257){
-if(typeof data104 === "string"){
-if(!pattern4.test(data104)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
+if("simulated" !== data104){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs257 === errors;
+valid25 = valid25 || _valid2;
+}
+}
+}
+if(!valid25){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data104};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs250;
+if(vErrors !== null){
+if(_errs250){
+vErrors.length = _errs250;
+}
+else {
+vErrors = null;
 }
 }
-var valid24 = _errs257 === errors;
+}
+var valid24 = _errs249 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.api_key !== undefined){
-let data105 = data101.api_key;
+if(data102.base_url !== undefined){
+let data105 = data102.base_url;
 const _errs259 = errors;
 if(typeof data105 !== "string"){
 let dataType94 = typeof data105;
@@ -4476,14 +4488,22 @@ else if(data105 === null){
 coerced94 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data105 = coerced94;
-if(data101 !== undefined){
-data101["api_key"] = coerced94;
+if(data102 !== undefined){
+data102["base_url"] = coerced94;
+}
+}
+}
+if(errors === _errs259){
+if(typeof data105 === "string"){
+if(!pattern5.test(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
+return false;
 }
 }
 }
@@ -4493,34 +4513,28 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.max_concurrency !== undefined){
-let data106 = data101.max_concurrency;
+if(data102.api_key !== undefined){
+let data106 = data102.api_key;
 const _errs261 = errors;
-if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
+if(typeof data106 !== "string"){
 let dataType95 = typeof data106;
 let coerced95 = undefined;
 if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data106 === null
-              || (dataType95 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
-coerced95 = +data106;
+if(dataType95 == "number" || dataType95 == "boolean"){
+coerced95 = "" + data106;
+}
+else if(data106 === null){
+coerced95 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data106}];
 return false;
 }
 }
 if(coerced95 !== undefined){
 data106 = coerced95;
-if(data101 !== undefined){
-data101["max_concurrency"] = coerced95;
-}
-}
-}
-if(errors === _errs261){
-if(typeof data106 == "number"){
-if(data106 < 1 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
-return false;
+if(data102 !== undefined){
+data102["api_key"] = coerced95;
 }
 }
 }
@@ -4530,33 +4544,33 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.weight !== undefined){
-let data107 = data101.weight;
+if(data102.max_concurrency !== undefined){
+let data107 = data102.max_concurrency;
 const _errs263 = errors;
-if(!(typeof data107 == "number")){
+if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
 let dataType96 = typeof data107;
 let coerced96 = undefined;
 if(!(coerced96 !== undefined)){
-if(dataType96 == "boolean" || data107 === null
-              || (dataType96 == "string" && data107 && data107 == +data107)){
+if(dataType96 === "boolean" || data107 === null
+              || (dataType96 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
 coerced96 = +data107;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
 return false;
 }
 }
 if(coerced96 !== undefined){
 data107 = coerced96;
-if(data101 !== undefined){
-data101["weight"] = coerced96;
+if(data102 !== undefined){
+data102["max_concurrency"] = coerced96;
 }
 }
 }
 if(errors === _errs263){
 if(typeof data107 == "number"){
-if(data107 <= 0 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+if(data107 < 1 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
 return false;
 }
 }
@@ -4567,59 +4581,59 @@ else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.timeouts !== undefined){
-let data108 = data101.timeouts;
+if(data102.weight !== undefined){
+let data108 = data102.weight;
 const _errs265 = errors;
-if(errors === _errs265){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-const _errs267 = errors;
-for(const key20 in data108){
-if(!(((((key20 === "connect_ms") || (key20 === "first_byte_ms")) || (key20 === "idle_ms")) || (key20 === "total_ms")) || (key20 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
-return false;
-break;
-}
-}
-if(_errs267 === errors){
-if(data108.connect_ms !== undefined){
-let data109 = data108.connect_ms;
-const _errs268 = errors;
-if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
-let dataType97 = typeof data109;
+if(!(typeof data108 == "number")){
+let dataType97 = typeof data108;
 let coerced97 = undefined;
 if(!(coerced97 !== undefined)){
-if(dataType97 === "boolean" || data109 === null
-              || (dataType97 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced97 = +data109;
+if(dataType97 == "boolean" || data108 === null
+              || (dataType97 == "string" && data108 && data108 == +data108)){
+coerced97 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
 return false;
 }
 }
 if(coerced97 !== undefined){
-data109 = coerced97;
-if(data108 !== undefined){
-data108["connect_ms"] = coerced97;
+data108 = coerced97;
+if(data102 !== undefined){
+data102["weight"] = coerced97;
 }
 }
 }
-if(errors === _errs268){
-if(typeof data109 == "number"){
-if(data109 < 1 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+if(errors === _errs265){
+if(typeof data108 == "number"){
+if(data108 <= 0 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
 return false;
 }
 }
 }
-var valid26 = _errs268 === errors;
+var valid24 = _errs265 === errors;
 }
 else {
-var valid26 = true;
+var valid24 = true;
 }
-if(valid26){
-if(data108.first_byte_ms !== undefined){
-let data110 = data108.first_byte_ms;
+if(valid24){
+if(data102.timeouts !== undefined){
+let data109 = data102.timeouts;
+const _errs267 = errors;
+if(errors === _errs267){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs269 = errors;
+for(const key20 in data109){
+if(!(((((key20 === "connect_ms") || (key20 === "first_byte_ms")) || (key20 === "idle_ms")) || (key20 === "total_ms")) || (key20 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
+return false;
+break;
+}
+}
+if(_errs269 === errors){
+if(data109.connect_ms !== undefined){
+let data110 = data109.connect_ms;
 const _errs270 = errors;
 if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
 let dataType98 = typeof data110;
@@ -4630,21 +4644,21 @@ if(dataType98 === "boolean" || data110 === null
 coerced98 = +data110;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
 return false;
 }
 }
 if(coerced98 !== undefined){
 data110 = coerced98;
-if(data108 !== undefined){
-data108["first_byte_ms"] = coerced98;
+if(data109 !== undefined){
+data109["connect_ms"] = coerced98;
 }
 }
 }
 if(errors === _errs270){
 if(typeof data110 == "number"){
 if(data110 < 1 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
 return false;
 }
 }
@@ -4655,8 +4669,8 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data108.idle_ms !== undefined){
-let data111 = data108.idle_ms;
+if(data109.first_byte_ms !== undefined){
+let data111 = data109.first_byte_ms;
 const _errs272 = errors;
 if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
 let dataType99 = typeof data111;
@@ -4667,21 +4681,21 @@ if(dataType99 === "boolean" || data111 === null
 coerced99 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
 return false;
 }
 }
 if(coerced99 !== undefined){
 data111 = coerced99;
-if(data108 !== undefined){
-data108["idle_ms"] = coerced99;
+if(data109 !== undefined){
+data109["first_byte_ms"] = coerced99;
 }
 }
 }
 if(errors === _errs272){
 if(typeof data111 == "number"){
 if(data111 < 1 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
 return false;
 }
 }
@@ -4692,8 +4706,8 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data108.total_ms !== undefined){
-let data112 = data108.total_ms;
+if(data109.idle_ms !== undefined){
+let data112 = data109.idle_ms;
 const _errs274 = errors;
 if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
 let dataType100 = typeof data112;
@@ -4704,21 +4718,21 @@ if(dataType100 === "boolean" || data112 === null
 coerced100 = +data112;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
 return false;
 }
 }
 if(coerced100 !== undefined){
 data112 = coerced100;
-if(data108 !== undefined){
-data108["total_ms"] = coerced100;
+if(data109 !== undefined){
+data109["idle_ms"] = coerced100;
 }
 }
 }
 if(errors === _errs274){
 if(typeof data112 == "number"){
 if(data112 < 1 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
 return false;
 }
 }
@@ -4729,38 +4743,75 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data108.min_tokens_per_second !== undefined){
-let data113 = data108.min_tokens_per_second;
+if(data109.total_ms !== undefined){
+let data113 = data109.total_ms;
 const _errs276 = errors;
-if(!(typeof data113 == "number")){
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
 let dataType101 = typeof data113;
 let coerced101 = undefined;
 if(!(coerced101 !== undefined)){
-if(dataType101 == "boolean" || data113 === null
-              || (dataType101 == "string" && data113 && data113 == +data113)){
+if(dataType101 === "boolean" || data113 === null
+              || (dataType101 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
 coerced101 = +data113;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data113 = coerced101;
-if(data108 !== undefined){
-data108["min_tokens_per_second"] = coerced101;
+if(data109 !== undefined){
+data109["total_ms"] = coerced101;
 }
 }
 }
 if(errors === _errs276){
 if(typeof data113 == "number"){
-if(data113 <= 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+if(data113 < 1 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
 return false;
 }
 }
 }
 var valid26 = _errs276 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data109.min_tokens_per_second !== undefined){
+let data114 = data109.min_tokens_per_second;
+const _errs278 = errors;
+if(!(typeof data114 == "number")){
+let dataType102 = typeof data114;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "boolean" || data114 === null
+              || (dataType102 == "string" && data114 && data114 == +data114)){
+coerced102 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data114 = coerced102;
+if(data109 !== undefined){
+data109["min_tokens_per_second"] = coerced102;
+}
+}
+}
+if(errors === _errs278){
+if(typeof data114 == "number"){
+if(data114 <= 0 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
+return false;
+}
+}
+}
+var valid26 = _errs278 === errors;
 }
 else {
 var valid26 = true;
@@ -4772,69 +4823,32 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
 return false;
 }
 }
-var valid24 = _errs265 === errors;
+var valid24 = _errs267 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.replies !== undefined){
-let data114 = data101.replies;
-const _errs278 = errors;
-if(errors === _errs278){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(data102.replies !== undefined){
+let data115 = data102.replies;
 const _errs280 = errors;
-for(const key21 in data114){
+if(errors === _errs280){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs282 = errors;
+for(const key21 in data115){
 if(!((key21 === "max_json_bytes") || (key21 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
 return false;
 break;
 }
 }
-if(_errs280 === errors){
-if(data114.max_json_bytes !== undefined){
-let data115 = data114.max_json_bytes;
-const _errs281 = errors;
-if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
-let dataType102 = typeof data115;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 === "boolean" || data115 === null
-              || (dataType102 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
-coerced102 = +data115;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data115 = coerced102;
-if(data114 !== undefined){
-data114["max_json_bytes"] = coerced102;
-}
-}
-}
-if(errors === _errs281){
-if(typeof data115 == "number"){
-if(data115 < 1024 || isNaN(data115)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
-return false;
-}
-}
-}
-var valid27 = _errs281 === errors;
-}
-else {
-var valid27 = true;
-}
-if(valid27){
-if(data114.max_event_bytes !== undefined){
-let data116 = data114.max_event_bytes;
+if(_errs282 === errors){
+if(data115.max_json_bytes !== undefined){
+let data116 = data115.max_json_bytes;
 const _errs283 = errors;
 if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
 let dataType103 = typeof data116;
@@ -4845,21 +4859,21 @@ if(dataType103 === "boolean" || data116 === null
 coerced103 = +data116;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
 return false;
 }
 }
 if(coerced103 !== undefined){
 data116 = coerced103;
-if(data114 !== undefined){
-data114["max_event_bytes"] = coerced103;
+if(data115 !== undefined){
+data115["max_json_bytes"] = coerced103;
 }
 }
 }
 if(errors === _errs283){
 if(typeof data116 == "number"){
 if(data116 < 1024 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
 return false;
 }
 }
@@ -4869,38 +4883,75 @@ var valid27 = _errs283 === errors;
 else {
 var valid27 = true;
 }
+if(valid27){
+if(data115.max_event_bytes !== undefined){
+let data117 = data115.max_event_bytes;
+const _errs285 = errors;
+if(!((typeof data117 == "number") && (!(data117 % 1) && !isNaN(data117)))){
+let dataType104 = typeof data117;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 === "boolean" || data117 === null
+              || (dataType104 === "string" && data117 && data117 == +data117 && !(data117 % 1))){
+coerced104 = +data117;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+return false;
+}
+}
+if(coerced104 !== undefined){
+data117 = coerced104;
+if(data115 !== undefined){
+data115["max_event_bytes"] = coerced104;
+}
+}
+}
+if(errors === _errs285){
+if(typeof data117 == "number"){
+if(data117 < 1024 || isNaN(data117)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+return false;
+}
+}
+}
+var valid27 = _errs285 === errors;
+}
+else {
+var valid27 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
 return false;
 }
 }
-var valid24 = _errs278 === errors;
+var valid24 = _errs280 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.reasoning_param !== undefined){
-let data117 = data101.reasoning_param;
-const _errs285 = errors;
-const _errs286 = errors;
-let valid28 = false;
+if(data102.reasoning_param !== undefined){
+let data118 = data102.reasoning_param;
 const _errs287 = errors;
-if(typeof data117 !== "string"){
-let dataType104 = typeof data117;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data117;
+const _errs288 = errors;
+let valid28 = false;
+const _errs289 = errors;
+if(typeof data118 !== "string"){
+let dataType105 = typeof data118;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data118;
 }
-else if(data117 === null){
-coerced104 = "";
+else if(data118 === null){
+coerced105 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4910,15 +4961,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data117 = coerced104;
-if(data101 !== undefined){
-data101["reasoning_param"] = coerced104;
+if(coerced105 !== undefined){
+data118 = coerced105;
+if(data102 !== undefined){
+data102["reasoning_param"] = coerced105;
 }
 }
 }
-if("reasoning_effort" !== data117){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
+if("reasoning_effort" !== data118){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4927,86 +4978,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs287 === errors;
-valid28 = valid28 || _valid3;
-if(!valid28){
-const _errs289 = errors;
-if(typeof data117 !== "string"){
-let dataType105 = typeof data117;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data117;
-}
-else if(data117 === null){
-coerced105 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced105 !== undefined){
-data117 = coerced105;
-if(data101 !== undefined){
-data101["reasoning_param"] = coerced105;
-}
-}
-}
-if("reasoning" !== data117){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 var _valid3 = _errs289 === errors;
 valid28 = valid28 || _valid3;
-}
 if(!valid28){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data117};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs286;
-if(vErrors !== null){
-if(_errs286){
-vErrors.length = _errs286;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid24 = _errs285 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data101.max_tokens_field !== undefined){
-let data118 = data101.max_tokens_field;
 const _errs291 = errors;
-const _errs292 = errors;
-let valid29 = false;
-const _errs293 = errors;
 if(typeof data118 !== "string"){
 let dataType106 = typeof data118;
 let coerced106 = undefined;
@@ -5018,7 +4993,83 @@ else if(data118 === null){
 coerced106 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced106 !== undefined){
+data118 = coerced106;
+if(data102 !== undefined){
+data102["reasoning_param"] = coerced106;
+}
+}
+}
+if("reasoning" !== data118){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid3 = _errs291 === errors;
+valid28 = valid28 || _valid3;
+}
+if(!valid28){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data118};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs288;
+if(vErrors !== null){
+if(_errs288){
+vErrors.length = _errs288;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid24 = _errs287 === errors;
+}
+else {
+var valid24 = true;
+}
+if(valid24){
+if(data102.max_tokens_field !== undefined){
+let data119 = data102.max_tokens_field;
+const _errs293 = errors;
+const _errs294 = errors;
+let valid29 = false;
+const _errs295 = errors;
+if(typeof data119 !== "string"){
+let dataType107 = typeof data119;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data119;
+}
+else if(data119 === null){
+coerced107 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5028,15 +5079,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data118 = coerced106;
-if(data101 !== undefined){
-data101["max_tokens_field"] = coerced106;
+if(coerced107 !== undefined){
+data119 = coerced107;
+if(data102 !== undefined){
+data102["max_tokens_field"] = coerced107;
 }
 }
 }
-if("max_tokens" !== data118){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
+if("max_tokens" !== data119){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5045,22 +5096,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs293 === errors;
+var _valid4 = _errs295 === errors;
 valid29 = valid29 || _valid4;
 if(!valid29){
-const _errs295 = errors;
-if(typeof data118 !== "string"){
-let dataType107 = typeof data118;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data118;
+const _errs297 = errors;
+if(typeof data119 !== "string"){
+let dataType108 = typeof data119;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data119;
 }
-else if(data118 === null){
-coerced107 = "";
+else if(data119 === null){
+coerced108 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5070,15 +5121,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data118 = coerced107;
-if(data101 !== undefined){
-data101["max_tokens_field"] = coerced107;
+if(coerced108 !== undefined){
+data119 = coerced108;
+if(data102 !== undefined){
+data102["max_tokens_field"] = coerced108;
 }
 }
 }
-if("max_completion_tokens" !== data118){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
+if("max_completion_tokens" !== data119){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5087,11 +5138,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs295 === errors;
+var _valid4 = _errs297 === errors;
 valid29 = valid29 || _valid4;
 }
 if(!valid29){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data118};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data119};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5103,57 +5154,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs292;
+errors = _errs294;
 if(vErrors !== null){
-if(_errs292){
-vErrors.length = _errs292;
+if(_errs294){
+vErrors.length = _errs294;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs291 === errors;
+var valid24 = _errs293 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.apis !== undefined){
-let data119 = data101.apis;
-const _errs297 = errors;
-if(errors === _errs297){
-if(Array.isArray(data119)){
-if(data119.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+if(data102.apis !== undefined){
+let data120 = data102.apis;
+const _errs299 = errors;
+if(errors === _errs299){
+if(Array.isArray(data120)){
+if(data120.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
 return false;
 }
 else {
-if(data119.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+if(data120.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
 return false;
 }
 else {
 var valid30 = true;
-const len3 = data119.length;
+const len3 = data120.length;
 for(let i3=0; i3<len3; i3++){
-let data120 = data119[i3];
-const _errs299 = errors;
-const _errs300 = errors;
-let valid31 = false;
+let data121 = data120[i3];
 const _errs301 = errors;
-if(typeof data120 !== "string"){
-let dataType108 = typeof data120;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data120;
+const _errs302 = errors;
+let valid31 = false;
+const _errs303 = errors;
+if(typeof data121 !== "string"){
+let dataType109 = typeof data121;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "number" || dataType109 == "boolean"){
+coerced109 = "" + data121;
 }
-else if(data120 === null){
-coerced108 = "";
+else if(data121 === null){
+coerced109 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -5163,15 +5214,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data120 = coerced108;
-if(data119 !== undefined){
-data119[i3] = coerced108;
+if(coerced109 !== undefined){
+data121 = coerced109;
+if(data120 !== undefined){
+data120[i3] = coerced109;
 }
 }
 }
-if("chat" !== data120){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
+if("chat" !== data121){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5180,22 +5231,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs301 === errors;
+var _valid5 = _errs303 === errors;
 valid31 = valid31 || _valid5;
 if(!valid31){
-const _errs303 = errors;
-if(typeof data120 !== "string"){
-let dataType109 = typeof data120;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data120;
+const _errs305 = errors;
+if(typeof data121 !== "string"){
+let dataType110 = typeof data121;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data121;
 }
-else if(data120 === null){
-coerced109 = "";
+else if(data121 === null){
+coerced110 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5205,15 +5256,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data120 = coerced109;
-if(data119 !== undefined){
-data119[i3] = coerced109;
+if(coerced110 !== undefined){
+data121 = coerced110;
+if(data120 !== undefined){
+data120[i3] = coerced110;
 }
 }
 }
-if("responses" !== data120){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
+if("responses" !== data121){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5222,11 +5273,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs303 === errors;
+var _valid5 = _errs305 === errors;
 valid31 = valid31 || _valid5;
 }
 if(!valid31){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data120};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data121};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5238,17 +5289,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs300;
+errors = _errs302;
 if(vErrors !== null){
-if(_errs300){
-vErrors.length = _errs300;
+if(_errs302){
+vErrors.length = _errs302;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid30 = _errs299 === errors;
+var valid30 = _errs301 === errors;
 if(!valid30){
 break;
 }
@@ -5257,94 +5308,57 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
 return false;
 }
 }
-var valid24 = _errs297 === errors;
+var valid24 = _errs299 === errors;
 }
 else {
 var valid24 = true;
 }
 if(valid24){
-if(data101.simulated !== undefined){
-let data121 = data101.simulated;
-const _errs305 = errors;
-if(errors === _errs305){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+if(data102.simulated !== undefined){
+let data122 = data102.simulated;
 const _errs307 = errors;
-for(const key22 in data121){
+if(errors === _errs307){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs309 = errors;
+for(const key22 in data122){
 if(!((((((key22 === "first_byte_ms") || (key22 === "tokens_per_second")) || (key22 === "reasoning_field")) || (key22 === "port")) || (key22 === "protocol")) || (key22 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
 return false;
 break;
 }
 }
-if(_errs307 === errors){
-if(data121.first_byte_ms !== undefined){
-let data122 = data121.first_byte_ms;
-const _errs308 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType110 = typeof data122;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 === "boolean" || data122 === null
-              || (dataType110 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced110 = +data122;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
-return false;
-}
-}
-if(coerced110 !== undefined){
-data122 = coerced110;
-if(data121 !== undefined){
-data121["first_byte_ms"] = coerced110;
-}
-}
-}
-if(errors === _errs308){
-if(typeof data122 == "number"){
-if(data122 < 0 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
-return false;
-}
-}
-}
-var valid32 = _errs308 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data121.tokens_per_second !== undefined){
-let data123 = data121.tokens_per_second;
+if(_errs309 === errors){
+if(data122.first_byte_ms !== undefined){
+let data123 = data122.first_byte_ms;
 const _errs310 = errors;
-if(!(typeof data123 == "number")){
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
 let dataType111 = typeof data123;
 let coerced111 = undefined;
 if(!(coerced111 !== undefined)){
-if(dataType111 == "boolean" || data123 === null
-              || (dataType111 == "string" && data123 && data123 == +data123)){
+if(dataType111 === "boolean" || data123 === null
+              || (dataType111 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
 coerced111 = +data123;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
 return false;
 }
 }
 if(coerced111 !== undefined){
 data123 = coerced111;
-if(data121 !== undefined){
-data121["tokens_per_second"] = coerced111;
+if(data122 !== undefined){
+data122["first_byte_ms"] = coerced111;
 }
 }
 }
 if(errors === _errs310){
 if(typeof data123 == "number"){
 if(data123 < 0 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
 return false;
 }
 }
@@ -5355,24 +5369,61 @@ else {
 var valid32 = true;
 }
 if(valid32){
-if(data121.reasoning_field !== undefined){
-let data124 = data121.reasoning_field;
+if(data122.tokens_per_second !== undefined){
+let data124 = data122.tokens_per_second;
 const _errs312 = errors;
-const _errs313 = errors;
-let valid33 = false;
-const _errs314 = errors;
-if(typeof data124 !== "string"){
+if(!(typeof data124 == "number")){
 let dataType112 = typeof data124;
 let coerced112 = undefined;
 if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data124;
-}
-else if(data124 === null){
-coerced112 = "";
+if(dataType112 == "boolean" || data124 === null
+              || (dataType112 == "string" && data124 && data124 == +data124)){
+coerced112 = +data124;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data124 = coerced112;
+if(data122 !== undefined){
+data122["tokens_per_second"] = coerced112;
+}
+}
+}
+if(errors === _errs312){
+if(typeof data124 == "number"){
+if(data124 < 0 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+return false;
+}
+}
+}
+var valid32 = _errs312 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.reasoning_field !== undefined){
+let data125 = data122.reasoning_field;
+const _errs314 = errors;
+const _errs315 = errors;
+let valid33 = false;
+const _errs316 = errors;
+if(typeof data125 !== "string"){
+let dataType113 = typeof data125;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data125;
+}
+else if(data125 === null){
+coerced113 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5382,15 +5433,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced112 !== undefined){
-data124 = coerced112;
-if(data121 !== undefined){
-data121["reasoning_field"] = coerced112;
+if(coerced113 !== undefined){
+data125 = coerced113;
+if(data122 !== undefined){
+data122["reasoning_field"] = coerced113;
 }
 }
 }
-if("reasoning_content" !== data124){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
+if("reasoning_content" !== data125){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5399,22 +5450,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs314 === errors;
+var _valid6 = _errs316 === errors;
 valid33 = valid33 || _valid6;
 if(!valid33){
-const _errs316 = errors;
-if(typeof data124 !== "string"){
-let dataType113 = typeof data124;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data124;
+const _errs318 = errors;
+if(typeof data125 !== "string"){
+let dataType114 = typeof data125;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data125;
 }
-else if(data124 === null){
-coerced113 = "";
+else if(data125 === null){
+coerced114 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5424,15 +5475,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data124 = coerced113;
-if(data121 !== undefined){
-data121["reasoning_field"] = coerced113;
+if(coerced114 !== undefined){
+data125 = coerced114;
+if(data122 !== undefined){
+data122["reasoning_field"] = coerced114;
 }
 }
 }
-if("reasoning" !== data124){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
+if("reasoning" !== data125){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5441,11 +5492,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs316 === errors;
+var _valid6 = _errs318 === errors;
 valid33 = valid33 || _valid6;
 }
 if(!valid33){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data124};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data125};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -5457,83 +5508,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs313;
+errors = _errs315;
 if(vErrors !== null){
-if(_errs313){
-vErrors.length = _errs313;
+if(_errs315){
+vErrors.length = _errs315;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid32 = _errs312 === errors;
+var valid32 = _errs314 === errors;
 }
 else {
 var valid32 = true;
 }
 if(valid32){
-if(data121.port !== undefined){
-let data125 = data121.port;
-const _errs318 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType114 = typeof data125;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 === "boolean" || data125 === null
-              || (dataType114 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced114 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data125 = coerced114;
-if(data121 !== undefined){
-data121["port"] = coerced114;
-}
-}
-}
-if(errors === _errs318){
-if(typeof data125 == "number"){
-if(data125 > 65535 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
-return false;
-}
-else {
-if(data125 < 0 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
-return false;
-}
-}
-}
-}
-var valid32 = _errs318 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data121.protocol !== undefined){
-let data126 = data121.protocol;
+if(data122.port !== undefined){
+let data126 = data122.port;
 const _errs320 = errors;
-const _errs321 = errors;
-let valid34 = false;
-const _errs322 = errors;
-if(typeof data126 !== "string"){
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
 let dataType115 = typeof data126;
 let coerced115 = undefined;
 if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data126;
-}
-else if(data126 === null){
-coerced115 = "";
+if(dataType115 === "boolean" || data126 === null
+              || (dataType115 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced115 = +data126;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data122 !== undefined){
+data122["port"] = coerced115;
+}
+}
+}
+if(errors === _errs320){
+if(typeof data126 == "number"){
+if(data126 > 65535 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+else {
+if(data126 < 0 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+}
+}
+}
+var valid32 = _errs320 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data122.protocol !== undefined){
+let data127 = data122.protocol;
+const _errs322 = errors;
+const _errs323 = errors;
+let valid34 = false;
+const _errs324 = errors;
+if(typeof data127 !== "string"){
+let dataType116 = typeof data127;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data127;
+}
+else if(data127 === null){
+coerced116 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -5543,15 +5594,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data126 = coerced115;
-if(data121 !== undefined){
-data121["protocol"] = coerced115;
+if(coerced116 !== undefined){
+data127 = coerced116;
+if(data122 !== undefined){
+data122["protocol"] = coerced116;
 }
 }
 }
-if("openai" !== data126){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
+if("openai" !== data127){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -5560,22 +5611,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs322 === errors;
+var _valid7 = _errs324 === errors;
 valid34 = valid34 || _valid7;
 if(!valid34){
-const _errs324 = errors;
-if(typeof data126 !== "string"){
-let dataType116 = typeof data126;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data126;
+const _errs326 = errors;
+if(typeof data127 !== "string"){
+let dataType117 = typeof data127;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data127;
 }
-else if(data126 === null){
-coerced116 = "";
+else if(data127 === null){
+coerced117 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -5585,15 +5636,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced116 !== undefined){
-data126 = coerced116;
-if(data121 !== undefined){
-data121["protocol"] = coerced116;
+if(coerced117 !== undefined){
+data127 = coerced117;
+if(data122 !== undefined){
+data122["protocol"] = coerced117;
 }
 }
 }
-if("anthropic" !== data126){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
+if("anthropic" !== data127){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -5602,22 +5653,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs324 === errors;
+var _valid7 = _errs326 === errors;
 valid34 = valid34 || _valid7;
 if(!valid34){
-const _errs326 = errors;
-if(typeof data126 !== "string"){
-let dataType117 = typeof data126;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data126;
+const _errs328 = errors;
+if(typeof data127 !== "string"){
+let dataType118 = typeof data127;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data127;
 }
-else if(data126 === null){
-coerced117 = "";
+else if(data127 === null){
+coerced118 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -5627,15 +5678,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced117 !== undefined){
-data126 = coerced117;
-if(data121 !== undefined){
-data121["protocol"] = coerced117;
+if(coerced118 !== undefined){
+data127 = coerced118;
+if(data122 !== undefined){
+data122["protocol"] = coerced118;
 }
 }
 }
-if("gemini" !== data126){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
+if("gemini" !== data127){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -5644,12 +5695,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs326 === errors;
+var _valid7 = _errs328 === errors;
 valid34 = valid34 || _valid7;
 }
 }
 if(!valid34){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data126};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data127};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -5661,294 +5712,90 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs321;
+errors = _errs323;
 if(vErrors !== null){
-if(_errs321){
-vErrors.length = _errs321;
+if(_errs323){
+vErrors.length = _errs323;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid32 = _errs320 === errors;
+var valid32 = _errs322 === errors;
 }
 else {
 var valid32 = true;
 }
 if(valid32){
-if(data121.scripts !== undefined){
-let data127 = data121.scripts;
-const _errs328 = errors;
-if(errors === _errs328){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-var valid35 = true;
-for(const key23 in data127){
-if(pattern5.test(key23)){
-let data128 = data127[key23];
+if(data122.scripts !== undefined){
+let data128 = data122.scripts;
 const _errs330 = errors;
 if(errors === _errs330){
-if(Array.isArray(data128)){
-if(data128.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+var valid35 = true;
+for(const key23 in data128){
+if(pattern6.test(key23)){
+let data129 = data128[key23];
+const _errs332 = errors;
+if(errors === _errs332){
+if(Array.isArray(data129)){
+if(data129.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
 return false;
 }
 else {
 var valid36 = true;
-const len4 = data128.length;
+const len4 = data129.length;
 for(let i4=0; i4<len4; i4++){
-let data129 = data128[i4];
-const _errs332 = errors;
-if(errors === _errs332){
-if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+let data130 = data129[i4];
 const _errs334 = errors;
-for(const key24 in data129){
-if(!(((key24 === "when") || (key24 === "call")) || (key24 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
-return false;
-break;
-}
-}
-if(_errs334 === errors){
-if(data129.when !== undefined){
-let data130 = data129.when;
-const _errs335 = errors;
-if(errors === _errs335){
+if(errors === _errs334){
 if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-const _errs337 = errors;
-for(const key25 in data130){
-if(!(((key25 === "tools_offered") || (key25 === "last_role")) || (key25 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+const _errs336 = errors;
+for(const key24 in data130){
+if(!(((key24 === "when") || (key24 === "call")) || (key24 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
 return false;
 break;
 }
 }
-if(_errs337 === errors){
-if(data130.tools_offered !== undefined){
-let data131 = data130.tools_offered;
-const _errs338 = errors;
-if(typeof data131 !== "boolean"){
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(data131 === "false" || data131 === 0 || data131 === null){
-coerced118 = false;
-}
-else if(data131 === "true" || data131 === 1){
-coerced118 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data131}];
+if(_errs336 === errors){
+if(data130.when !== undefined){
+let data131 = data130.when;
+const _errs337 = errors;
+if(errors === _errs337){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs339 = errors;
+for(const key25 in data131){
+if(!(((key25 === "tools_offered") || (key25 === "last_role")) || (key25 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
 return false;
+break;
 }
 }
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data130 !== undefined){
-data130["tools_offered"] = coerced118;
-}
-}
-}
-var valid38 = _errs338 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data130.last_role !== undefined){
-let data132 = data130.last_role;
+if(_errs339 === errors){
+if(data131.tools_offered !== undefined){
+let data132 = data131.tools_offered;
 const _errs340 = errors;
-const _errs341 = errors;
-let valid39 = false;
-const _errs342 = errors;
-if(typeof data132 !== "string"){
-let dataType119 = typeof data132;
+if(typeof data132 !== "boolean"){
 let coerced119 = undefined;
 if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data132;
+if(data132 === "false" || data132 === 0 || data132 === null){
+coerced119 = false;
 }
-else if(data132 === null){
-coerced119 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
-if(vErrors === null){
-vErrors = [err58];
+else if(data132 === "true" || data132 === 1){
+coerced119 = true;
 }
 else {
-vErrors.push(err58);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data132}];
+return false;
 }
 }
 if(coerced119 !== undefined){
 data132 = coerced119;
-if(data130 !== undefined){
-data130["last_role"] = coerced119;
-}
-}
-}
-if("user" !== data132){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var _valid8 = _errs342 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs344 = errors;
-if(typeof data132 !== "string"){
-let dataType120 = typeof data132;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data132;
-}
-else if(data132 === null){
-coerced120 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced120 !== undefined){
-data132 = coerced120;
-if(data130 !== undefined){
-data130["last_role"] = coerced120;
-}
-}
-}
-if("assistant" !== data132){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs344 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs346 = errors;
-if(typeof data132 !== "string"){
-let dataType121 = typeof data132;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data132;
-}
-else if(data132 === null){
-coerced121 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced121 !== undefined){
-data132 = coerced121;
-if(data130 !== undefined){
-data130["last_role"] = coerced121;
-}
-}
-}
-if("tool" !== data132){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs346 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs348 = errors;
-if(typeof data132 !== "string"){
-let dataType122 = typeof data132;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data132;
-}
-else if(data132 === null){
-coerced122 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced122 !== undefined){
-data132 = coerced122;
-if(data130 !== undefined){
-data130["last_role"] = coerced122;
-}
-}
-}
-if("system" !== data132){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs348 === errors;
-valid39 = valid39 || _valid8;
-}
-}
-}
-if(!valid39){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data132};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs341;
-if(vErrors !== null){
-if(_errs341){
-vErrors.length = _errs341;
-}
-else {
-vErrors = null;
+if(data131 !== undefined){
+data131["tools_offered"] = coerced119;
 }
 }
 }
@@ -5958,8 +5805,137 @@ else {
 var valid38 = true;
 }
 if(valid38){
-if(data130.last_message_matches !== undefined){
-let data133 = data130.last_message_matches;
+if(data131.last_role !== undefined){
+let data133 = data131.last_role;
+const _errs342 = errors;
+const _errs343 = errors;
+let valid39 = false;
+const _errs344 = errors;
+if(typeof data133 !== "string"){
+let dataType120 = typeof data133;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data133;
+}
+else if(data133 === null){
+coerced120 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced120 !== undefined){
+data133 = coerced120;
+if(data131 !== undefined){
+data131["last_role"] = coerced120;
+}
+}
+}
+if("user" !== data133){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs344 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs346 = errors;
+if(typeof data133 !== "string"){
+let dataType121 = typeof data133;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data133;
+}
+else if(data133 === null){
+coerced121 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced121 !== undefined){
+data133 = coerced121;
+if(data131 !== undefined){
+data131["last_role"] = coerced121;
+}
+}
+}
+if("assistant" !== data133){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs346 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
+const _errs348 = errors;
+if(typeof data133 !== "string"){
+let dataType122 = typeof data133;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data133;
+}
+else if(data133 === null){
+coerced122 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced122 !== undefined){
+data133 = coerced122;
+if(data131 !== undefined){
+data131["last_role"] = coerced122;
+}
+}
+}
+if("tool" !== data133){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs348 === errors;
+valid39 = valid39 || _valid8;
+if(!valid39){
 const _errs350 = errors;
 if(typeof data133 !== "string"){
 let dataType123 = typeof data133;
@@ -5972,26 +5948,101 @@ else if(data133 === null){
 coerced123 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
-return false;
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
 }
 }
 if(coerced123 !== undefined){
 data133 = coerced123;
-if(data130 !== undefined){
-data130["last_message_matches"] = coerced123;
+if(data131 !== undefined){
+data131["last_role"] = coerced123;
 }
 }
 }
-if(errors === _errs350){
-if(typeof data133 === "string"){
-if(func3(data133) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
+if("system" !== data133){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs350 === errors;
+valid39 = valid39 || _valid8;
+}
+}
+}
+if(!valid39){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data133};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs343;
+if(vErrors !== null){
+if(_errs343){
+vErrors.length = _errs343;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs342 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data131.last_message_matches !== undefined){
+let data134 = data131.last_message_matches;
+const _errs352 = errors;
+if(typeof data134 !== "string"){
+let dataType124 = typeof data134;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data134;
+}
+else if(data134 === null){
+coerced124 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data134 = coerced124;
+if(data131 !== undefined){
+data131["last_message_matches"] = coerced124;
+}
+}
+}
+if(errors === _errs352){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
 return false;
 }
 }
 }
-var valid38 = _errs350 === errors;
+var valid38 = _errs352 === errors;
 }
 else {
 var valid38 = true;
@@ -6001,82 +6052,67 @@ var valid38 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
 return false;
 }
 }
-var valid37 = _errs335 === errors;
+var valid37 = _errs337 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data129.call !== undefined){
-let data134 = data129.call;
-const _errs352 = errors;
-if(errors === _errs352){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(data130.call !== undefined){
+let data135 = data130.call;
+const _errs354 = errors;
+if(errors === _errs354){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
 let missing3;
-if((data134.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+if((data135.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 }
 else {
-const _errs354 = errors;
-for(const key26 in data134){
+const _errs356 = errors;
+for(const key26 in data135){
 if(!((key26 === "tool") || (key26 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 break;
 }
 }
-if(_errs354 === errors){
-if(data134.tool !== undefined){
-let data135 = data134.tool;
-const _errs355 = errors;
-if(typeof data135 !== "string"){
-let dataType124 = typeof data135;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data135;
-}
-else if(data135 === null){
-coerced124 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data135 = coerced124;
-if(data134 !== undefined){
-data134["tool"] = coerced124;
-}
-}
-}
-if(errors === _errs355){
-if(typeof data135 === "string"){
-if(func3(data135) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
-return false;
-}
-}
-}
-var valid40 = _errs355 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data134.arguments !== undefined){
-let data136 = data134.arguments;
+if(_errs356 === errors){
+if(data135.tool !== undefined){
+let data136 = data135.tool;
 const _errs357 = errors;
-if(errors === _errs357){
-if(!(data136 && typeof data136 == "object" && !Array.isArray(data136))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data136}];
+if(typeof data136 !== "string"){
+let dataType125 = typeof data136;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data136;
+}
+else if(data136 === null){
+coerced125 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
 return false;
+}
+}
+if(coerced125 !== undefined){
+data136 = coerced125;
+if(data135 !== undefined){
+data135["tool"] = coerced125;
+}
+}
+}
+if(errors === _errs357){
+if(typeof data136 === "string"){
+if(func3(data136) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
+return false;
+}
 }
 }
 var valid40 = _errs357 === errors;
@@ -6084,47 +6120,62 @@ var valid40 = _errs357 === errors;
 else {
 var valid40 = true;
 }
+if(valid40){
+if(data135.arguments !== undefined){
+let data137 = data135.arguments;
+const _errs359 = errors;
+if(errors === _errs359){
+if(!(data137 && typeof data137 == "object" && !Array.isArray(data137))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data137}];
+return false;
+}
+}
+var valid40 = _errs359 === errors;
+}
+else {
+var valid40 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 }
 }
-var valid37 = _errs352 === errors;
+var valid37 = _errs354 === errors;
 }
 else {
 var valid37 = true;
 }
 if(valid37){
-if(data129.answer !== undefined){
-let data137 = data129.answer;
-const _errs359 = errors;
-if(typeof data137 !== "string"){
-let dataType125 = typeof data137;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data137;
+if(data130.answer !== undefined){
+let data138 = data130.answer;
+const _errs361 = errors;
+if(typeof data138 !== "string"){
+let dataType126 = typeof data138;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data138;
 }
-else if(data137 === null){
-coerced125 = "";
+else if(data138 === null){
+coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data138}];
 return false;
 }
 }
-if(coerced125 !== undefined){
-data137 = coerced125;
-if(data129 !== undefined){
-data129["answer"] = coerced125;
+if(coerced126 !== undefined){
+data138 = coerced126;
+if(data130 !== undefined){
+data130["answer"] = coerced126;
 }
 }
 }
-var valid37 = _errs359 === errors;
+var valid37 = _errs361 === errors;
 }
 else {
 var valid37 = true;
@@ -6134,11 +6185,11 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
 return false;
 }
 }
-var valid36 = _errs332 === errors;
+var valid36 = _errs334 === errors;
 if(!valid36){
 break;
 }
@@ -6146,11 +6197,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
 return false;
 }
 }
-var valid35 = _errs330 === errors;
+var valid35 = _errs332 === errors;
 if(!valid35){
 break;
 }
@@ -6158,11 +6209,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data128}];
 return false;
 }
 }
-var valid32 = _errs328 === errors;
+var valid32 = _errs330 === errors;
 }
 else {
 var valid32 = true;
@@ -6175,11 +6226,11 @@ var valid32 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
 return false;
 }
 }
-var valid24 = _errs305 === errors;
+var valid24 = _errs307 === errors;
 }
 else {
 var valid24 = true;
@@ -6199,11 +6250,11 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data102}];
 return false;
 }
 }
-var valid23 = _errs242 === errors;
+var valid23 = _errs244 === errors;
 if(!valid23){
 break;
 }
@@ -6211,89 +6262,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data101}];
 return false;
 }
 }
-var valid0 = _errs240 === errors;
+var valid0 = _errs242 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data138 = data.models;
-const _errs361 = errors;
-if(errors === _errs361){
-if(Array.isArray(data138)){
-if(data138.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data138}];
+let data139 = data.models;
+const _errs363 = errors;
+if(errors === _errs363){
+if(Array.isArray(data139)){
+if(data139.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data139}];
 return false;
 }
 else {
 var valid41 = true;
-const len5 = data138.length;
+const len5 = data139.length;
 for(let i5=0; i5<len5; i5++){
-let data139 = data138[i5];
-const _errs363 = errors;
-if(errors === _errs363){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let data140 = data139[i5];
+const _errs365 = errors;
+if(errors === _errs365){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
 let missing4;
-if(((data139.id === undefined) && (missing4 = "id")) || ((data139.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data139}];
+if(((data140.id === undefined) && (missing4 = "id")) || ((data140.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data140}];
 return false;
 }
 else {
-const _errs365 = errors;
-for(const key27 in data139){
+const _errs367 = errors;
+for(const key27 in data140){
 if(!(func2.call(schema11.properties.models.items.properties, key27))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data140}];
 return false;
 break;
 }
 }
-if(_errs365 === errors){
-if(data139.id !== undefined){
-let data140 = data139.id;
-const _errs366 = errors;
-if(typeof data140 !== "string"){
-let dataType126 = typeof data140;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data140;
-}
-else if(data140 === null){
-coerced126 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data140 = coerced126;
-if(data139 !== undefined){
-data139["id"] = coerced126;
-}
-}
-}
-if(errors === _errs366){
-if(typeof data140 === "string"){
-if(func3(data140) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
-return false;
-}
-}
-}
-var valid42 = _errs366 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data139.owned_by !== undefined){
-let data141 = data139.owned_by;
+if(_errs367 === errors){
+if(data140.id !== undefined){
+let data141 = data140.id;
 const _errs368 = errors;
 if(typeof data141 !== "string"){
 let dataType127 = typeof data141;
@@ -6306,21 +6318,21 @@ else if(data141 === null){
 coerced127 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data141 = coerced127;
-if(data139 !== undefined){
-data139["owned_by"] = coerced127;
+if(data140 !== undefined){
+data140["id"] = coerced127;
 }
 }
 }
 if(errors === _errs368){
 if(typeof data141 === "string"){
 if(func3(data141) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
 return false;
 }
 }
@@ -6331,33 +6343,35 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.context_length !== undefined){
-let data142 = data139.context_length;
+if(data140.owned_by !== undefined){
+let data142 = data140.owned_by;
 const _errs370 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+if(typeof data142 !== "string"){
 let dataType128 = typeof data142;
 let coerced128 = undefined;
 if(!(coerced128 !== undefined)){
-if(dataType128 === "boolean" || data142 === null
-              || (dataType128 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced128 = +data142;
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data142;
+}
+else if(data142 === null){
+coerced128 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data142 = coerced128;
-if(data139 !== undefined){
-data139["context_length"] = coerced128;
+if(data140 !== undefined){
+data140["owned_by"] = coerced128;
 }
 }
 }
 if(errors === _errs370){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+if(typeof data142 === "string"){
+if(func3(data142) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
 return false;
 }
 }
@@ -6368,8 +6382,8 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.max_output_tokens !== undefined){
-let data143 = data139.max_output_tokens;
+if(data140.context_length !== undefined){
+let data143 = data140.context_length;
 const _errs372 = errors;
 if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
 let dataType129 = typeof data143;
@@ -6380,21 +6394,21 @@ if(dataType129 === "boolean" || data143 === null
 coerced129 = +data143;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data143 = coerced129;
-if(data139 !== undefined){
-data139["max_output_tokens"] = coerced129;
+if(data140 !== undefined){
+data140["context_length"] = coerced129;
 }
 }
 }
 if(errors === _errs372){
 if(typeof data143 == "number"){
 if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
 return false;
 }
 }
@@ -6405,8 +6419,8 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.default_max_tokens !== undefined){
-let data144 = data139.default_max_tokens;
+if(data140.max_output_tokens !== undefined){
+let data144 = data140.max_output_tokens;
 const _errs374 = errors;
 if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
 let dataType130 = typeof data144;
@@ -6417,21 +6431,21 @@ if(dataType130 === "boolean" || data144 === null
 coerced130 = +data144;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
 return false;
 }
 }
 if(coerced130 !== undefined){
 data144 = coerced130;
-if(data139 !== undefined){
-data139["default_max_tokens"] = coerced130;
+if(data140 !== undefined){
+data140["max_output_tokens"] = coerced130;
 }
 }
 }
 if(errors === _errs374){
 if(typeof data144 == "number"){
 if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
 return false;
 }
 }
@@ -6442,8 +6456,8 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.unresolved_input_tokens !== undefined){
-let data145 = data139.unresolved_input_tokens;
+if(data140.default_max_tokens !== undefined){
+let data145 = data140.default_max_tokens;
 const _errs376 = errors;
 if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
 let dataType131 = typeof data145;
@@ -6454,21 +6468,21 @@ if(dataType131 === "boolean" || data145 === null
 coerced131 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
 return false;
 }
 }
 if(coerced131 !== undefined){
 data145 = coerced131;
-if(data139 !== undefined){
-data139["unresolved_input_tokens"] = coerced131;
+if(data140 !== undefined){
+data140["default_max_tokens"] = coerced131;
 }
 }
 }
 if(errors === _errs376){
 if(typeof data145 == "number"){
 if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
 return false;
 }
 }
@@ -6479,44 +6493,81 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.reasoning !== undefined){
-let data146 = data139.reasoning;
+if(data140.unresolved_input_tokens !== undefined){
+let data146 = data140.unresolved_input_tokens;
 const _errs378 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType132 = typeof data146;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 === "boolean" || data146 === null
+              || (dataType132 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced132 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+return false;
+}
+}
+if(coerced132 !== undefined){
+data146 = coerced132;
+if(data140 !== undefined){
+data140["unresolved_input_tokens"] = coerced132;
+}
+}
+}
 if(errors === _errs378){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+return false;
+}
+}
+}
+var valid42 = _errs378 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data140.reasoning !== undefined){
+let data147 = data140.reasoning;
+const _errs380 = errors;
+if(errors === _errs380){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
 let missing5;
-if((data146.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+if((data147.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
 return false;
 }
 else {
-const _errs380 = errors;
-for(const key28 in data146){
+const _errs382 = errors;
+for(const key28 in data147){
 if(!((((((key28 === "default_effort") || (key28 === "efforts")) || (key28 === "style")) || (key28 === "budgets")) || (key28 === "levels")) || (key28 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
 return false;
 break;
 }
 }
-if(_errs380 === errors){
-if(data146.default_effort !== undefined){
-let data147 = data146.default_effort;
-const _errs381 = errors;
-const _errs382 = errors;
-let valid44 = false;
+if(_errs382 === errors){
+if(data147.default_effort !== undefined){
+let data148 = data147.default_effort;
 const _errs383 = errors;
-if(typeof data147 !== "string"){
-let dataType132 = typeof data147;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data147;
+const _errs384 = errors;
+let valid44 = false;
+const _errs385 = errors;
+if(typeof data148 !== "string"){
+let dataType133 = typeof data148;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data148;
 }
-else if(data147 === null){
-coerced132 = "";
+else if(data148 === null){
+coerced133 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6526,15 +6577,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data147 = coerced132;
-if(data146 !== undefined){
-data146["default_effort"] = coerced132;
+if(coerced133 !== undefined){
+data148 = coerced133;
+if(data147 !== undefined){
+data147["default_effort"] = coerced133;
 }
 }
 }
-if("none" !== data147){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+if("none" !== data148){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6543,22 +6594,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs383 === errors;
+var _valid9 = _errs385 === errors;
 valid44 = valid44 || _valid9;
 if(!valid44){
-const _errs385 = errors;
-if(typeof data147 !== "string"){
-let dataType133 = typeof data147;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data147;
+const _errs387 = errors;
+if(typeof data148 !== "string"){
+let dataType134 = typeof data148;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data148;
 }
-else if(data147 === null){
-coerced133 = "";
+else if(data148 === null){
+coerced134 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6568,15 +6619,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data147 = coerced133;
-if(data146 !== undefined){
-data146["default_effort"] = coerced133;
+if(coerced134 !== undefined){
+data148 = coerced134;
+if(data147 !== undefined){
+data147["default_effort"] = coerced134;
 }
 }
 }
-if("minimal" !== data147){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
+if("minimal" !== data148){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6585,22 +6636,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs385 === errors;
+var _valid9 = _errs387 === errors;
 valid44 = valid44 || _valid9;
 if(!valid44){
-const _errs387 = errors;
-if(typeof data147 !== "string"){
-let dataType134 = typeof data147;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data147;
+const _errs389 = errors;
+if(typeof data148 !== "string"){
+let dataType135 = typeof data148;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data148;
 }
-else if(data147 === null){
-coerced134 = "";
+else if(data148 === null){
+coerced135 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6610,15 +6661,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data147 = coerced134;
-if(data146 !== undefined){
-data146["default_effort"] = coerced134;
+if(coerced135 !== undefined){
+data148 = coerced135;
+if(data147 !== undefined){
+data147["default_effort"] = coerced135;
 }
 }
 }
-if("low" !== data147){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
+if("low" !== data148){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6627,22 +6678,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs387 === errors;
+var _valid9 = _errs389 === errors;
 valid44 = valid44 || _valid9;
 if(!valid44){
-const _errs389 = errors;
-if(typeof data147 !== "string"){
-let dataType135 = typeof data147;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data147;
+const _errs391 = errors;
+if(typeof data148 !== "string"){
+let dataType136 = typeof data148;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data148;
 }
-else if(data147 === null){
-coerced135 = "";
+else if(data148 === null){
+coerced136 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6652,15 +6703,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data147 = coerced135;
-if(data146 !== undefined){
-data146["default_effort"] = coerced135;
+if(coerced136 !== undefined){
+data148 = coerced136;
+if(data147 !== undefined){
+data147["default_effort"] = coerced136;
 }
 }
 }
-if("medium" !== data147){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
+if("medium" !== data148){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6669,22 +6720,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs389 === errors;
+var _valid9 = _errs391 === errors;
 valid44 = valid44 || _valid9;
 if(!valid44){
-const _errs391 = errors;
-if(typeof data147 !== "string"){
-let dataType136 = typeof data147;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data147;
+const _errs393 = errors;
+if(typeof data148 !== "string"){
+let dataType137 = typeof data148;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data148;
 }
-else if(data147 === null){
-coerced136 = "";
+else if(data148 === null){
+coerced137 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6694,15 +6745,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data147 = coerced136;
-if(data146 !== undefined){
-data146["default_effort"] = coerced136;
+if(coerced137 !== undefined){
+data148 = coerced137;
+if(data147 !== undefined){
+data147["default_effort"] = coerced137;
 }
 }
 }
-if("high" !== data147){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
+if("high" !== data148){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6711,22 +6762,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs391 === errors;
+var _valid9 = _errs393 === errors;
 valid44 = valid44 || _valid9;
 if(!valid44){
-const _errs393 = errors;
-if(typeof data147 !== "string"){
-let dataType137 = typeof data147;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data147;
+const _errs395 = errors;
+if(typeof data148 !== "string"){
+let dataType138 = typeof data148;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data148;
 }
-else if(data147 === null){
-coerced137 = "";
+else if(data148 === null){
+coerced138 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6736,15 +6787,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data147 = coerced137;
-if(data146 !== undefined){
-data146["default_effort"] = coerced137;
+if(coerced138 !== undefined){
+data148 = coerced138;
+if(data147 !== undefined){
+data147["default_effort"] = coerced138;
 }
 }
 }
-if("xhigh" !== data147){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
+if("xhigh" !== data148){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6753,22 +6804,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs393 === errors;
+var _valid9 = _errs395 === errors;
 valid44 = valid44 || _valid9;
 if(!valid44){
-const _errs395 = errors;
-if(typeof data147 !== "string"){
-let dataType138 = typeof data147;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data147;
+const _errs397 = errors;
+if(typeof data148 !== "string"){
+let dataType139 = typeof data148;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data148;
 }
-else if(data147 === null){
-coerced138 = "";
+else if(data148 === null){
+coerced139 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6778,15 +6829,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data147 = coerced138;
-if(data146 !== undefined){
-data146["default_effort"] = coerced138;
+if(coerced139 !== undefined){
+data148 = coerced139;
+if(data147 !== undefined){
+data147["default_effort"] = coerced139;
 }
 }
 }
-if("max" !== data147){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
+if("max" !== data148){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6795,7 +6846,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs395 === errors;
+var _valid9 = _errs397 === errors;
 valid44 = valid44 || _valid9;
 }
 }
@@ -6804,7 +6855,7 @@ valid44 = valid44 || _valid9;
 }
 }
 if(!valid44){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data147};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data148};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6816,52 +6867,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs382;
+errors = _errs384;
 if(vErrors !== null){
-if(_errs382){
-vErrors.length = _errs382;
+if(_errs384){
+vErrors.length = _errs384;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid43 = _errs381 === errors;
+var valid43 = _errs383 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data146.efforts !== undefined){
-let data148 = data146.efforts;
-const _errs397 = errors;
-if(errors === _errs397){
-if(Array.isArray(data148)){
-if(data148.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
+if(data147.efforts !== undefined){
+let data149 = data147.efforts;
+const _errs399 = errors;
+if(errors === _errs399){
+if(Array.isArray(data149)){
+if(data149.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
 return false;
 }
 else {
 var valid45 = true;
-const len6 = data148.length;
+const len6 = data149.length;
 for(let i6=0; i6<len6; i6++){
-let data149 = data148[i6];
-const _errs399 = errors;
-const _errs400 = errors;
-let valid46 = false;
+let data150 = data149[i6];
 const _errs401 = errors;
-if(typeof data149 !== "string"){
-let dataType139 = typeof data149;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data149;
+const _errs402 = errors;
+let valid46 = false;
+const _errs403 = errors;
+if(typeof data150 !== "string"){
+let dataType140 = typeof data150;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data150;
 }
-else if(data149 === null){
-coerced139 = "";
+else if(data150 === null){
+coerced140 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6871,15 +6922,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data149 = coerced139;
-if(data148 !== undefined){
-data148[i6] = coerced139;
+if(coerced140 !== undefined){
+data150 = coerced140;
+if(data149 !== undefined){
+data149[i6] = coerced140;
 }
 }
 }
-if("none" !== data149){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
+if("none" !== data150){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6888,22 +6939,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs401 === errors;
+var _valid10 = _errs403 === errors;
 valid46 = valid46 || _valid10;
 if(!valid46){
-const _errs403 = errors;
-if(typeof data149 !== "string"){
-let dataType140 = typeof data149;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data149;
+const _errs405 = errors;
+if(typeof data150 !== "string"){
+let dataType141 = typeof data150;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data150;
 }
-else if(data149 === null){
-coerced140 = "";
+else if(data150 === null){
+coerced141 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6913,15 +6964,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data149 = coerced140;
-if(data148 !== undefined){
-data148[i6] = coerced140;
+if(coerced141 !== undefined){
+data150 = coerced141;
+if(data149 !== undefined){
+data149[i6] = coerced141;
 }
 }
 }
-if("minimal" !== data149){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
+if("minimal" !== data150){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6930,22 +6981,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs403 === errors;
+var _valid10 = _errs405 === errors;
 valid46 = valid46 || _valid10;
 if(!valid46){
-const _errs405 = errors;
-if(typeof data149 !== "string"){
-let dataType141 = typeof data149;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data149;
+const _errs407 = errors;
+if(typeof data150 !== "string"){
+let dataType142 = typeof data150;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data150;
 }
-else if(data149 === null){
-coerced141 = "";
+else if(data150 === null){
+coerced142 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6955,15 +7006,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data149 = coerced141;
-if(data148 !== undefined){
-data148[i6] = coerced141;
+if(coerced142 !== undefined){
+data150 = coerced142;
+if(data149 !== undefined){
+data149[i6] = coerced142;
 }
 }
 }
-if("low" !== data149){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
+if("low" !== data150){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6972,22 +7023,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs405 === errors;
+var _valid10 = _errs407 === errors;
 valid46 = valid46 || _valid10;
 if(!valid46){
-const _errs407 = errors;
-if(typeof data149 !== "string"){
-let dataType142 = typeof data149;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data149;
+const _errs409 = errors;
+if(typeof data150 !== "string"){
+let dataType143 = typeof data150;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data150;
 }
-else if(data149 === null){
-coerced142 = "";
+else if(data150 === null){
+coerced143 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6997,15 +7048,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data149 = coerced142;
-if(data148 !== undefined){
-data148[i6] = coerced142;
+if(coerced143 !== undefined){
+data150 = coerced143;
+if(data149 !== undefined){
+data149[i6] = coerced143;
 }
 }
 }
-if("medium" !== data149){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
+if("medium" !== data150){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -7014,22 +7065,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs407 === errors;
+var _valid10 = _errs409 === errors;
 valid46 = valid46 || _valid10;
 if(!valid46){
-const _errs409 = errors;
-if(typeof data149 !== "string"){
-let dataType143 = typeof data149;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data149;
+const _errs411 = errors;
+if(typeof data150 !== "string"){
+let dataType144 = typeof data150;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data150;
 }
-else if(data149 === null){
-coerced143 = "";
+else if(data150 === null){
+coerced144 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -7039,15 +7090,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data149 = coerced143;
-if(data148 !== undefined){
-data148[i6] = coerced143;
+if(coerced144 !== undefined){
+data150 = coerced144;
+if(data149 !== undefined){
+data149[i6] = coerced144;
 }
 }
 }
-if("high" !== data149){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
+if("high" !== data150){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -7056,22 +7107,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs409 === errors;
+var _valid10 = _errs411 === errors;
 valid46 = valid46 || _valid10;
 if(!valid46){
-const _errs411 = errors;
-if(typeof data149 !== "string"){
-let dataType144 = typeof data149;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data149;
+const _errs413 = errors;
+if(typeof data150 !== "string"){
+let dataType145 = typeof data150;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data150;
 }
-else if(data149 === null){
-coerced144 = "";
+else if(data150 === null){
+coerced145 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -7081,15 +7132,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data149 = coerced144;
-if(data148 !== undefined){
-data148[i6] = coerced144;
+if(coerced145 !== undefined){
+data150 = coerced145;
+if(data149 !== undefined){
+data149[i6] = coerced145;
 }
 }
 }
-if("xhigh" !== data149){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
+if("xhigh" !== data150){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -7098,103 +7149,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs411 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs413 = errors;
-if(typeof data149 !== "string"){
-let dataType145 = typeof data149;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data149;
-}
-else if(data149 === null){
-coerced145 = "";
-}
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(coerced145 !== undefined){
-data149 = coerced145;
-if(data148 !== undefined){
-data148[i6] = coerced145;
-}
-}
-}
-if("max" !== data149){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
 var _valid10 = _errs413 === errors;
 valid46 = valid46 || _valid10;
-}
-}
-}
-}
-}
-}
 if(!valid46){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data149};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs400;
-if(vErrors !== null){
-if(_errs400){
-vErrors.length = _errs400;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid45 = _errs399 === errors;
-if(!valid45){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
-return false;
-}
-}
-var valid43 = _errs397 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data146.style !== undefined){
-let data150 = data146.style;
 const _errs415 = errors;
-const _errs416 = errors;
-let valid47 = false;
-const _errs417 = errors;
 if(typeof data150 !== "string"){
 let dataType146 = typeof data150;
 let coerced146 = undefined;
@@ -7206,7 +7164,100 @@ else if(data150 === null){
 coerced146 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(coerced146 !== undefined){
+data150 = coerced146;
+if(data149 !== undefined){
+data149[i6] = coerced146;
+}
+}
+}
+if("max" !== data150){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+var _valid10 = _errs415 === errors;
+valid46 = valid46 || _valid10;
+}
+}
+}
+}
+}
+}
+if(!valid46){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data150};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs402;
+if(vErrors !== null){
+if(_errs402){
+vErrors.length = _errs402;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid45 = _errs401 === errors;
+if(!valid45){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
+return false;
+}
+}
+var valid43 = _errs399 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data147.style !== undefined){
+let data151 = data147.style;
+const _errs417 = errors;
+const _errs418 = errors;
+let valid47 = false;
+const _errs419 = errors;
+if(typeof data151 !== "string"){
+let dataType147 = typeof data151;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data151;
+}
+else if(data151 === null){
+coerced147 = "";
+}
+else {
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -7216,15 +7267,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data150 = coerced146;
-if(data146 !== undefined){
-data146["style"] = coerced146;
+if(coerced147 !== undefined){
+data151 = coerced147;
+if(data147 !== undefined){
+data147["style"] = coerced147;
 }
 }
 }
-if("budget" !== data150){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
+if("budget" !== data151){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -7233,22 +7284,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs417 === errors;
+var _valid11 = _errs419 === errors;
 valid47 = valid47 || _valid11;
 if(!valid47){
-const _errs419 = errors;
-if(typeof data150 !== "string"){
-let dataType147 = typeof data150;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data150;
+const _errs421 = errors;
+if(typeof data151 !== "string"){
+let dataType148 = typeof data151;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data151;
 }
-else if(data150 === null){
-coerced147 = "";
+else if(data151 === null){
+coerced148 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -7258,15 +7309,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data150 = coerced147;
-if(data146 !== undefined){
-data146["style"] = coerced147;
+if(coerced148 !== undefined){
+data151 = coerced148;
+if(data147 !== undefined){
+data147["style"] = coerced148;
 }
 }
 }
-if("level" !== data150){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
+if("level" !== data151){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -7275,11 +7326,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs419 === errors;
+var _valid11 = _errs421 === errors;
 valid47 = valid47 || _valid11;
 }
 if(!valid47){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data150};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data151};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -7291,75 +7342,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs416;
+errors = _errs418;
 if(vErrors !== null){
-if(_errs416){
-vErrors.length = _errs416;
+if(_errs418){
+vErrors.length = _errs418;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid43 = _errs415 === errors;
+var valid43 = _errs417 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data146.budgets !== undefined){
-let data151 = data146.budgets;
-const _errs421 = errors;
-if(errors === _errs421){
-if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+if(data147.budgets !== undefined){
+let data152 = data147.budgets;
 const _errs423 = errors;
-for(const key29 in data151){
+if(errors === _errs423){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+const _errs425 = errors;
+for(const key29 in data152){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
 return false;
 break;
 }
 }
-if(_errs423 === errors){
-if(data151.none !== undefined){
-let data152 = data151.none;
-const _errs424 = errors;
-if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
-let dataType148 = typeof data152;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 === "boolean" || data152 === null
-              || (dataType148 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
-coerced148 = +data152;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
-return false;
-}
-}
-if(coerced148 !== undefined){
-data152 = coerced148;
-if(data151 !== undefined){
-data151["none"] = coerced148;
-}
-}
-}
-if(errors === _errs424){
-if(typeof data152 == "number"){
-if(data152 < 0 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
-return false;
-}
-}
-}
-var valid48 = _errs424 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data151.minimal !== undefined){
-let data153 = data151.minimal;
+if(_errs425 === errors){
+if(data152.none !== undefined){
+let data153 = data152.none;
 const _errs426 = errors;
 if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
 let dataType149 = typeof data153;
@@ -7370,21 +7384,21 @@ if(dataType149 === "boolean" || data153 === null
 coerced149 = +data153;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
 return false;
 }
 }
 if(coerced149 !== undefined){
 data153 = coerced149;
-if(data151 !== undefined){
-data151["minimal"] = coerced149;
+if(data152 !== undefined){
+data152["none"] = coerced149;
 }
 }
 }
 if(errors === _errs426){
 if(typeof data153 == "number"){
-if(data153 < 1 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+if(data153 < 0 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
 return false;
 }
 }
@@ -7395,8 +7409,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data151.low !== undefined){
-let data154 = data151.low;
+if(data152.minimal !== undefined){
+let data154 = data152.minimal;
 const _errs428 = errors;
 if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
 let dataType150 = typeof data154;
@@ -7407,21 +7421,21 @@ if(dataType150 === "boolean" || data154 === null
 coerced150 = +data154;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
 return false;
 }
 }
 if(coerced150 !== undefined){
 data154 = coerced150;
-if(data151 !== undefined){
-data151["low"] = coerced150;
+if(data152 !== undefined){
+data152["minimal"] = coerced150;
 }
 }
 }
 if(errors === _errs428){
 if(typeof data154 == "number"){
 if(data154 < 1 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
 return false;
 }
 }
@@ -7432,8 +7446,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data151.medium !== undefined){
-let data155 = data151.medium;
+if(data152.low !== undefined){
+let data155 = data152.low;
 const _errs430 = errors;
 if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
 let dataType151 = typeof data155;
@@ -7444,21 +7458,21 @@ if(dataType151 === "boolean" || data155 === null
 coerced151 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
 return false;
 }
 }
 if(coerced151 !== undefined){
 data155 = coerced151;
-if(data151 !== undefined){
-data151["medium"] = coerced151;
+if(data152 !== undefined){
+data152["low"] = coerced151;
 }
 }
 }
 if(errors === _errs430){
 if(typeof data155 == "number"){
 if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
 return false;
 }
 }
@@ -7469,8 +7483,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data151.high !== undefined){
-let data156 = data151.high;
+if(data152.medium !== undefined){
+let data156 = data152.medium;
 const _errs432 = errors;
 if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
 let dataType152 = typeof data156;
@@ -7481,21 +7495,21 @@ if(dataType152 === "boolean" || data156 === null
 coerced152 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
 return false;
 }
 }
 if(coerced152 !== undefined){
 data156 = coerced152;
-if(data151 !== undefined){
-data151["high"] = coerced152;
+if(data152 !== undefined){
+data152["medium"] = coerced152;
 }
 }
 }
 if(errors === _errs432){
 if(typeof data156 == "number"){
 if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
 return false;
 }
 }
@@ -7506,8 +7520,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data151.xhigh !== undefined){
-let data157 = data151.xhigh;
+if(data152.high !== undefined){
+let data157 = data152.high;
 const _errs434 = errors;
 if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
 let dataType153 = typeof data157;
@@ -7518,21 +7532,21 @@ if(dataType153 === "boolean" || data157 === null
 coerced153 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
 return false;
 }
 }
 if(coerced153 !== undefined){
 data157 = coerced153;
-if(data151 !== undefined){
-data151["xhigh"] = coerced153;
+if(data152 !== undefined){
+data152["high"] = coerced153;
 }
 }
 }
 if(errors === _errs434){
 if(typeof data157 == "number"){
 if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
 return false;
 }
 }
@@ -7543,8 +7557,8 @@ else {
 var valid48 = true;
 }
 if(valid48){
-if(data151.max !== undefined){
-let data158 = data151.max;
+if(data152.xhigh !== undefined){
+let data158 = data152.xhigh;
 const _errs436 = errors;
 if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
 let dataType154 = typeof data158;
@@ -7555,26 +7569,63 @@ if(dataType154 === "boolean" || data158 === null
 coerced154 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
 return false;
 }
 }
 if(coerced154 !== undefined){
 data158 = coerced154;
-if(data151 !== undefined){
-data151["max"] = coerced154;
+if(data152 !== undefined){
+data152["xhigh"] = coerced154;
 }
 }
 }
 if(errors === _errs436){
 if(typeof data158 == "number"){
 if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
 return false;
 }
 }
 }
 var valid48 = _errs436 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data152.max !== undefined){
+let data159 = data152.max;
+const _errs438 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType155 = typeof data159;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 === "boolean" || data159 === null
+              || (dataType155 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced155 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+return false;
+}
+}
+if(coerced155 !== undefined){
+data159 = coerced155;
+if(data152 !== undefined){
+data152["max"] = coerced155;
+}
+}
+}
+if(errors === _errs438){
+if(typeof data159 == "number"){
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+return false;
+}
+}
+}
+var valid48 = _errs438 === errors;
 }
 else {
 var valid48 = true;
@@ -7588,48 +7639,48 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
 return false;
 }
 }
-var valid43 = _errs421 === errors;
+var valid43 = _errs423 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data146.levels !== undefined){
-let data159 = data146.levels;
-const _errs438 = errors;
-if(errors === _errs438){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+if(data147.levels !== undefined){
+let data160 = data147.levels;
 const _errs440 = errors;
-for(const key30 in data159){
+if(errors === _errs440){
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
+const _errs442 = errors;
+for(const key30 in data160){
 if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
 return false;
 break;
 }
 }
-if(_errs440 === errors){
-if(data159.none !== undefined){
-let data160 = data159.none;
-const _errs441 = errors;
-const _errs442 = errors;
-let valid50 = false;
+if(_errs442 === errors){
+if(data160.none !== undefined){
+let data161 = data160.none;
 const _errs443 = errors;
-if(typeof data160 !== "string"){
-let dataType155 = typeof data160;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data160;
+const _errs444 = errors;
+let valid50 = false;
+const _errs445 = errors;
+if(typeof data161 !== "string"){
+let dataType156 = typeof data161;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data161;
 }
-else if(data160 === null){
-coerced155 = "";
+else if(data161 === null){
+coerced156 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7639,15 +7690,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data160 = coerced155;
-if(data159 !== undefined){
-data159["none"] = coerced155;
+if(coerced156 !== undefined){
+data161 = coerced156;
+if(data160 !== undefined){
+data160["none"] = coerced156;
 }
 }
 }
-if("minimal" !== data160){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
+if("minimal" !== data161){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7656,22 +7707,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs443 === errors;
+var _valid12 = _errs445 === errors;
 valid50 = valid50 || _valid12;
 if(!valid50){
-const _errs445 = errors;
-if(typeof data160 !== "string"){
-let dataType156 = typeof data160;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data160;
+const _errs447 = errors;
+if(typeof data161 !== "string"){
+let dataType157 = typeof data161;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data161;
 }
-else if(data160 === null){
-coerced156 = "";
+else if(data161 === null){
+coerced157 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7681,15 +7732,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data160 = coerced156;
-if(data159 !== undefined){
-data159["none"] = coerced156;
+if(coerced157 !== undefined){
+data161 = coerced157;
+if(data160 !== undefined){
+data160["none"] = coerced157;
 }
 }
 }
-if("low" !== data160){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
+if("low" !== data161){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7698,22 +7749,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs445 === errors;
+var _valid12 = _errs447 === errors;
 valid50 = valid50 || _valid12;
 if(!valid50){
-const _errs447 = errors;
-if(typeof data160 !== "string"){
-let dataType157 = typeof data160;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data160;
+const _errs449 = errors;
+if(typeof data161 !== "string"){
+let dataType158 = typeof data161;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data161;
 }
-else if(data160 === null){
-coerced157 = "";
+else if(data161 === null){
+coerced158 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7723,15 +7774,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data160 = coerced157;
-if(data159 !== undefined){
-data159["none"] = coerced157;
+if(coerced158 !== undefined){
+data161 = coerced158;
+if(data160 !== undefined){
+data160["none"] = coerced158;
 }
 }
 }
-if("medium" !== data160){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
+if("medium" !== data161){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7740,22 +7791,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs447 === errors;
+var _valid12 = _errs449 === errors;
 valid50 = valid50 || _valid12;
 if(!valid50){
-const _errs449 = errors;
-if(typeof data160 !== "string"){
-let dataType158 = typeof data160;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data160;
+const _errs451 = errors;
+if(typeof data161 !== "string"){
+let dataType159 = typeof data161;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data161;
 }
-else if(data160 === null){
-coerced158 = "";
+else if(data161 === null){
+coerced159 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7765,15 +7816,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data160 = coerced158;
-if(data159 !== undefined){
-data159["none"] = coerced158;
+if(coerced159 !== undefined){
+data161 = coerced159;
+if(data160 !== undefined){
+data160["none"] = coerced159;
 }
 }
 }
-if("high" !== data160){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
+if("high" !== data161){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7782,22 +7833,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs449 === errors;
+var _valid12 = _errs451 === errors;
 valid50 = valid50 || _valid12;
 if(!valid50){
-const _errs451 = errors;
-if(typeof data160 !== "string"){
-let dataType159 = typeof data160;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data160;
+const _errs453 = errors;
+if(typeof data161 !== "string"){
+let dataType160 = typeof data161;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data161;
 }
-else if(data160 === null){
-coerced159 = "";
+else if(data161 === null){
+coerced160 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7807,15 +7858,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data160 = coerced159;
-if(data159 !== undefined){
-data159["none"] = coerced159;
+if(coerced160 !== undefined){
+data161 = coerced160;
+if(data160 !== undefined){
+data160["none"] = coerced160;
 }
 }
 }
-if("xhigh" !== data160){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
+if("xhigh" !== data161){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7824,90 +7875,10 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs451 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs453 = errors;
-if(typeof data160 !== "string"){
-let dataType160 = typeof data160;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data160;
-}
-else if(data160 === null){
-coerced160 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced160 !== undefined){
-data160 = coerced160;
-if(data159 !== undefined){
-data159["none"] = coerced160;
-}
-}
-}
-if("max" !== data160){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
 var _valid12 = _errs453 === errors;
 valid50 = valid50 || _valid12;
-}
-}
-}
-}
-}
 if(!valid50){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data160};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs442;
-if(vErrors !== null){
-if(_errs442){
-vErrors.length = _errs442;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs441 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data159.minimal !== undefined){
-let data161 = data159.minimal;
 const _errs455 = errors;
-const _errs456 = errors;
-let valid51 = false;
-const _errs457 = errors;
 if(typeof data161 !== "string"){
 let dataType161 = typeof data161;
 let coerced161 = undefined;
@@ -7919,7 +7890,87 @@ else if(data161 === null){
 coerced161 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+if(coerced161 !== undefined){
+data161 = coerced161;
+if(data160 !== undefined){
+data160["none"] = coerced161;
+}
+}
+}
+if("max" !== data161){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs455 === errors;
+valid50 = valid50 || _valid12;
+}
+}
+}
+}
+}
+if(!valid50){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data161};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs444;
+if(vErrors !== null){
+if(_errs444){
+vErrors.length = _errs444;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs443 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data160.minimal !== undefined){
+let data162 = data160.minimal;
+const _errs457 = errors;
+const _errs458 = errors;
+let valid51 = false;
+const _errs459 = errors;
+if(typeof data162 !== "string"){
+let dataType162 = typeof data162;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data162;
+}
+else if(data162 === null){
+coerced162 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7929,15 +7980,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data161 = coerced161;
-if(data159 !== undefined){
-data159["minimal"] = coerced161;
+if(coerced162 !== undefined){
+data162 = coerced162;
+if(data160 !== undefined){
+data160["minimal"] = coerced162;
 }
 }
 }
-if("minimal" !== data161){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
+if("minimal" !== data162){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7946,22 +7997,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs457 === errors;
+var _valid13 = _errs459 === errors;
 valid51 = valid51 || _valid13;
 if(!valid51){
-const _errs459 = errors;
-if(typeof data161 !== "string"){
-let dataType162 = typeof data161;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data161;
+const _errs461 = errors;
+if(typeof data162 !== "string"){
+let dataType163 = typeof data162;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data162;
 }
-else if(data161 === null){
-coerced162 = "";
+else if(data162 === null){
+coerced163 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7971,15 +8022,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data161 = coerced162;
-if(data159 !== undefined){
-data159["minimal"] = coerced162;
+if(coerced163 !== undefined){
+data162 = coerced163;
+if(data160 !== undefined){
+data160["minimal"] = coerced163;
 }
 }
 }
-if("low" !== data161){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
+if("low" !== data162){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7988,22 +8039,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs459 === errors;
+var _valid13 = _errs461 === errors;
 valid51 = valid51 || _valid13;
 if(!valid51){
-const _errs461 = errors;
-if(typeof data161 !== "string"){
-let dataType163 = typeof data161;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data161;
+const _errs463 = errors;
+if(typeof data162 !== "string"){
+let dataType164 = typeof data162;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data162;
 }
-else if(data161 === null){
-coerced163 = "";
+else if(data162 === null){
+coerced164 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -8013,15 +8064,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data161 = coerced163;
-if(data159 !== undefined){
-data159["minimal"] = coerced163;
+if(coerced164 !== undefined){
+data162 = coerced164;
+if(data160 !== undefined){
+data160["minimal"] = coerced164;
 }
 }
 }
-if("medium" !== data161){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
+if("medium" !== data162){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -8030,22 +8081,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs461 === errors;
+var _valid13 = _errs463 === errors;
 valid51 = valid51 || _valid13;
 if(!valid51){
-const _errs463 = errors;
-if(typeof data161 !== "string"){
-let dataType164 = typeof data161;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data161;
+const _errs465 = errors;
+if(typeof data162 !== "string"){
+let dataType165 = typeof data162;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data162;
 }
-else if(data161 === null){
-coerced164 = "";
+else if(data162 === null){
+coerced165 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -8055,15 +8106,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data161 = coerced164;
-if(data159 !== undefined){
-data159["minimal"] = coerced164;
+if(coerced165 !== undefined){
+data162 = coerced165;
+if(data160 !== undefined){
+data160["minimal"] = coerced165;
 }
 }
 }
-if("high" !== data161){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
+if("high" !== data162){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -8072,22 +8123,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs463 === errors;
+var _valid13 = _errs465 === errors;
 valid51 = valid51 || _valid13;
 if(!valid51){
-const _errs465 = errors;
-if(typeof data161 !== "string"){
-let dataType165 = typeof data161;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data161;
+const _errs467 = errors;
+if(typeof data162 !== "string"){
+let dataType166 = typeof data162;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data162;
 }
-else if(data161 === null){
-coerced165 = "";
+else if(data162 === null){
+coerced166 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -8097,15 +8148,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data161 = coerced165;
-if(data159 !== undefined){
-data159["minimal"] = coerced165;
+if(coerced166 !== undefined){
+data162 = coerced166;
+if(data160 !== undefined){
+data160["minimal"] = coerced166;
 }
 }
 }
-if("xhigh" !== data161){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
+if("xhigh" !== data162){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -8114,90 +8165,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs465 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs467 = errors;
-if(typeof data161 !== "string"){
-let dataType166 = typeof data161;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data161;
-}
-else if(data161 === null){
-coerced166 = "";
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(coerced166 !== undefined){
-data161 = coerced166;
-if(data159 !== undefined){
-data159["minimal"] = coerced166;
-}
-}
-}
-if("max" !== data161){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
 var _valid13 = _errs467 === errors;
 valid51 = valid51 || _valid13;
-}
-}
-}
-}
-}
 if(!valid51){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data161};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs456;
-if(vErrors !== null){
-if(_errs456){
-vErrors.length = _errs456;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs455 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data159.low !== undefined){
-let data162 = data159.low;
 const _errs469 = errors;
-const _errs470 = errors;
-let valid52 = false;
-const _errs471 = errors;
 if(typeof data162 !== "string"){
 let dataType167 = typeof data162;
 let coerced167 = undefined;
@@ -8209,7 +8180,87 @@ else if(data162 === null){
 coerced167 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(coerced167 !== undefined){
+data162 = coerced167;
+if(data160 !== undefined){
+data160["minimal"] = coerced167;
+}
+}
+}
+if("max" !== data162){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid13 = _errs469 === errors;
+valid51 = valid51 || _valid13;
+}
+}
+}
+}
+}
+if(!valid51){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data162};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs458;
+if(vErrors !== null){
+if(_errs458){
+vErrors.length = _errs458;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs457 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data160.low !== undefined){
+let data163 = data160.low;
+const _errs471 = errors;
+const _errs472 = errors;
+let valid52 = false;
+const _errs473 = errors;
+if(typeof data163 !== "string"){
+let dataType168 = typeof data163;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data163;
+}
+else if(data163 === null){
+coerced168 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -8219,15 +8270,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data162 = coerced167;
-if(data159 !== undefined){
-data159["low"] = coerced167;
+if(coerced168 !== undefined){
+data163 = coerced168;
+if(data160 !== undefined){
+data160["low"] = coerced168;
 }
 }
 }
-if("minimal" !== data162){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
+if("minimal" !== data163){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -8236,22 +8287,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs471 === errors;
+var _valid14 = _errs473 === errors;
 valid52 = valid52 || _valid14;
 if(!valid52){
-const _errs473 = errors;
-if(typeof data162 !== "string"){
-let dataType168 = typeof data162;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data162;
+const _errs475 = errors;
+if(typeof data163 !== "string"){
+let dataType169 = typeof data163;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data163;
 }
-else if(data162 === null){
-coerced168 = "";
+else if(data163 === null){
+coerced169 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -8261,15 +8312,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data162 = coerced168;
-if(data159 !== undefined){
-data159["low"] = coerced168;
+if(coerced169 !== undefined){
+data163 = coerced169;
+if(data160 !== undefined){
+data160["low"] = coerced169;
 }
 }
 }
-if("low" !== data162){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
+if("low" !== data163){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -8278,22 +8329,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs473 === errors;
+var _valid14 = _errs475 === errors;
 valid52 = valid52 || _valid14;
 if(!valid52){
-const _errs475 = errors;
-if(typeof data162 !== "string"){
-let dataType169 = typeof data162;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data162;
+const _errs477 = errors;
+if(typeof data163 !== "string"){
+let dataType170 = typeof data163;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data163;
 }
-else if(data162 === null){
-coerced169 = "";
+else if(data163 === null){
+coerced170 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -8303,15 +8354,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data162 = coerced169;
-if(data159 !== undefined){
-data159["low"] = coerced169;
+if(coerced170 !== undefined){
+data163 = coerced170;
+if(data160 !== undefined){
+data160["low"] = coerced170;
 }
 }
 }
-if("medium" !== data162){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
+if("medium" !== data163){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -8320,22 +8371,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs475 === errors;
+var _valid14 = _errs477 === errors;
 valid52 = valid52 || _valid14;
 if(!valid52){
-const _errs477 = errors;
-if(typeof data162 !== "string"){
-let dataType170 = typeof data162;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data162;
+const _errs479 = errors;
+if(typeof data163 !== "string"){
+let dataType171 = typeof data163;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data163;
 }
-else if(data162 === null){
-coerced170 = "";
+else if(data163 === null){
+coerced171 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -8345,15 +8396,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data162 = coerced170;
-if(data159 !== undefined){
-data159["low"] = coerced170;
+if(coerced171 !== undefined){
+data163 = coerced171;
+if(data160 !== undefined){
+data160["low"] = coerced171;
 }
 }
 }
-if("high" !== data162){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
+if("high" !== data163){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -8362,22 +8413,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs477 === errors;
+var _valid14 = _errs479 === errors;
 valid52 = valid52 || _valid14;
 if(!valid52){
-const _errs479 = errors;
-if(typeof data162 !== "string"){
-let dataType171 = typeof data162;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data162;
+const _errs481 = errors;
+if(typeof data163 !== "string"){
+let dataType172 = typeof data163;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data163;
 }
-else if(data162 === null){
-coerced171 = "";
+else if(data163 === null){
+coerced172 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -8387,15 +8438,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data162 = coerced171;
-if(data159 !== undefined){
-data159["low"] = coerced171;
+if(coerced172 !== undefined){
+data163 = coerced172;
+if(data160 !== undefined){
+data160["low"] = coerced172;
 }
 }
 }
-if("xhigh" !== data162){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
+if("xhigh" !== data163){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -8404,90 +8455,10 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs479 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs481 = errors;
-if(typeof data162 !== "string"){
-let dataType172 = typeof data162;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data162;
-}
-else if(data162 === null){
-coerced172 = "";
-}
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced172 !== undefined){
-data162 = coerced172;
-if(data159 !== undefined){
-data159["low"] = coerced172;
-}
-}
-}
-if("max" !== data162){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
 var _valid14 = _errs481 === errors;
 valid52 = valid52 || _valid14;
-}
-}
-}
-}
-}
 if(!valid52){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data162};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs470;
-if(vErrors !== null){
-if(_errs470){
-vErrors.length = _errs470;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs469 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data159.medium !== undefined){
-let data163 = data159.medium;
 const _errs483 = errors;
-const _errs484 = errors;
-let valid53 = false;
-const _errs485 = errors;
 if(typeof data163 !== "string"){
 let dataType173 = typeof data163;
 let coerced173 = undefined;
@@ -8499,7 +8470,87 @@ else if(data163 === null){
 coerced173 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced173 !== undefined){
+data163 = coerced173;
+if(data160 !== undefined){
+data160["low"] = coerced173;
+}
+}
+}
+if("max" !== data163){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+var _valid14 = _errs483 === errors;
+valid52 = valid52 || _valid14;
+}
+}
+}
+}
+}
+if(!valid52){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data163};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs472;
+if(vErrors !== null){
+if(_errs472){
+vErrors.length = _errs472;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs471 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data160.medium !== undefined){
+let data164 = data160.medium;
+const _errs485 = errors;
+const _errs486 = errors;
+let valid53 = false;
+const _errs487 = errors;
+if(typeof data164 !== "string"){
+let dataType174 = typeof data164;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data164;
+}
+else if(data164 === null){
+coerced174 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8509,15 +8560,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data163 = coerced173;
-if(data159 !== undefined){
-data159["medium"] = coerced173;
+if(coerced174 !== undefined){
+data164 = coerced174;
+if(data160 !== undefined){
+data160["medium"] = coerced174;
 }
 }
 }
-if("minimal" !== data163){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
+if("minimal" !== data164){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8526,22 +8577,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs485 === errors;
+var _valid15 = _errs487 === errors;
 valid53 = valid53 || _valid15;
 if(!valid53){
-const _errs487 = errors;
-if(typeof data163 !== "string"){
-let dataType174 = typeof data163;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data163;
+const _errs489 = errors;
+if(typeof data164 !== "string"){
+let dataType175 = typeof data164;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data164;
 }
-else if(data163 === null){
-coerced174 = "";
+else if(data164 === null){
+coerced175 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8551,15 +8602,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data163 = coerced174;
-if(data159 !== undefined){
-data159["medium"] = coerced174;
+if(coerced175 !== undefined){
+data164 = coerced175;
+if(data160 !== undefined){
+data160["medium"] = coerced175;
 }
 }
 }
-if("low" !== data163){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
+if("low" !== data164){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8568,22 +8619,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs487 === errors;
+var _valid15 = _errs489 === errors;
 valid53 = valid53 || _valid15;
 if(!valid53){
-const _errs489 = errors;
-if(typeof data163 !== "string"){
-let dataType175 = typeof data163;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data163;
+const _errs491 = errors;
+if(typeof data164 !== "string"){
+let dataType176 = typeof data164;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data164;
 }
-else if(data163 === null){
-coerced175 = "";
+else if(data164 === null){
+coerced176 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8593,15 +8644,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data163 = coerced175;
-if(data159 !== undefined){
-data159["medium"] = coerced175;
+if(coerced176 !== undefined){
+data164 = coerced176;
+if(data160 !== undefined){
+data160["medium"] = coerced176;
 }
 }
 }
-if("medium" !== data163){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
+if("medium" !== data164){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8610,22 +8661,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs489 === errors;
+var _valid15 = _errs491 === errors;
 valid53 = valid53 || _valid15;
 if(!valid53){
-const _errs491 = errors;
-if(typeof data163 !== "string"){
-let dataType176 = typeof data163;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data163;
+const _errs493 = errors;
+if(typeof data164 !== "string"){
+let dataType177 = typeof data164;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data164;
 }
-else if(data163 === null){
-coerced176 = "";
+else if(data164 === null){
+coerced177 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8635,15 +8686,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data163 = coerced176;
-if(data159 !== undefined){
-data159["medium"] = coerced176;
+if(coerced177 !== undefined){
+data164 = coerced177;
+if(data160 !== undefined){
+data160["medium"] = coerced177;
 }
 }
 }
-if("high" !== data163){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
+if("high" !== data164){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8652,22 +8703,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs491 === errors;
+var _valid15 = _errs493 === errors;
 valid53 = valid53 || _valid15;
 if(!valid53){
-const _errs493 = errors;
-if(typeof data163 !== "string"){
-let dataType177 = typeof data163;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data163;
+const _errs495 = errors;
+if(typeof data164 !== "string"){
+let dataType178 = typeof data164;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data164;
 }
-else if(data163 === null){
-coerced177 = "";
+else if(data164 === null){
+coerced178 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8677,15 +8728,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data163 = coerced177;
-if(data159 !== undefined){
-data159["medium"] = coerced177;
+if(coerced178 !== undefined){
+data164 = coerced178;
+if(data160 !== undefined){
+data160["medium"] = coerced178;
 }
 }
 }
-if("xhigh" !== data163){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
+if("xhigh" !== data164){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8694,90 +8745,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs493 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs495 = errors;
-if(typeof data163 !== "string"){
-let dataType178 = typeof data163;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data163;
-}
-else if(data163 === null){
-coerced178 = "";
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-if(coerced178 !== undefined){
-data163 = coerced178;
-if(data159 !== undefined){
-data159["medium"] = coerced178;
-}
-}
-}
-if("max" !== data163){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
 var _valid15 = _errs495 === errors;
 valid53 = valid53 || _valid15;
-}
-}
-}
-}
-}
 if(!valid53){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data163};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs484;
-if(vErrors !== null){
-if(_errs484){
-vErrors.length = _errs484;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs483 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data159.high !== undefined){
-let data164 = data159.high;
 const _errs497 = errors;
-const _errs498 = errors;
-let valid54 = false;
-const _errs499 = errors;
 if(typeof data164 !== "string"){
 let dataType179 = typeof data164;
 let coerced179 = undefined;
@@ -8789,7 +8760,87 @@ else if(data164 === null){
 coerced179 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+if(coerced179 !== undefined){
+data164 = coerced179;
+if(data160 !== undefined){
+data160["medium"] = coerced179;
+}
+}
+}
+if("max" !== data164){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+var _valid15 = _errs497 === errors;
+valid53 = valid53 || _valid15;
+}
+}
+}
+}
+}
+if(!valid53){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data164};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs486;
+if(vErrors !== null){
+if(_errs486){
+vErrors.length = _errs486;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs485 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data160.high !== undefined){
+let data165 = data160.high;
+const _errs499 = errors;
+const _errs500 = errors;
+let valid54 = false;
+const _errs501 = errors;
+if(typeof data165 !== "string"){
+let dataType180 = typeof data165;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data165;
+}
+else if(data165 === null){
+coerced180 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8799,15 +8850,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data164 = coerced179;
-if(data159 !== undefined){
-data159["high"] = coerced179;
+if(coerced180 !== undefined){
+data165 = coerced180;
+if(data160 !== undefined){
+data160["high"] = coerced180;
 }
 }
 }
-if("minimal" !== data164){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
+if("minimal" !== data165){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8816,22 +8867,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs499 === errors;
+var _valid16 = _errs501 === errors;
 valid54 = valid54 || _valid16;
 if(!valid54){
-const _errs501 = errors;
-if(typeof data164 !== "string"){
-let dataType180 = typeof data164;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data164;
+const _errs503 = errors;
+if(typeof data165 !== "string"){
+let dataType181 = typeof data165;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data165;
 }
-else if(data164 === null){
-coerced180 = "";
+else if(data165 === null){
+coerced181 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8841,15 +8892,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data164 = coerced180;
-if(data159 !== undefined){
-data159["high"] = coerced180;
+if(coerced181 !== undefined){
+data165 = coerced181;
+if(data160 !== undefined){
+data160["high"] = coerced181;
 }
 }
 }
-if("low" !== data164){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
+if("low" !== data165){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8858,22 +8909,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs501 === errors;
+var _valid16 = _errs503 === errors;
 valid54 = valid54 || _valid16;
 if(!valid54){
-const _errs503 = errors;
-if(typeof data164 !== "string"){
-let dataType181 = typeof data164;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data164;
+const _errs505 = errors;
+if(typeof data165 !== "string"){
+let dataType182 = typeof data165;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data165;
 }
-else if(data164 === null){
-coerced181 = "";
+else if(data165 === null){
+coerced182 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8883,15 +8934,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data164 = coerced181;
-if(data159 !== undefined){
-data159["high"] = coerced181;
+if(coerced182 !== undefined){
+data165 = coerced182;
+if(data160 !== undefined){
+data160["high"] = coerced182;
 }
 }
 }
-if("medium" !== data164){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
+if("medium" !== data165){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8900,22 +8951,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs503 === errors;
+var _valid16 = _errs505 === errors;
 valid54 = valid54 || _valid16;
 if(!valid54){
-const _errs505 = errors;
-if(typeof data164 !== "string"){
-let dataType182 = typeof data164;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data164;
+const _errs507 = errors;
+if(typeof data165 !== "string"){
+let dataType183 = typeof data165;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data165;
 }
-else if(data164 === null){
-coerced182 = "";
+else if(data165 === null){
+coerced183 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8925,15 +8976,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data164 = coerced182;
-if(data159 !== undefined){
-data159["high"] = coerced182;
+if(coerced183 !== undefined){
+data165 = coerced183;
+if(data160 !== undefined){
+data160["high"] = coerced183;
 }
 }
 }
-if("high" !== data164){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
+if("high" !== data165){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8942,22 +8993,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs505 === errors;
+var _valid16 = _errs507 === errors;
 valid54 = valid54 || _valid16;
 if(!valid54){
-const _errs507 = errors;
-if(typeof data164 !== "string"){
-let dataType183 = typeof data164;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data164;
+const _errs509 = errors;
+if(typeof data165 !== "string"){
+let dataType184 = typeof data165;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data165;
 }
-else if(data164 === null){
-coerced183 = "";
+else if(data165 === null){
+coerced184 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8967,15 +9018,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data164 = coerced183;
-if(data159 !== undefined){
-data159["high"] = coerced183;
+if(coerced184 !== undefined){
+data165 = coerced184;
+if(data160 !== undefined){
+data160["high"] = coerced184;
 }
 }
 }
-if("xhigh" !== data164){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
+if("xhigh" !== data165){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8984,90 +9035,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs507 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs509 = errors;
-if(typeof data164 !== "string"){
-let dataType184 = typeof data164;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data164;
-}
-else if(data164 === null){
-coerced184 = "";
-}
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-if(coerced184 !== undefined){
-data164 = coerced184;
-if(data159 !== undefined){
-data159["high"] = coerced184;
-}
-}
-}
-if("max" !== data164){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
 var _valid16 = _errs509 === errors;
 valid54 = valid54 || _valid16;
-}
-}
-}
-}
-}
 if(!valid54){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data164};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs498;
-if(vErrors !== null){
-if(_errs498){
-vErrors.length = _errs498;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs497 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data159.xhigh !== undefined){
-let data165 = data159.xhigh;
 const _errs511 = errors;
-const _errs512 = errors;
-let valid55 = false;
-const _errs513 = errors;
 if(typeof data165 !== "string"){
 let dataType185 = typeof data165;
 let coerced185 = undefined;
@@ -9079,7 +9050,87 @@ else if(data165 === null){
 coerced185 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(coerced185 !== undefined){
+data165 = coerced185;
+if(data160 !== undefined){
+data160["high"] = coerced185;
+}
+}
+}
+if("max" !== data165){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+var _valid16 = _errs511 === errors;
+valid54 = valid54 || _valid16;
+}
+}
+}
+}
+}
+if(!valid54){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data165};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs500;
+if(vErrors !== null){
+if(_errs500){
+vErrors.length = _errs500;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs499 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data160.xhigh !== undefined){
+let data166 = data160.xhigh;
+const _errs513 = errors;
+const _errs514 = errors;
+let valid55 = false;
+const _errs515 = errors;
+if(typeof data166 !== "string"){
+let dataType186 = typeof data166;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data166;
+}
+else if(data166 === null){
+coerced186 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -9089,15 +9140,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data165 = coerced185;
-if(data159 !== undefined){
-data159["xhigh"] = coerced185;
+if(coerced186 !== undefined){
+data166 = coerced186;
+if(data160 !== undefined){
+data160["xhigh"] = coerced186;
 }
 }
 }
-if("minimal" !== data165){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
+if("minimal" !== data166){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -9106,22 +9157,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs513 === errors;
+var _valid17 = _errs515 === errors;
 valid55 = valid55 || _valid17;
 if(!valid55){
-const _errs515 = errors;
-if(typeof data165 !== "string"){
-let dataType186 = typeof data165;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data165;
+const _errs517 = errors;
+if(typeof data166 !== "string"){
+let dataType187 = typeof data166;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data166;
 }
-else if(data165 === null){
-coerced186 = "";
+else if(data166 === null){
+coerced187 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -9131,15 +9182,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced186 !== undefined){
-data165 = coerced186;
-if(data159 !== undefined){
-data159["xhigh"] = coerced186;
+if(coerced187 !== undefined){
+data166 = coerced187;
+if(data160 !== undefined){
+data160["xhigh"] = coerced187;
 }
 }
 }
-if("low" !== data165){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
+if("low" !== data166){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -9148,22 +9199,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs515 === errors;
+var _valid17 = _errs517 === errors;
 valid55 = valid55 || _valid17;
 if(!valid55){
-const _errs517 = errors;
-if(typeof data165 !== "string"){
-let dataType187 = typeof data165;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data165;
+const _errs519 = errors;
+if(typeof data166 !== "string"){
+let dataType188 = typeof data166;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data166;
 }
-else if(data165 === null){
-coerced187 = "";
+else if(data166 === null){
+coerced188 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -9173,15 +9224,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced187 !== undefined){
-data165 = coerced187;
-if(data159 !== undefined){
-data159["xhigh"] = coerced187;
+if(coerced188 !== undefined){
+data166 = coerced188;
+if(data160 !== undefined){
+data160["xhigh"] = coerced188;
 }
 }
 }
-if("medium" !== data165){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
+if("medium" !== data166){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -9190,22 +9241,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs517 === errors;
+var _valid17 = _errs519 === errors;
 valid55 = valid55 || _valid17;
 if(!valid55){
-const _errs519 = errors;
-if(typeof data165 !== "string"){
-let dataType188 = typeof data165;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data165;
+const _errs521 = errors;
+if(typeof data166 !== "string"){
+let dataType189 = typeof data166;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data166;
 }
-else if(data165 === null){
-coerced188 = "";
+else if(data166 === null){
+coerced189 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -9215,15 +9266,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced188 !== undefined){
-data165 = coerced188;
-if(data159 !== undefined){
-data159["xhigh"] = coerced188;
+if(coerced189 !== undefined){
+data166 = coerced189;
+if(data160 !== undefined){
+data160["xhigh"] = coerced189;
 }
 }
 }
-if("high" !== data165){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
+if("high" !== data166){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -9232,22 +9283,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs519 === errors;
+var _valid17 = _errs521 === errors;
 valid55 = valid55 || _valid17;
 if(!valid55){
-const _errs521 = errors;
-if(typeof data165 !== "string"){
-let dataType189 = typeof data165;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data165;
+const _errs523 = errors;
+if(typeof data166 !== "string"){
+let dataType190 = typeof data166;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data166;
 }
-else if(data165 === null){
-coerced189 = "";
+else if(data166 === null){
+coerced190 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -9257,15 +9308,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced189 !== undefined){
-data165 = coerced189;
-if(data159 !== undefined){
-data159["xhigh"] = coerced189;
+if(coerced190 !== undefined){
+data166 = coerced190;
+if(data160 !== undefined){
+data160["xhigh"] = coerced190;
 }
 }
 }
-if("xhigh" !== data165){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
+if("xhigh" !== data166){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -9274,90 +9325,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs521 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs523 = errors;
-if(typeof data165 !== "string"){
-let dataType190 = typeof data165;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data165;
-}
-else if(data165 === null){
-coerced190 = "";
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-if(coerced190 !== undefined){
-data165 = coerced190;
-if(data159 !== undefined){
-data159["xhigh"] = coerced190;
-}
-}
-}
-if("max" !== data165){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
 var _valid17 = _errs523 === errors;
 valid55 = valid55 || _valid17;
-}
-}
-}
-}
-}
 if(!valid55){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data165};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs512;
-if(vErrors !== null){
-if(_errs512){
-vErrors.length = _errs512;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs511 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data159.max !== undefined){
-let data166 = data159.max;
 const _errs525 = errors;
-const _errs526 = errors;
-let valid56 = false;
-const _errs527 = errors;
 if(typeof data166 !== "string"){
 let dataType191 = typeof data166;
 let coerced191 = undefined;
@@ -9369,7 +9340,87 @@ else if(data166 === null){
 coerced191 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(coerced191 !== undefined){
+data166 = coerced191;
+if(data160 !== undefined){
+data160["xhigh"] = coerced191;
+}
+}
+}
+if("max" !== data166){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+var _valid17 = _errs525 === errors;
+valid55 = valid55 || _valid17;
+}
+}
+}
+}
+}
+if(!valid55){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data166};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs514;
+if(vErrors !== null){
+if(_errs514){
+vErrors.length = _errs514;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs513 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data160.max !== undefined){
+let data167 = data160.max;
+const _errs527 = errors;
+const _errs528 = errors;
+let valid56 = false;
+const _errs529 = errors;
+if(typeof data167 !== "string"){
+let dataType192 = typeof data167;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data167;
+}
+else if(data167 === null){
+coerced192 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -9379,15 +9430,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data166 = coerced191;
-if(data159 !== undefined){
-data159["max"] = coerced191;
+if(coerced192 !== undefined){
+data167 = coerced192;
+if(data160 !== undefined){
+data160["max"] = coerced192;
 }
 }
 }
-if("minimal" !== data166){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
+if("minimal" !== data167){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -9396,22 +9447,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs527 === errors;
+var _valid18 = _errs529 === errors;
 valid56 = valid56 || _valid18;
 if(!valid56){
-const _errs529 = errors;
-if(typeof data166 !== "string"){
-let dataType192 = typeof data166;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data166;
+const _errs531 = errors;
+if(typeof data167 !== "string"){
+let dataType193 = typeof data167;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data167;
 }
-else if(data166 === null){
-coerced192 = "";
+else if(data167 === null){
+coerced193 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -9421,15 +9472,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced192 !== undefined){
-data166 = coerced192;
-if(data159 !== undefined){
-data159["max"] = coerced192;
+if(coerced193 !== undefined){
+data167 = coerced193;
+if(data160 !== undefined){
+data160["max"] = coerced193;
 }
 }
 }
-if("low" !== data166){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
+if("low" !== data167){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -9438,22 +9489,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs529 === errors;
+var _valid18 = _errs531 === errors;
 valid56 = valid56 || _valid18;
 if(!valid56){
-const _errs531 = errors;
-if(typeof data166 !== "string"){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data166;
+const _errs533 = errors;
+if(typeof data167 !== "string"){
+let dataType194 = typeof data167;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data167;
 }
-else if(data166 === null){
-coerced193 = "";
+else if(data167 === null){
+coerced194 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -9463,15 +9514,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data159 !== undefined){
-data159["max"] = coerced193;
+if(coerced194 !== undefined){
+data167 = coerced194;
+if(data160 !== undefined){
+data160["max"] = coerced194;
 }
 }
 }
-if("medium" !== data166){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
+if("medium" !== data167){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -9480,22 +9531,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs531 === errors;
+var _valid18 = _errs533 === errors;
 valid56 = valid56 || _valid18;
 if(!valid56){
-const _errs533 = errors;
-if(typeof data166 !== "string"){
-let dataType194 = typeof data166;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data166;
+const _errs535 = errors;
+if(typeof data167 !== "string"){
+let dataType195 = typeof data167;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data167;
 }
-else if(data166 === null){
-coerced194 = "";
+else if(data167 === null){
+coerced195 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9505,15 +9556,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data166 = coerced194;
-if(data159 !== undefined){
-data159["max"] = coerced194;
+if(coerced195 !== undefined){
+data167 = coerced195;
+if(data160 !== undefined){
+data160["max"] = coerced195;
 }
 }
 }
-if("high" !== data166){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
+if("high" !== data167){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9522,22 +9573,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs533 === errors;
+var _valid18 = _errs535 === errors;
 valid56 = valid56 || _valid18;
 if(!valid56){
-const _errs535 = errors;
-if(typeof data166 !== "string"){
-let dataType195 = typeof data166;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data166;
+const _errs537 = errors;
+if(typeof data167 !== "string"){
+let dataType196 = typeof data167;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data167;
 }
-else if(data166 === null){
-coerced195 = "";
+else if(data167 === null){
+coerced196 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9547,15 +9598,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data166 = coerced195;
-if(data159 !== undefined){
-data159["max"] = coerced195;
+if(coerced196 !== undefined){
+data167 = coerced196;
+if(data160 !== undefined){
+data160["max"] = coerced196;
 }
 }
 }
-if("xhigh" !== data166){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
+if("xhigh" !== data167){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9564,22 +9615,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs535 === errors;
+var _valid18 = _errs537 === errors;
 valid56 = valid56 || _valid18;
 if(!valid56){
-const _errs537 = errors;
-if(typeof data166 !== "string"){
-let dataType196 = typeof data166;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data166;
+const _errs539 = errors;
+if(typeof data167 !== "string"){
+let dataType197 = typeof data167;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data167;
 }
-else if(data166 === null){
-coerced196 = "";
+else if(data167 === null){
+coerced197 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9589,15 +9640,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data166 = coerced196;
-if(data159 !== undefined){
-data159["max"] = coerced196;
+if(coerced197 !== undefined){
+data167 = coerced197;
+if(data160 !== undefined){
+data160["max"] = coerced197;
 }
 }
 }
-if("max" !== data166){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
+if("max" !== data167){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9606,7 +9657,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs537 === errors;
+var _valid18 = _errs539 === errors;
 valid56 = valid56 || _valid18;
 }
 }
@@ -9614,7 +9665,7 @@ valid56 = valid56 || _valid18;
 }
 }
 if(!valid56){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data166};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data167};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9626,17 +9677,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs526;
+errors = _errs528;
 if(vErrors !== null){
-if(_errs526){
-vErrors.length = _errs526;
+if(_errs528){
+vErrors.length = _errs528;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs525 === errors;
+var valid49 = _errs527 === errors;
 }
 else {
 var valid49 = true;
@@ -9650,48 +9701,48 @@ var valid49 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
 return false;
 }
 }
-var valid43 = _errs438 === errors;
+var valid43 = _errs440 === errors;
 }
 else {
 var valid43 = true;
 }
 if(valid43){
-if(data146.answer_tokens !== undefined){
-let data167 = data146.answer_tokens;
-const _errs539 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType197 = typeof data167;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 === "boolean" || data167 === null
-              || (dataType197 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced197 = +data167;
+if(data147.answer_tokens !== undefined){
+let data168 = data147.answer_tokens;
+const _errs541 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType198 = typeof data168;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 === "boolean" || data168 === null
+              || (dataType198 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced198 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
 return false;
 }
 }
-if(coerced197 !== undefined){
-data167 = coerced197;
-if(data146 !== undefined){
-data146["answer_tokens"] = coerced197;
+if(coerced198 !== undefined){
+data168 = coerced198;
+if(data147 !== undefined){
+data147["answer_tokens"] = coerced198;
 }
 }
 }
-if(errors === _errs539){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
+if(errors === _errs541){
+if(typeof data168 == "number"){
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
 return false;
 }
 }
 }
-var valid43 = _errs539 === errors;
+var valid43 = _errs541 === errors;
 }
 else {
 var valid43 = true;
@@ -9705,75 +9756,38 @@ var valid43 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
 return false;
 }
 }
-var valid42 = _errs378 === errors;
+var valid42 = _errs380 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.pricing !== undefined){
-let data168 = data139.pricing;
-const _errs541 = errors;
-if(errors === _errs541){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+if(data140.pricing !== undefined){
+let data169 = data140.pricing;
+const _errs543 = errors;
+if(errors === _errs543){
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
 let missing6;
-if(((data168.input === undefined) && (missing6 = "input")) || ((data168.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
+if(((data169.input === undefined) && (missing6 = "input")) || ((data169.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 }
 else {
-const _errs543 = errors;
-for(const key31 in data168){
+const _errs545 = errors;
+for(const key31 in data169){
 if(!((((((key31 === "input") || (key31 === "output")) || (key31 === "cached_input")) || (key31 === "cache_write")) || (key31 === "cache_write_1h")) || (key31 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 break;
 }
 }
-if(_errs543 === errors){
-if(data168.input !== undefined){
-let data169 = data168.input;
-const _errs544 = errors;
-if(!(typeof data169 == "number")){
-let dataType198 = typeof data169;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data169 === null
-              || (dataType198 == "string" && data169 && data169 == +data169)){
-coerced198 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data169 = coerced198;
-if(data168 !== undefined){
-data168["input"] = coerced198;
-}
-}
-}
-if(errors === _errs544){
-if(typeof data169 == "number"){
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
-return false;
-}
-}
-}
-var valid57 = _errs544 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data168.output !== undefined){
-let data170 = data168.output;
+if(_errs545 === errors){
+if(data169.input !== undefined){
+let data170 = data169.input;
 const _errs546 = errors;
 if(!(typeof data170 == "number")){
 let dataType199 = typeof data170;
@@ -9784,21 +9798,21 @@ if(dataType199 == "boolean" || data170 === null
 coerced199 = +data170;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
 return false;
 }
 }
 if(coerced199 !== undefined){
 data170 = coerced199;
-if(data168 !== undefined){
-data168["output"] = coerced199;
+if(data169 !== undefined){
+data169["input"] = coerced199;
 }
 }
 }
 if(errors === _errs546){
 if(typeof data170 == "number"){
 if(data170 < 0 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
 return false;
 }
 }
@@ -9809,8 +9823,8 @@ else {
 var valid57 = true;
 }
 if(valid57){
-if(data168.cached_input !== undefined){
-let data171 = data168.cached_input;
+if(data169.output !== undefined){
+let data171 = data169.output;
 const _errs548 = errors;
 if(!(typeof data171 == "number")){
 let dataType200 = typeof data171;
@@ -9821,21 +9835,21 @@ if(dataType200 == "boolean" || data171 === null
 coerced200 = +data171;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
 return false;
 }
 }
 if(coerced200 !== undefined){
 data171 = coerced200;
-if(data168 !== undefined){
-data168["cached_input"] = coerced200;
+if(data169 !== undefined){
+data169["output"] = coerced200;
 }
 }
 }
 if(errors === _errs548){
 if(typeof data171 == "number"){
 if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
 return false;
 }
 }
@@ -9846,8 +9860,8 @@ else {
 var valid57 = true;
 }
 if(valid57){
-if(data168.cache_write !== undefined){
-let data172 = data168.cache_write;
+if(data169.cached_input !== undefined){
+let data172 = data169.cached_input;
 const _errs550 = errors;
 if(!(typeof data172 == "number")){
 let dataType201 = typeof data172;
@@ -9858,21 +9872,21 @@ if(dataType201 == "boolean" || data172 === null
 coerced201 = +data172;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
 return false;
 }
 }
 if(coerced201 !== undefined){
 data172 = coerced201;
-if(data168 !== undefined){
-data168["cache_write"] = coerced201;
+if(data169 !== undefined){
+data169["cached_input"] = coerced201;
 }
 }
 }
 if(errors === _errs550){
 if(typeof data172 == "number"){
 if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
 return false;
 }
 }
@@ -9883,8 +9897,8 @@ else {
 var valid57 = true;
 }
 if(valid57){
-if(data168.cache_write_1h !== undefined){
-let data173 = data168.cache_write_1h;
+if(data169.cache_write !== undefined){
+let data173 = data169.cache_write;
 const _errs552 = errors;
 if(!(typeof data173 == "number")){
 let dataType202 = typeof data173;
@@ -9895,21 +9909,21 @@ if(dataType202 == "boolean" || data173 === null
 coerced202 = +data173;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
 return false;
 }
 }
 if(coerced202 !== undefined){
 data173 = coerced202;
-if(data168 !== undefined){
-data168["cache_write_1h"] = coerced202;
+if(data169 !== undefined){
+data169["cache_write"] = coerced202;
 }
 }
 }
 if(errors === _errs552){
 if(typeof data173 == "number"){
 if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
 return false;
 }
 }
@@ -9920,8 +9934,8 @@ else {
 var valid57 = true;
 }
 if(valid57){
-if(data168.reasoning !== undefined){
-let data174 = data168.reasoning;
+if(data169.cache_write_1h !== undefined){
+let data174 = data169.cache_write_1h;
 const _errs554 = errors;
 if(!(typeof data174 == "number")){
 let dataType203 = typeof data174;
@@ -9932,26 +9946,63 @@ if(dataType203 == "boolean" || data174 === null
 coerced203 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data174 = coerced203;
-if(data168 !== undefined){
-data168["reasoning"] = coerced203;
+if(data169 !== undefined){
+data169["cache_write_1h"] = coerced203;
 }
 }
 }
 if(errors === _errs554){
 if(typeof data174 == "number"){
 if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
 return false;
 }
 }
 }
 var valid57 = _errs554 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data169.reasoning !== undefined){
+let data175 = data169.reasoning;
+const _errs556 = errors;
+if(!(typeof data175 == "number")){
+let dataType204 = typeof data175;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "boolean" || data175 === null
+              || (dataType204 == "string" && data175 && data175 == +data175)){
+coerced204 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data175 = coerced204;
+if(data169 !== undefined){
+data169["reasoning"] = coerced204;
+}
+}
+}
+if(errors === _errs556){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
+return false;
+}
+}
+}
+var valid57 = _errs556 === errors;
 }
 else {
 var valid57 = true;
@@ -9965,133 +10016,90 @@ var valid57 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 }
 }
-var valid42 = _errs541 === errors;
+var valid42 = _errs543 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.priced_features !== undefined){
-let data175 = data139.priced_features;
-const _errs556 = errors;
-if(errors === _errs556){
-if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+if(data140.priced_features !== undefined){
+let data176 = data140.priced_features;
 const _errs558 = errors;
-for(const key32 in data175){
+if(errors === _errs558){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+const _errs560 = errors;
+for(const key32 in data176){
 if(!(((key32 === "server_tools") || (key32 === "service_tiers")) || (key32 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
 return false;
 break;
 }
 }
-if(_errs558 === errors){
-if(data175.server_tools !== undefined){
-let data176 = data175.server_tools;
-const _errs559 = errors;
-if(errors === _errs559){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-if(Object.keys(data176).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+if(_errs560 === errors){
+if(data176.server_tools !== undefined){
+let data177 = data176.server_tools;
+const _errs561 = errors;
+if(errors === _errs561){
+if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+if(Object.keys(data177).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
 return false;
 }
 else {
 var valid59 = true;
-for(const key33 in data176){
-if(pattern6.test(key33)){
-let data177 = data176[key33];
-const _errs561 = errors;
-if(errors === _errs561){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+for(const key33 in data177){
+if(pattern7.test(key33)){
+let data178 = data177[key33];
+const _errs563 = errors;
+if(errors === _errs563){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
 let missing7;
-if((data177.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+if((data178.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 }
 else {
-const _errs563 = errors;
-for(const key34 in data177){
+const _errs565 = errors;
+for(const key34 in data178){
 if(!((key34 === "usd_per_call") || (key34 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 break;
 }
 }
-if(_errs563 === errors){
-if(data177.usd_per_call !== undefined){
-let data178 = data177.usd_per_call;
-const _errs564 = errors;
-if(!(typeof data178 == "number")){
-let dataType204 = typeof data178;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data178 === null
-              || (dataType204 == "string" && data178 && data178 == +data178)){
-coerced204 = +data178;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data178 = coerced204;
-if(data177 !== undefined){
-data177["usd_per_call"] = coerced204;
-}
-}
-}
-if(errors === _errs564){
-if(typeof data178 == "number"){
-if(data178 < 0 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
-return false;
-}
-}
-}
-var valid60 = _errs564 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data177.max_calls !== undefined){
-let data179 = data177.max_calls;
+if(_errs565 === errors){
+if(data178.usd_per_call !== undefined){
+let data179 = data178.usd_per_call;
 const _errs566 = errors;
-if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+if(!(typeof data179 == "number")){
 let dataType205 = typeof data179;
 let coerced205 = undefined;
 if(!(coerced205 !== undefined)){
-if(dataType205 === "boolean" || data179 === null
-              || (dataType205 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+if(dataType205 == "boolean" || data179 === null
+              || (dataType205 == "string" && data179 && data179 == +data179)){
 coerced205 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
 return false;
 }
 }
 if(coerced205 !== undefined){
 data179 = coerced205;
-if(data177 !== undefined){
-data177["max_calls"] = coerced205;
+if(data178 !== undefined){
+data178["usd_per_call"] = coerced205;
 }
 }
 }
 if(errors === _errs566){
 if(typeof data179 == "number"){
-if(data179 > 1000 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
 return false;
-}
-else {
-if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
-return false;
-}
 }
 }
 }
@@ -10100,16 +10108,59 @@ var valid60 = _errs566 === errors;
 else {
 var valid60 = true;
 }
+if(valid60){
+if(data178.max_calls !== undefined){
+let data180 = data178.max_calls;
+const _errs568 = errors;
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
+let dataType206 = typeof data180;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 === "boolean" || data180 === null
+              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced206 = +data180;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data180 = coerced206;
+if(data178 !== undefined){
+data178["max_calls"] = coerced206;
+}
+}
+}
+if(errors === _errs568){
+if(typeof data180 == "number"){
+if(data180 > 1000 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+else {
+if(data180 < 1 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+}
+}
+}
+var valid60 = _errs568 === errors;
+}
+else {
+var valid60 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 }
 }
-var valid59 = _errs561 === errors;
+var valid59 = _errs563 === errors;
 if(!valid59){
 break;
 }
@@ -10118,107 +10169,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
 return false;
 }
 }
-var valid58 = _errs559 === errors;
+var valid58 = _errs561 === errors;
 }
 else {
 var valid58 = true;
 }
 if(valid58){
-if(data175.service_tiers !== undefined){
-let data180 = data175.service_tiers;
-const _errs568 = errors;
-if(errors === _errs568){
-if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
-if(Object.keys(data180).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+if(data176.service_tiers !== undefined){
+let data181 = data176.service_tiers;
+const _errs570 = errors;
+if(errors === _errs570){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+if(Object.keys(data181).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
 return false;
 }
 else {
 var valid61 = true;
-for(const key35 in data180){
-if(pattern6.test(key35)){
-let data181 = data180[key35];
-const _errs570 = errors;
-if(errors === _errs570){
-if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
-let missing8;
-if((data181.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
-return false;
-}
-else {
+for(const key35 in data181){
+if(pattern7.test(key35)){
+let data182 = data181[key35];
 const _errs572 = errors;
-for(const key36 in data181){
-if(!(key36 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
-return false;
-break;
-}
-}
-if(_errs572 === errors){
-if(data181.pricing !== undefined){
-let data182 = data181.pricing;
-const _errs573 = errors;
-if(errors === _errs573){
+if(errors === _errs572){
 if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
-let missing9;
-if(((data182.input === undefined) && (missing9 = "input")) || ((data182.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+let missing8;
+if((data182.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
 return false;
 }
 else {
-const _errs575 = errors;
-for(const key37 in data182){
-if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+const _errs574 = errors;
+for(const key36 in data182){
+if(!(key36 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
 return false;
 break;
 }
 }
-if(_errs575 === errors){
-if(data182.input !== undefined){
-let data183 = data182.input;
-const _errs576 = errors;
-if(!(typeof data183 == "number")){
-let dataType206 = typeof data183;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data183 === null
-              || (dataType206 == "string" && data183 && data183 == +data183)){
-coerced206 = +data183;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
+if(_errs574 === errors){
+if(data182.pricing !== undefined){
+let data183 = data182.pricing;
+const _errs575 = errors;
+if(errors === _errs575){
+if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+let missing9;
+if(((data183.input === undefined) && (missing9 = "input")) || ((data183.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
 return false;
 }
-}
-if(coerced206 !== undefined){
-data183 = coerced206;
-if(data182 !== undefined){
-data182["input"] = coerced206;
-}
-}
-}
-if(errors === _errs576){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
-return false;
-}
-}
-}
-var valid63 = _errs576 === errors;
-}
 else {
-var valid63 = true;
+const _errs577 = errors;
+for(const key37 in data183){
+if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
+return false;
+break;
 }
-if(valid63){
-if(data182.output !== undefined){
-let data184 = data182.output;
+}
+if(_errs577 === errors){
+if(data183.input !== undefined){
+let data184 = data183.input;
 const _errs578 = errors;
 if(!(typeof data184 == "number")){
 let dataType207 = typeof data184;
@@ -10229,21 +10243,21 @@ if(dataType207 == "boolean" || data184 === null
 coerced207 = +data184;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
 return false;
 }
 }
 if(coerced207 !== undefined){
 data184 = coerced207;
-if(data182 !== undefined){
-data182["output"] = coerced207;
+if(data183 !== undefined){
+data183["input"] = coerced207;
 }
 }
 }
 if(errors === _errs578){
 if(typeof data184 == "number"){
 if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
 return false;
 }
 }
@@ -10254,8 +10268,8 @@ else {
 var valid63 = true;
 }
 if(valid63){
-if(data182.cached_input !== undefined){
-let data185 = data182.cached_input;
+if(data183.output !== undefined){
+let data185 = data183.output;
 const _errs580 = errors;
 if(!(typeof data185 == "number")){
 let dataType208 = typeof data185;
@@ -10266,21 +10280,21 @@ if(dataType208 == "boolean" || data185 === null
 coerced208 = +data185;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
 return false;
 }
 }
 if(coerced208 !== undefined){
 data185 = coerced208;
-if(data182 !== undefined){
-data182["cached_input"] = coerced208;
+if(data183 !== undefined){
+data183["output"] = coerced208;
 }
 }
 }
 if(errors === _errs580){
 if(typeof data185 == "number"){
 if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
 return false;
 }
 }
@@ -10291,8 +10305,8 @@ else {
 var valid63 = true;
 }
 if(valid63){
-if(data182.cache_write !== undefined){
-let data186 = data182.cache_write;
+if(data183.cached_input !== undefined){
+let data186 = data183.cached_input;
 const _errs582 = errors;
 if(!(typeof data186 == "number")){
 let dataType209 = typeof data186;
@@ -10303,21 +10317,21 @@ if(dataType209 == "boolean" || data186 === null
 coerced209 = +data186;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
 return false;
 }
 }
 if(coerced209 !== undefined){
 data186 = coerced209;
-if(data182 !== undefined){
-data182["cache_write"] = coerced209;
+if(data183 !== undefined){
+data183["cached_input"] = coerced209;
 }
 }
 }
 if(errors === _errs582){
 if(typeof data186 == "number"){
 if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
 return false;
 }
 }
@@ -10328,8 +10342,8 @@ else {
 var valid63 = true;
 }
 if(valid63){
-if(data182.cache_write_1h !== undefined){
-let data187 = data182.cache_write_1h;
+if(data183.cache_write !== undefined){
+let data187 = data183.cache_write;
 const _errs584 = errors;
 if(!(typeof data187 == "number")){
 let dataType210 = typeof data187;
@@ -10340,21 +10354,21 @@ if(dataType210 == "boolean" || data187 === null
 coerced210 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
 return false;
 }
 }
 if(coerced210 !== undefined){
 data187 = coerced210;
-if(data182 !== undefined){
-data182["cache_write_1h"] = coerced210;
+if(data183 !== undefined){
+data183["cache_write"] = coerced210;
 }
 }
 }
 if(errors === _errs584){
 if(typeof data187 == "number"){
 if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
 return false;
 }
 }
@@ -10365,8 +10379,8 @@ else {
 var valid63 = true;
 }
 if(valid63){
-if(data182.reasoning !== undefined){
-let data188 = data182.reasoning;
+if(data183.cache_write_1h !== undefined){
+let data188 = data183.cache_write_1h;
 const _errs586 = errors;
 if(!(typeof data188 == "number")){
 let dataType211 = typeof data188;
@@ -10377,26 +10391,63 @@ if(dataType211 == "boolean" || data188 === null
 coerced211 = +data188;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
 return false;
 }
 }
 if(coerced211 !== undefined){
 data188 = coerced211;
-if(data182 !== undefined){
-data182["reasoning"] = coerced211;
+if(data183 !== undefined){
+data183["cache_write_1h"] = coerced211;
 }
 }
 }
 if(errors === _errs586){
 if(typeof data188 == "number"){
 if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
 return false;
 }
 }
 }
 var valid63 = _errs586 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data183.reasoning !== undefined){
+let data189 = data183.reasoning;
+const _errs588 = errors;
+if(!(typeof data189 == "number")){
+let dataType212 = typeof data189;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "boolean" || data189 === null
+              || (dataType212 == "string" && data189 && data189 == +data189)){
+coerced212 = +data189;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data189 = coerced212;
+if(data183 !== undefined){
+data183["reasoning"] = coerced212;
+}
+}
+}
+if(errors === _errs588){
+if(typeof data189 == "number"){
+if(data189 < 0 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
+return false;
+}
+}
+}
+var valid63 = _errs588 === errors;
 }
 else {
 var valid63 = true;
@@ -10410,7 +10461,7 @@ var valid63 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
 return false;
 }
 }
@@ -10419,11 +10470,11 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
 return false;
 }
 }
-var valid61 = _errs570 === errors;
+var valid61 = _errs572 === errors;
 if(!valid61){
 break;
 }
@@ -10432,107 +10483,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
 return false;
 }
 }
-var valid58 = _errs568 === errors;
+var valid58 = _errs570 === errors;
 }
 else {
 var valid58 = true;
 }
 if(valid58){
-if(data175.betas !== undefined){
-let data189 = data175.betas;
-const _errs588 = errors;
-if(errors === _errs588){
-if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
-if(Object.keys(data189).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
+if(data176.betas !== undefined){
+let data190 = data176.betas;
+const _errs590 = errors;
+if(errors === _errs590){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+if(Object.keys(data190).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
 return false;
 }
 else {
 var valid64 = true;
-for(const key38 in data189){
-if(pattern6.test(key38)){
-let data190 = data189[key38];
-const _errs590 = errors;
-if(errors === _errs590){
-if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
-let missing10;
-if((data190.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
-return false;
-}
-else {
+for(const key38 in data190){
+if(pattern7.test(key38)){
+let data191 = data190[key38];
 const _errs592 = errors;
-for(const key39 in data190){
-if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
-return false;
-break;
-}
-}
-if(_errs592 === errors){
-if(data190.pricing !== undefined){
-let data191 = data190.pricing;
-const _errs593 = errors;
-if(errors === _errs593){
+if(errors === _errs592){
 if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
-let missing11;
-if(((data191.input === undefined) && (missing11 = "input")) || ((data191.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+let missing10;
+if((data191.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 }
 else {
-const _errs595 = errors;
-for(const key40 in data191){
-if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+const _errs594 = errors;
+for(const key39 in data191){
+if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 break;
 }
 }
-if(_errs595 === errors){
-if(data191.input !== undefined){
-let data192 = data191.input;
-const _errs596 = errors;
-if(!(typeof data192 == "number")){
-let dataType212 = typeof data192;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "boolean" || data192 === null
-              || (dataType212 == "string" && data192 && data192 == +data192)){
-coerced212 = +data192;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
+if(_errs594 === errors){
+if(data191.pricing !== undefined){
+let data192 = data191.pricing;
+const _errs595 = errors;
+if(errors === _errs595){
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+let missing11;
+if(((data192.input === undefined) && (missing11 = "input")) || ((data192.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
 return false;
 }
-}
-if(coerced212 !== undefined){
-data192 = coerced212;
-if(data191 !== undefined){
-data191["input"] = coerced212;
-}
-}
-}
-if(errors === _errs596){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
-return false;
-}
-}
-}
-var valid66 = _errs596 === errors;
-}
 else {
-var valid66 = true;
+const _errs597 = errors;
+for(const key40 in data192){
+if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
+return false;
+break;
 }
-if(valid66){
-if(data191.output !== undefined){
-let data193 = data191.output;
+}
+if(_errs597 === errors){
+if(data192.input !== undefined){
+let data193 = data192.input;
 const _errs598 = errors;
 if(!(typeof data193 == "number")){
 let dataType213 = typeof data193;
@@ -10543,21 +10557,21 @@ if(dataType213 == "boolean" || data193 === null
 coerced213 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
 return false;
 }
 }
 if(coerced213 !== undefined){
 data193 = coerced213;
-if(data191 !== undefined){
-data191["output"] = coerced213;
+if(data192 !== undefined){
+data192["input"] = coerced213;
 }
 }
 }
 if(errors === _errs598){
 if(typeof data193 == "number"){
 if(data193 < 0 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
 return false;
 }
 }
@@ -10568,8 +10582,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data191.cached_input !== undefined){
-let data194 = data191.cached_input;
+if(data192.output !== undefined){
+let data194 = data192.output;
 const _errs600 = errors;
 if(!(typeof data194 == "number")){
 let dataType214 = typeof data194;
@@ -10580,21 +10594,21 @@ if(dataType214 == "boolean" || data194 === null
 coerced214 = +data194;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
 return false;
 }
 }
 if(coerced214 !== undefined){
 data194 = coerced214;
-if(data191 !== undefined){
-data191["cached_input"] = coerced214;
+if(data192 !== undefined){
+data192["output"] = coerced214;
 }
 }
 }
 if(errors === _errs600){
 if(typeof data194 == "number"){
 if(data194 < 0 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
 return false;
 }
 }
@@ -10605,8 +10619,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data191.cache_write !== undefined){
-let data195 = data191.cache_write;
+if(data192.cached_input !== undefined){
+let data195 = data192.cached_input;
 const _errs602 = errors;
 if(!(typeof data195 == "number")){
 let dataType215 = typeof data195;
@@ -10617,21 +10631,21 @@ if(dataType215 == "boolean" || data195 === null
 coerced215 = +data195;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
 return false;
 }
 }
 if(coerced215 !== undefined){
 data195 = coerced215;
-if(data191 !== undefined){
-data191["cache_write"] = coerced215;
+if(data192 !== undefined){
+data192["cached_input"] = coerced215;
 }
 }
 }
 if(errors === _errs602){
 if(typeof data195 == "number"){
 if(data195 < 0 || isNaN(data195)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
 return false;
 }
 }
@@ -10642,8 +10656,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data191.cache_write_1h !== undefined){
-let data196 = data191.cache_write_1h;
+if(data192.cache_write !== undefined){
+let data196 = data192.cache_write;
 const _errs604 = errors;
 if(!(typeof data196 == "number")){
 let dataType216 = typeof data196;
@@ -10654,21 +10668,21 @@ if(dataType216 == "boolean" || data196 === null
 coerced216 = +data196;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
 return false;
 }
 }
 if(coerced216 !== undefined){
 data196 = coerced216;
-if(data191 !== undefined){
-data191["cache_write_1h"] = coerced216;
+if(data192 !== undefined){
+data192["cache_write"] = coerced216;
 }
 }
 }
 if(errors === _errs604){
 if(typeof data196 == "number"){
 if(data196 < 0 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
 return false;
 }
 }
@@ -10679,8 +10693,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data191.reasoning !== undefined){
-let data197 = data191.reasoning;
+if(data192.cache_write_1h !== undefined){
+let data197 = data192.cache_write_1h;
 const _errs606 = errors;
 if(!(typeof data197 == "number")){
 let dataType217 = typeof data197;
@@ -10691,26 +10705,63 @@ if(dataType217 == "boolean" || data197 === null
 coerced217 = +data197;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
 return false;
 }
 }
 if(coerced217 !== undefined){
 data197 = coerced217;
-if(data191 !== undefined){
-data191["reasoning"] = coerced217;
+if(data192 !== undefined){
+data192["cache_write_1h"] = coerced217;
 }
 }
 }
 if(errors === _errs606){
 if(typeof data197 == "number"){
 if(data197 < 0 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
 return false;
 }
 }
 }
 var valid66 = _errs606 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data192.reasoning !== undefined){
+let data198 = data192.reasoning;
+const _errs608 = errors;
+if(!(typeof data198 == "number")){
+let dataType218 = typeof data198;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "boolean" || data198 === null
+              || (dataType218 == "string" && data198 && data198 == +data198)){
+coerced218 = +data198;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data198 = coerced218;
+if(data192 !== undefined){
+data192["reasoning"] = coerced218;
+}
+}
+}
+if(errors === _errs608){
+if(typeof data198 == "number"){
+if(data198 < 0 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+return false;
+}
+}
+}
+var valid66 = _errs608 === errors;
 }
 else {
 var valid66 = true;
@@ -10724,48 +10775,48 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
 return false;
 }
 }
-var valid65 = _errs593 === errors;
+var valid65 = _errs595 === errors;
 }
 else {
 var valid65 = true;
 }
 if(valid65){
-if(data190.min_prompt_tokens !== undefined){
-let data198 = data190.min_prompt_tokens;
-const _errs608 = errors;
-if(!((typeof data198 == "number") && (!(data198 % 1) && !isNaN(data198)))){
-let dataType218 = typeof data198;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data198 === null
-              || (dataType218 === "string" && data198 && data198 == +data198 && !(data198 % 1))){
-coerced218 = +data198;
+if(data191.min_prompt_tokens !== undefined){
+let data199 = data191.min_prompt_tokens;
+const _errs610 = errors;
+if(!((typeof data199 == "number") && (!(data199 % 1) && !isNaN(data199)))){
+let dataType219 = typeof data199;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data199 === null
+              || (dataType219 === "string" && data199 && data199 == +data199 && !(data199 % 1))){
+coerced219 = +data199;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
 return false;
 }
 }
-if(coerced218 !== undefined){
-data198 = coerced218;
-if(data190 !== undefined){
-data190["min_prompt_tokens"] = coerced218;
+if(coerced219 !== undefined){
+data199 = coerced219;
+if(data191 !== undefined){
+data191["min_prompt_tokens"] = coerced219;
 }
 }
 }
-if(errors === _errs608){
-if(typeof data198 == "number"){
-if(data198 < 0 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
+if(errors === _errs610){
+if(typeof data199 == "number"){
+if(data199 < 0 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
 return false;
 }
 }
 }
-var valid65 = _errs608 === errors;
+var valid65 = _errs610 === errors;
 }
 else {
 var valid65 = true;
@@ -10775,11 +10826,11 @@ var valid65 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 }
 }
-var valid64 = _errs590 === errors;
+var valid64 = _errs592 === errors;
 if(!valid64){
 break;
 }
@@ -10788,11 +10839,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
 return false;
 }
 }
-var valid58 = _errs588 === errors;
+var valid58 = _errs590 === errors;
 }
 else {
 var valid58 = true;
@@ -10802,89 +10853,50 @@ var valid58 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
 return false;
 }
 }
-var valid42 = _errs556 === errors;
+var valid42 = _errs558 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.routes !== undefined){
-let data199 = data139.routes;
-const _errs610 = errors;
-if(errors === _errs610){
-if(Array.isArray(data199)){
-if(data199.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
+if(data140.routes !== undefined){
+let data200 = data140.routes;
+const _errs612 = errors;
+if(errors === _errs612){
+if(Array.isArray(data200)){
+if(data200.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
 return false;
 }
 else {
 var valid67 = true;
-const len7 = data199.length;
+const len7 = data200.length;
 for(let i7=0; i7<len7; i7++){
-let data200 = data199[i7];
-const _errs612 = errors;
-if(errors === _errs612){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+let data201 = data200[i7];
+const _errs614 = errors;
+if(errors === _errs614){
+if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
 let missing12;
-if((data200.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+if((data201.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 }
 else {
-const _errs614 = errors;
-for(const key41 in data200){
+const _errs616 = errors;
+for(const key41 in data201){
 if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 break;
 }
 }
-if(_errs614 === errors){
-if(data200.node !== undefined){
-let data201 = data200.node;
-const _errs615 = errors;
-if(typeof data201 !== "string"){
-let dataType219 = typeof data201;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data201;
-}
-else if(data201 === null){
-coerced219 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data201 = coerced219;
-if(data200 !== undefined){
-data200["node"] = coerced219;
-}
-}
-}
-if(errors === _errs615){
-if(typeof data201 === "string"){
-if(func3(data201) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
-return false;
-}
-}
-}
-var valid68 = _errs615 === errors;
-}
-else {
-var valid68 = true;
-}
-if(valid68){
-if(data200.model !== undefined){
-let data202 = data200.model;
+if(_errs616 === errors){
+if(data201.node !== undefined){
+let data202 = data201.node;
 const _errs617 = errors;
 if(typeof data202 !== "string"){
 let dataType220 = typeof data202;
@@ -10897,21 +10909,21 @@ else if(data202 === null){
 coerced220 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
 return false;
 }
 }
 if(coerced220 !== undefined){
 data202 = coerced220;
-if(data200 !== undefined){
-data200["model"] = coerced220;
+if(data201 !== undefined){
+data201["node"] = coerced220;
 }
 }
 }
 if(errors === _errs617){
 if(typeof data202 === "string"){
 if(func3(data202) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
 return false;
 }
 }
@@ -10922,33 +10934,35 @@ else {
 var valid68 = true;
 }
 if(valid68){
-if(data200.weight !== undefined){
-let data203 = data200.weight;
+if(data201.model !== undefined){
+let data203 = data201.model;
 const _errs619 = errors;
-if(!(typeof data203 == "number")){
+if(typeof data203 !== "string"){
 let dataType221 = typeof data203;
 let coerced221 = undefined;
 if(!(coerced221 !== undefined)){
-if(dataType221 == "boolean" || data203 === null
-              || (dataType221 == "string" && data203 && data203 == +data203)){
-coerced221 = +data203;
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data203;
+}
+else if(data203 === null){
+coerced221 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
 return false;
 }
 }
 if(coerced221 !== undefined){
 data203 = coerced221;
-if(data200 !== undefined){
-data200["weight"] = coerced221;
+if(data201 !== undefined){
+data201["model"] = coerced221;
 }
 }
 }
 if(errors === _errs619){
-if(typeof data203 == "number"){
-if(data203 <= 0 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+if(typeof data203 === "string"){
+if(func3(data203) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
 return false;
 }
 }
@@ -10959,38 +10973,75 @@ else {
 var valid68 = true;
 }
 if(valid68){
-if(data200.priority !== undefined){
-let data204 = data200.priority;
+if(data201.weight !== undefined){
+let data204 = data201.weight;
 const _errs621 = errors;
-if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+if(!(typeof data204 == "number")){
 let dataType222 = typeof data204;
 let coerced222 = undefined;
 if(!(coerced222 !== undefined)){
-if(dataType222 === "boolean" || data204 === null
-              || (dataType222 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+if(dataType222 == "boolean" || data204 === null
+              || (dataType222 == "string" && data204 && data204 == +data204)){
 coerced222 = +data204;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
 return false;
 }
 }
 if(coerced222 !== undefined){
 data204 = coerced222;
-if(data200 !== undefined){
-data200["priority"] = coerced222;
+if(data201 !== undefined){
+data201["weight"] = coerced222;
 }
 }
 }
 if(errors === _errs621){
 if(typeof data204 == "number"){
-if(data204 < 0 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+if(data204 <= 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
 return false;
 }
 }
 }
 var valid68 = _errs621 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data201.priority !== undefined){
+let data205 = data201.priority;
+const _errs623 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType223 = typeof data205;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 === "boolean" || data205 === null
+              || (dataType223 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced223 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data205 = coerced223;
+if(data201 !== undefined){
+data201["priority"] = coerced223;
+}
+}
+}
+if(errors === _errs623){
+if(typeof data205 == "number"){
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+}
+var valid68 = _errs623 === errors;
 }
 else {
 var valid68 = true;
@@ -11002,11 +11053,11 @@ var valid68 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 }
 }
-var valid67 = _errs612 === errors;
+var valid67 = _errs614 === errors;
 if(!valid67){
 break;
 }
@@ -11014,50 +11065,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
 return false;
 }
 }
-var valid42 = _errs610 === errors;
+var valid42 = _errs612 === errors;
 }
 else {
 var valid42 = true;
 }
 if(valid42){
-if(data139.request_log !== undefined){
-let data205 = data139.request_log;
-const _errs623 = errors;
-if(errors === _errs623){
-if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+if(data140.request_log !== undefined){
+let data206 = data140.request_log;
 const _errs625 = errors;
-for(const key42 in data205){
+if(errors === _errs625){
+if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
+const _errs627 = errors;
+for(const key42 in data206){
 if(!(key42 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data206}];
 return false;
 break;
 }
 }
-if(_errs625 === errors){
-if(data205.bodies !== undefined){
-let data206 = data205.bodies;
-if(typeof data206 !== "boolean"){
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(data206 === "false" || data206 === 0 || data206 === null){
-coerced223 = false;
+if(_errs627 === errors){
+if(data206.bodies !== undefined){
+let data207 = data206.bodies;
+if(typeof data207 !== "boolean"){
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(data207 === "false" || data207 === 0 || data207 === null){
+coerced224 = false;
 }
-else if(data206 === "true" || data206 === 1){
-coerced223 = true;
+else if(data207 === "true" || data207 === 1){
+coerced224 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data206}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data207}];
 return false;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data205 !== undefined){
-data205["bodies"] = coerced223;
+if(coerced224 !== undefined){
+data207 = coerced224;
+if(data206 !== undefined){
+data206["bodies"] = coerced224;
 }
 }
 }
@@ -11065,11 +11116,11 @@ data205["bodies"] = coerced223;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data206}];
 return false;
 }
 }
-var valid42 = _errs623 === errors;
+var valid42 = _errs625 === errors;
 }
 else {
 var valid42 = true;
@@ -11088,11 +11139,11 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data140}];
 return false;
 }
 }
-var valid41 = _errs363 === errors;
+var valid41 = _errs365 === errors;
 if(!valid41){
 break;
 }
@@ -11100,90 +11151,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data139}];
 return false;
 }
 }
-var valid0 = _errs361 === errors;
+var valid0 = _errs363 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data207 = data.accounts;
-const _errs628 = errors;
-if(errors === _errs628){
-if(Array.isArray(data207)){
-var valid70 = true;
-const len8 = data207.length;
-for(let i8=0; i8<len8; i8++){
-let data208 = data207[i8];
+let data208 = data.accounts;
 const _errs630 = errors;
 if(errors === _errs630){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+if(Array.isArray(data208)){
+var valid70 = true;
+const len8 = data208.length;
+for(let i8=0; i8<len8; i8++){
+let data209 = data208[i8];
+const _errs632 = errors;
+if(errors === _errs632){
+if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
 let missing13;
-if((data208.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data208}];
+if((data209.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data209}];
 return false;
 }
 else {
-const _errs632 = errors;
-for(const key43 in data208){
+const _errs634 = errors;
+for(const key43 in data209){
 if(!(((((((key43 === "id") || (key43 === "name")) || (key43 === "balance")) || (key43 === "allowed_models")) || (key43 === "limits")) || (key43 === "policy")) || (key43 === "request_log"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data209}];
 return false;
 break;
 }
 }
-if(_errs632 === errors){
-if(data208.id !== undefined){
-let data209 = data208.id;
-const _errs633 = errors;
-if(typeof data209 !== "string"){
-let dataType224 = typeof data209;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data209;
-}
-else if(data209 === null){
-coerced224 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data209}];
-return false;
-}
-}
-if(coerced224 !== undefined){
-data209 = coerced224;
-if(data208 !== undefined){
-data208["id"] = coerced224;
-}
-}
-}
-if(errors === _errs633){
-if(typeof data209 === "string"){
-if(func3(data209) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data209}];
-return false;
-}
-else {
-if(!pattern9.test(data209)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data209}];
-return false;
-}
-}
-}
-}
-var valid71 = _errs633 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data208.name !== undefined){
-let data210 = data208.name;
+if(_errs634 === errors){
+if(data209.id !== undefined){
+let data210 = data209.id;
 const _errs635 = errors;
 if(typeof data210 !== "string"){
 let dataType225 = typeof data210;
@@ -11196,14 +11202,28 @@ else if(data210 === null){
 coerced225 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
 return false;
 }
 }
 if(coerced225 !== undefined){
 data210 = coerced225;
-if(data208 !== undefined){
-data208["name"] = coerced225;
+if(data209 !== undefined){
+data209["id"] = coerced225;
+}
+}
+}
+if(errors === _errs635){
+if(typeof data210 === "string"){
+if(func3(data210) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
+return false;
+}
+else {
+if(!pattern10.test(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
+return false;
+}
 }
 }
 }
@@ -11213,40 +11233,28 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data208.balance !== undefined){
-let data211 = data208.balance;
+if(data209.name !== undefined){
+let data211 = data209.name;
 const _errs637 = errors;
-if(!(typeof data211 == "number")){
+if(typeof data211 !== "string"){
 let dataType226 = typeof data211;
 let coerced226 = undefined;
 if(!(coerced226 !== undefined)){
-if(dataType226 == "boolean" || data211 === null
-              || (dataType226 == "string" && data211 && data211 == +data211)){
-coerced226 = +data211;
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data211;
+}
+else if(data211 === null){
+coerced226 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data211}];
 return false;
 }
 }
 if(coerced226 !== undefined){
 data211 = coerced226;
-if(data208 !== undefined){
-data208["balance"] = coerced226;
-}
-}
-}
-if(errors === _errs637){
-if(typeof data211 == "number"){
-if(data211 > 1000000 || isNaN(data211)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data211}];
-return false;
-}
-else {
-if(data211 < -1000000 || isNaN(data211)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data211}];
-return false;
-}
+if(data209 !== undefined){
+data209["name"] = coerced226;
 }
 }
 }
@@ -11256,55 +11264,41 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data208.allowed_models !== undefined){
-let data212 = data208.allowed_models;
+if(data209.balance !== undefined){
+let data212 = data209.balance;
 const _errs639 = errors;
-if(errors === _errs639){
-if(Array.isArray(data212)){
-var valid72 = true;
-const len9 = data212.length;
-for(let i9=0; i9<len9; i9++){
-let data213 = data212[i9];
-const _errs641 = errors;
-if(typeof data213 !== "string"){
-let dataType227 = typeof data213;
+if(!(typeof data212 == "number")){
+let dataType227 = typeof data212;
 let coerced227 = undefined;
 if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data213;
-}
-else if(data213 === null){
-coerced227 = "";
+if(dataType227 == "boolean" || data212 === null
+              || (dataType227 == "string" && data212 && data212 == +data212)){
+coerced227 = +data212;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
 return false;
 }
 }
 if(coerced227 !== undefined){
-data213 = coerced227;
-if(data212 !== undefined){
-data212[i9] = coerced227;
+data212 = coerced227;
+if(data209 !== undefined){
+data209["balance"] = coerced227;
 }
 }
 }
-if(errors === _errs641){
-if(typeof data213 === "string"){
-if(func3(data213) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data213}];
+if(errors === _errs639){
+if(typeof data212 == "number"){
+if(data212 > 1000000 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
 return false;
-}
-}
-}
-var valid72 = _errs641 === errors;
-if(!valid72){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data212}];
+if(data212 < -1000000 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
 return false;
+}
+}
 }
 }
 var valid71 = _errs639 === errors;
@@ -11313,59 +11307,79 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data208.limits !== undefined){
-let data214 = data208.limits;
+if(data209.allowed_models !== undefined){
+let data213 = data209.allowed_models;
+const _errs641 = errors;
+if(errors === _errs641){
+if(Array.isArray(data213)){
+var valid72 = true;
+const len9 = data213.length;
+for(let i9=0; i9<len9; i9++){
+let data214 = data213[i9];
 const _errs643 = errors;
-if(errors === _errs643){
-if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
-const _errs645 = errors;
-for(const key44 in data214){
-if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data214}];
-return false;
-break;
-}
-}
-if(_errs645 === errors){
-if(data214.rpm !== undefined){
-let data215 = data214.rpm;
-const _errs646 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType228 = typeof data215;
+if(typeof data214 !== "string"){
+let dataType228 = typeof data214;
 let coerced228 = undefined;
 if(!(coerced228 !== undefined)){
-if(dataType228 === "boolean" || data215 === null
-              || (dataType228 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced228 = +data215;
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data214;
+}
+else if(data214 === null){
+coerced228 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data214}];
 return false;
 }
 }
 if(coerced228 !== undefined){
-data215 = coerced228;
-if(data214 !== undefined){
-data214["rpm"] = coerced228;
+data214 = coerced228;
+if(data213 !== undefined){
+data213[i9] = coerced228;
 }
 }
 }
-if(errors === _errs646){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data215}];
+if(errors === _errs643){
+if(typeof data214 === "string"){
+if(func3(data214) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data214}];
 return false;
 }
 }
 }
-var valid73 = _errs646 === errors;
+var valid72 = _errs643 === errors;
+if(!valid72){
+break;
+}
+}
 }
 else {
-var valid73 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data213}];
+return false;
 }
-if(valid73){
-if(data214.rps !== undefined){
-let data216 = data214.rps;
+}
+var valid71 = _errs641 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.limits !== undefined){
+let data215 = data209.limits;
+const _errs645 = errors;
+if(errors === _errs645){
+if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
+const _errs647 = errors;
+for(const key44 in data215){
+if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data215}];
+return false;
+break;
+}
+}
+if(_errs647 === errors){
+if(data215.rpm !== undefined){
+let data216 = data215.rpm;
 const _errs648 = errors;
 if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
 let dataType229 = typeof data216;
@@ -11376,21 +11390,21 @@ if(dataType229 === "boolean" || data216 === null
 coerced229 = +data216;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data216}];
 return false;
 }
 }
 if(coerced229 !== undefined){
 data216 = coerced229;
-if(data214 !== undefined){
-data214["rps"] = coerced229;
+if(data215 !== undefined){
+data215["rpm"] = coerced229;
 }
 }
 }
 if(errors === _errs648){
 if(typeof data216 == "number"){
 if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data216}];
 return false;
 }
 }
@@ -11401,8 +11415,8 @@ else {
 var valid73 = true;
 }
 if(valid73){
-if(data214.tpm !== undefined){
-let data217 = data214.tpm;
+if(data215.rps !== undefined){
+let data217 = data215.rps;
 const _errs650 = errors;
 if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
 let dataType230 = typeof data217;
@@ -11413,21 +11427,21 @@ if(dataType230 === "boolean" || data217 === null
 coerced230 = +data217;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data217}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data217}];
 return false;
 }
 }
 if(coerced230 !== undefined){
 data217 = coerced230;
-if(data214 !== undefined){
-data214["tpm"] = coerced230;
+if(data215 !== undefined){
+data215["rps"] = coerced230;
 }
 }
 }
 if(errors === _errs650){
 if(typeof data217 == "number"){
 if(data217 < 1 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data217}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data217}];
 return false;
 }
 }
@@ -11437,83 +11451,120 @@ var valid73 = _errs650 === errors;
 else {
 var valid73 = true;
 }
+if(valid73){
+if(data215.tpm !== undefined){
+let data218 = data215.tpm;
+const _errs652 = errors;
+if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
+let dataType231 = typeof data218;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 === "boolean" || data218 === null
+              || (dataType231 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
+coerced231 = +data218;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data218}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data218 = coerced231;
+if(data215 !== undefined){
+data215["tpm"] = coerced231;
+}
+}
+}
+if(errors === _errs652){
+if(typeof data218 == "number"){
+if(data218 < 1 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data218}];
+return false;
+}
+}
+}
+var valid73 = _errs652 === errors;
+}
+else {
+var valid73 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data215}];
 return false;
 }
 }
-var valid71 = _errs643 === errors;
+var valid71 = _errs645 === errors;
 }
 else {
 var valid71 = true;
 }
 if(valid71){
-if(data208.policy !== undefined){
-let data218 = data208.policy;
-const _errs652 = errors;
-if(errors === _errs652){
-if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
+if(data209.policy !== undefined){
+let data219 = data209.policy;
 const _errs654 = errors;
-for(const key45 in data218){
+if(errors === _errs654){
+if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+const _errs656 = errors;
+for(const key45 in data219){
 if(!((key45 === "streaming") || (key45 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data218}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data219}];
 return false;
 break;
 }
 }
-if(_errs654 === errors){
-if(data218.streaming !== undefined){
-let data219 = data218.streaming;
-const _errs655 = errors;
-if(typeof data219 !== "boolean"){
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(data219 === "false" || data219 === 0 || data219 === null){
-coerced231 = false;
+if(_errs656 === errors){
+if(data219.streaming !== undefined){
+let data220 = data219.streaming;
+const _errs657 = errors;
+if(typeof data220 !== "boolean"){
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(data220 === "false" || data220 === 0 || data220 === null){
+coerced232 = false;
 }
-else if(data219 === "true" || data219 === 1){
-coerced231 = true;
+else if(data220 === "true" || data220 === 1){
+coerced232 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data219}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data220}];
 return false;
 }
 }
-if(coerced231 !== undefined){
-data219 = coerced231;
-if(data218 !== undefined){
-data218["streaming"] = coerced231;
+if(coerced232 !== undefined){
+data220 = coerced232;
+if(data219 !== undefined){
+data219["streaming"] = coerced232;
 }
 }
 }
-var valid74 = _errs655 === errors;
+var valid74 = _errs657 === errors;
 }
 else {
 var valid74 = true;
 }
 if(valid74){
-if(data218.max_reasoning_effort !== undefined){
-let data220 = data218.max_reasoning_effort;
-const _errs657 = errors;
-const _errs658 = errors;
-let valid75 = false;
+if(data219.max_reasoning_effort !== undefined){
+let data221 = data219.max_reasoning_effort;
 const _errs659 = errors;
-if(typeof data220 !== "string"){
-let dataType232 = typeof data220;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "number" || dataType232 == "boolean"){
-coerced232 = "" + data220;
+const _errs660 = errors;
+let valid75 = false;
+const _errs661 = errors;
+if(typeof data221 !== "string"){
+let dataType233 = typeof data221;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data221;
 }
-else if(data220 === null){
-coerced232 = "";
+else if(data221 === null){
+coerced233 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data220};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11523,15 +11574,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced232 !== undefined){
-data220 = coerced232;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced232;
+if(coerced233 !== undefined){
+data221 = coerced233;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("none" !== data220){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data220};
+if("none" !== data221){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11540,22 +11591,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs659 === errors;
+var _valid19 = _errs661 === errors;
 valid75 = valid75 || _valid19;
 if(!valid75){
-const _errs661 = errors;
-if(typeof data220 !== "string"){
-let dataType233 = typeof data220;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data220;
+const _errs663 = errors;
+if(typeof data221 !== "string"){
+let dataType234 = typeof data221;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data221;
 }
-else if(data220 === null){
-coerced233 = "";
+else if(data221 === null){
+coerced234 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data220};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11565,15 +11616,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced233 !== undefined){
-data220 = coerced233;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced233;
+if(coerced234 !== undefined){
+data221 = coerced234;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("minimal" !== data220){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data220};
+if("minimal" !== data221){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11582,22 +11633,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs661 === errors;
+var _valid19 = _errs663 === errors;
 valid75 = valid75 || _valid19;
 if(!valid75){
-const _errs663 = errors;
-if(typeof data220 !== "string"){
-let dataType234 = typeof data220;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data220;
+const _errs665 = errors;
+if(typeof data221 !== "string"){
+let dataType235 = typeof data221;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data221;
 }
-else if(data220 === null){
-coerced234 = "";
+else if(data221 === null){
+coerced235 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data220};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11607,15 +11658,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced234 !== undefined){
-data220 = coerced234;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced234;
+if(coerced235 !== undefined){
+data221 = coerced235;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced235;
 }
 }
 }
-if("low" !== data220){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data220};
+if("low" !== data221){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11624,22 +11675,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs663 === errors;
+var _valid19 = _errs665 === errors;
 valid75 = valid75 || _valid19;
 if(!valid75){
-const _errs665 = errors;
-if(typeof data220 !== "string"){
-let dataType235 = typeof data220;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data220;
+const _errs667 = errors;
+if(typeof data221 !== "string"){
+let dataType236 = typeof data221;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data221;
 }
-else if(data220 === null){
-coerced235 = "";
+else if(data221 === null){
+coerced236 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data220};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11649,15 +11700,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced235;
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("medium" !== data220){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data220};
+if("medium" !== data221){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11666,22 +11717,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs665 === errors;
+var _valid19 = _errs667 === errors;
 valid75 = valid75 || _valid19;
 if(!valid75){
-const _errs667 = errors;
-if(typeof data220 !== "string"){
-let dataType236 = typeof data220;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data220;
+const _errs669 = errors;
+if(typeof data221 !== "string"){
+let dataType237 = typeof data221;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data221;
 }
-else if(data220 === null){
-coerced236 = "";
+else if(data221 === null){
+coerced237 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data220};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11691,15 +11742,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data220 = coerced236;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced236;
+if(coerced237 !== undefined){
+data221 = coerced237;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("high" !== data220){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data220};
+if("high" !== data221){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11708,22 +11759,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs667 === errors;
+var _valid19 = _errs669 === errors;
 valid75 = valid75 || _valid19;
 if(!valid75){
-const _errs669 = errors;
-if(typeof data220 !== "string"){
-let dataType237 = typeof data220;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data220;
+const _errs671 = errors;
+if(typeof data221 !== "string"){
+let dataType238 = typeof data221;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data221;
 }
-else if(data220 === null){
-coerced237 = "";
+else if(data221 === null){
+coerced238 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data220};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11733,15 +11784,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data220 = coerced237;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced237;
+if(coerced238 !== undefined){
+data221 = coerced238;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("xhigh" !== data220){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data220};
+if("xhigh" !== data221){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11750,22 +11801,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs669 === errors;
+var _valid19 = _errs671 === errors;
 valid75 = valid75 || _valid19;
 if(!valid75){
-const _errs671 = errors;
-if(typeof data220 !== "string"){
-let dataType238 = typeof data220;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data220;
+const _errs673 = errors;
+if(typeof data221 !== "string"){
+let dataType239 = typeof data221;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data221;
 }
-else if(data220 === null){
-coerced238 = "";
+else if(data221 === null){
+coerced239 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data220};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11775,15 +11826,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data220 = coerced238;
-if(data218 !== undefined){
-data218["max_reasoning_effort"] = coerced238;
+if(coerced239 !== undefined){
+data221 = coerced239;
+if(data219 !== undefined){
+data219["max_reasoning_effort"] = coerced239;
 }
 }
 }
-if("max" !== data220){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data220};
+if("max" !== data221){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11792,7 +11843,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs671 === errors;
+var _valid19 = _errs673 === errors;
 valid75 = valid75 || _valid19;
 }
 }
@@ -11801,7 +11852,7 @@ valid75 = valid75 || _valid19;
 }
 }
 if(!valid75){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data220};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data221};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11813,17 +11864,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs658;
+errors = _errs660;
 if(vErrors !== null){
-if(_errs658){
-vErrors.length = _errs658;
+if(_errs660){
+vErrors.length = _errs660;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid74 = _errs657 === errors;
+var valid74 = _errs659 === errors;
 }
 else {
 var valid74 = true;
@@ -11832,50 +11883,50 @@ var valid74 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data218}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data219}];
 return false;
 }
 }
-var valid71 = _errs652 === errors;
+var valid71 = _errs654 === errors;
 }
 else {
 var valid71 = true;
 }
 if(valid71){
-if(data208.request_log !== undefined){
-let data221 = data208.request_log;
-const _errs673 = errors;
-if(errors === _errs673){
-if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
+if(data209.request_log !== undefined){
+let data222 = data209.request_log;
 const _errs675 = errors;
-for(const key46 in data221){
+if(errors === _errs675){
+if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
+const _errs677 = errors;
+for(const key46 in data222){
 if(!(key46 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data221}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data222}];
 return false;
 break;
 }
 }
-if(_errs675 === errors){
-if(data221.bodies !== undefined){
-let data222 = data221.bodies;
-if(typeof data222 !== "boolean"){
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(data222 === "false" || data222 === 0 || data222 === null){
-coerced239 = false;
+if(_errs677 === errors){
+if(data222.bodies !== undefined){
+let data223 = data222.bodies;
+if(typeof data223 !== "boolean"){
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(data223 === "false" || data223 === 0 || data223 === null){
+coerced240 = false;
 }
-else if(data222 === "true" || data222 === 1){
-coerced239 = true;
+else if(data223 === "true" || data223 === 1){
+coerced240 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data222}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data223}];
 return false;
 }
 }
-if(coerced239 !== undefined){
-data222 = coerced239;
-if(data221 !== undefined){
-data221["bodies"] = coerced239;
+if(coerced240 !== undefined){
+data223 = coerced240;
+if(data222 !== undefined){
+data222["bodies"] = coerced240;
 }
 }
 }
@@ -11883,11 +11934,11 @@ data221["bodies"] = coerced239;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data221}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data222}];
 return false;
 }
 }
-var valid71 = _errs673 === errors;
+var valid71 = _errs675 === errors;
 }
 else {
 var valid71 = true;
@@ -11902,95 +11953,56 @@ var valid71 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data209}];
 return false;
 }
 }
-var valid70 = _errs630 === errors;
+var valid70 = _errs632 === errors;
 if(!valid70){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data208}];
 return false;
 }
 }
-var valid0 = _errs628 === errors;
+var valid0 = _errs630 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data223 = data.keys;
-const _errs678 = errors;
-if(errors === _errs678){
-if(Array.isArray(data223)){
-var valid77 = true;
-const len10 = data223.length;
-for(let i10=0; i10<len10; i10++){
-let data224 = data223[i10];
+let data224 = data.keys;
 const _errs680 = errors;
 if(errors === _errs680){
-if(data224 && typeof data224 == "object" && !Array.isArray(data224)){
+if(Array.isArray(data224)){
+var valid77 = true;
+const len10 = data224.length;
+for(let i10=0; i10<len10; i10++){
+let data225 = data224[i10];
+const _errs682 = errors;
+if(errors === _errs682){
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
 let missing14;
-if((data224.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data224}];
+if((data225.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data225}];
 return false;
 }
 else {
-const _errs682 = errors;
-for(const key47 in data224){
+const _errs684 = errors;
+for(const key47 in data225){
 if(!(func2.call(schema11.properties.keys.items.properties, key47))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data224}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data225}];
 return false;
 break;
 }
 }
-if(_errs682 === errors){
-if(data224.key !== undefined){
-let data225 = data224.key;
-const _errs683 = errors;
-if(typeof data225 !== "string"){
-let dataType240 = typeof data225;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data225;
-}
-else if(data225 === null){
-coerced240 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data225}];
-return false;
-}
-}
-if(coerced240 !== undefined){
-data225 = coerced240;
-if(data224 !== undefined){
-data224["key"] = coerced240;
-}
-}
-}
-if(errors === _errs683){
-if(typeof data225 === "string"){
-if(func3(data225) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data225}];
-return false;
-}
-}
-}
-var valid78 = _errs683 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data224.account !== undefined){
-let data226 = data224.account;
+if(_errs684 === errors){
+if(data225.key !== undefined){
+let data226 = data225.key;
 const _errs685 = errors;
 if(typeof data226 !== "string"){
 let dataType241 = typeof data226;
@@ -12003,21 +12015,21 @@ else if(data226 === null){
 coerced241 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data226}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data226}];
 return false;
 }
 }
 if(coerced241 !== undefined){
 data226 = coerced241;
-if(data224 !== undefined){
-data224["account"] = coerced241;
+if(data225 !== undefined){
+data225["key"] = coerced241;
 }
 }
 }
 if(errors === _errs685){
 if(typeof data226 === "string"){
-if(func3(data226) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data226}];
+if(func3(data226) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data226}];
 return false;
 }
 }
@@ -12028,8 +12040,8 @@ else {
 var valid78 = true;
 }
 if(valid78){
-if(data224.name !== undefined){
-let data227 = data224.name;
+if(data225.account !== undefined){
+let data227 = data225.account;
 const _errs687 = errors;
 if(typeof data227 !== "string"){
 let dataType242 = typeof data227;
@@ -12042,14 +12054,22 @@ else if(data227 === null){
 coerced242 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data227}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data227}];
 return false;
 }
 }
 if(coerced242 !== undefined){
 data227 = coerced242;
-if(data224 !== undefined){
-data224["name"] = coerced242;
+if(data225 !== undefined){
+data225["account"] = coerced242;
+}
+}
+}
+if(errors === _errs687){
+if(typeof data227 === "string"){
+if(func3(data227) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data227}];
+return false;
 }
 }
 }
@@ -12059,40 +12079,28 @@ else {
 var valid78 = true;
 }
 if(valid78){
-if(data224.spend_limit !== undefined){
-let data228 = data224.spend_limit;
+if(data225.name !== undefined){
+let data228 = data225.name;
 const _errs689 = errors;
-if(!(typeof data228 == "number")){
+if(typeof data228 !== "string"){
 let dataType243 = typeof data228;
 let coerced243 = undefined;
 if(!(coerced243 !== undefined)){
-if(dataType243 == "boolean" || data228 === null
-              || (dataType243 == "string" && data228 && data228 == +data228)){
-coerced243 = +data228;
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data228;
+}
+else if(data228 === null){
+coerced243 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data228}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data228}];
 return false;
 }
 }
 if(coerced243 !== undefined){
 data228 = coerced243;
-if(data224 !== undefined){
-data224["spend_limit"] = coerced243;
-}
-}
-}
-if(errors === _errs689){
-if(typeof data228 == "number"){
-if(data228 > 1000000 || isNaN(data228)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data228}];
-return false;
-}
-else {
-if(data228 < 0 || isNaN(data228)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data228}];
-return false;
-}
+if(data225 !== undefined){
+data225["name"] = coerced243;
 }
 }
 }
@@ -12102,59 +12110,65 @@ else {
 var valid78 = true;
 }
 if(valid78){
-if(data224.limits !== undefined){
-let data229 = data224.limits;
+if(data225.spend_limit !== undefined){
+let data229 = data225.spend_limit;
 const _errs691 = errors;
-if(errors === _errs691){
-if(data229 && typeof data229 == "object" && !Array.isArray(data229)){
-const _errs693 = errors;
-for(const key48 in data229){
-if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data229}];
-return false;
-break;
-}
-}
-if(_errs693 === errors){
-if(data229.rpm !== undefined){
-let data230 = data229.rpm;
-const _errs694 = errors;
-if(!((typeof data230 == "number") && (!(data230 % 1) && !isNaN(data230)))){
-let dataType244 = typeof data230;
+if(!(typeof data229 == "number")){
+let dataType244 = typeof data229;
 let coerced244 = undefined;
 if(!(coerced244 !== undefined)){
-if(dataType244 === "boolean" || data230 === null
-              || (dataType244 === "string" && data230 && data230 == +data230 && !(data230 % 1))){
-coerced244 = +data230;
+if(dataType244 == "boolean" || data229 === null
+              || (dataType244 == "string" && data229 && data229 == +data229)){
+coerced244 = +data229;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data230}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
 return false;
 }
 }
 if(coerced244 !== undefined){
-data230 = coerced244;
-if(data229 !== undefined){
-data229["rpm"] = coerced244;
+data229 = coerced244;
+if(data225 !== undefined){
+data225["spend_limit"] = coerced244;
 }
 }
 }
-if(errors === _errs694){
-if(typeof data230 == "number"){
-if(data230 < 1 || isNaN(data230)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data230}];
+if(errors === _errs691){
+if(typeof data229 == "number"){
+if(data229 > 1000000 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
+return false;
+}
+else {
+if(data229 < 0 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
 return false;
 }
 }
 }
-var valid79 = _errs694 === errors;
+}
+var valid78 = _errs691 === errors;
 }
 else {
-var valid79 = true;
+var valid78 = true;
 }
-if(valid79){
-if(data229.rps !== undefined){
-let data231 = data229.rps;
+if(valid78){
+if(data225.limits !== undefined){
+let data230 = data225.limits;
+const _errs693 = errors;
+if(errors === _errs693){
+if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
+const _errs695 = errors;
+for(const key48 in data230){
+if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data230}];
+return false;
+break;
+}
+}
+if(_errs695 === errors){
+if(data230.rpm !== undefined){
+let data231 = data230.rpm;
 const _errs696 = errors;
 if(!((typeof data231 == "number") && (!(data231 % 1) && !isNaN(data231)))){
 let dataType245 = typeof data231;
@@ -12165,21 +12179,21 @@ if(dataType245 === "boolean" || data231 === null
 coerced245 = +data231;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data231}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data231}];
 return false;
 }
 }
 if(coerced245 !== undefined){
 data231 = coerced245;
-if(data229 !== undefined){
-data229["rps"] = coerced245;
+if(data230 !== undefined){
+data230["rpm"] = coerced245;
 }
 }
 }
 if(errors === _errs696){
 if(typeof data231 == "number"){
 if(data231 < 1 || isNaN(data231)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data231}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data231}];
 return false;
 }
 }
@@ -12190,8 +12204,8 @@ else {
 var valid79 = true;
 }
 if(valid79){
-if(data229.tpm !== undefined){
-let data232 = data229.tpm;
+if(data230.rps !== undefined){
+let data232 = data230.rps;
 const _errs698 = errors;
 if(!((typeof data232 == "number") && (!(data232 % 1) && !isNaN(data232)))){
 let dataType246 = typeof data232;
@@ -12202,21 +12216,21 @@ if(dataType246 === "boolean" || data232 === null
 coerced246 = +data232;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data232}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data232}];
 return false;
 }
 }
 if(coerced246 !== undefined){
 data232 = coerced246;
-if(data229 !== undefined){
-data229["tpm"] = coerced246;
+if(data230 !== undefined){
+data230["rps"] = coerced246;
 }
 }
 }
 if(errors === _errs698){
 if(typeof data232 == "number"){
 if(data232 < 1 || isNaN(data232)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data232}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data232}];
 return false;
 }
 }
@@ -12226,140 +12240,177 @@ var valid79 = _errs698 === errors;
 else {
 var valid79 = true;
 }
+if(valid79){
+if(data230.tpm !== undefined){
+let data233 = data230.tpm;
+const _errs700 = errors;
+if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
+let dataType247 = typeof data233;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 === "boolean" || data233 === null
+              || (dataType247 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
+coerced247 = +data233;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data233}];
+return false;
+}
+}
+if(coerced247 !== undefined){
+data233 = coerced247;
+if(data230 !== undefined){
+data230["tpm"] = coerced247;
+}
+}
+}
+if(errors === _errs700){
+if(typeof data233 == "number"){
+if(data233 < 1 || isNaN(data233)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data233}];
+return false;
+}
+}
+}
+var valid79 = _errs700 === errors;
+}
+else {
+var valid79 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data229}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data230}];
 return false;
 }
 }
-var valid78 = _errs691 === errors;
+var valid78 = _errs693 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data224.allowed_models !== undefined){
-let data233 = data224.allowed_models;
-const _errs700 = errors;
-if(errors === _errs700){
-if(Array.isArray(data233)){
-var valid80 = true;
-const len11 = data233.length;
-for(let i11=0; i11<len11; i11++){
-let data234 = data233[i11];
+if(data225.allowed_models !== undefined){
+let data234 = data225.allowed_models;
 const _errs702 = errors;
-if(typeof data234 !== "string"){
-let dataType247 = typeof data234;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data234;
+if(errors === _errs702){
+if(Array.isArray(data234)){
+var valid80 = true;
+const len11 = data234.length;
+for(let i11=0; i11<len11; i11++){
+let data235 = data234[i11];
+const _errs704 = errors;
+if(typeof data235 !== "string"){
+let dataType248 = typeof data235;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data235;
 }
-else if(data234 === null){
-coerced247 = "";
+else if(data235 === null){
+coerced248 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data234}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data235}];
 return false;
 }
 }
-if(coerced247 !== undefined){
-data234 = coerced247;
-if(data233 !== undefined){
-data233[i11] = coerced247;
+if(coerced248 !== undefined){
+data235 = coerced248;
+if(data234 !== undefined){
+data234[i11] = coerced248;
 }
 }
 }
-if(errors === _errs702){
-if(typeof data234 === "string"){
-if(func3(data234) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data234}];
+if(errors === _errs704){
+if(typeof data235 === "string"){
+if(func3(data235) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data235}];
 return false;
 }
 }
 }
-var valid80 = _errs702 === errors;
+var valid80 = _errs704 === errors;
 if(!valid80){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data233}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data234}];
 return false;
 }
 }
-var valid78 = _errs700 === errors;
+var valid78 = _errs702 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data224.policy !== undefined){
-let data235 = data224.policy;
-const _errs704 = errors;
-if(errors === _errs704){
-if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
+if(data225.policy !== undefined){
+let data236 = data225.policy;
 const _errs706 = errors;
-for(const key49 in data235){
+if(errors === _errs706){
+if(data236 && typeof data236 == "object" && !Array.isArray(data236)){
+const _errs708 = errors;
+for(const key49 in data236){
 if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data235}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data236}];
 return false;
 break;
 }
 }
-if(_errs706 === errors){
-if(data235.streaming !== undefined){
-let data236 = data235.streaming;
-const _errs707 = errors;
-if(typeof data236 !== "boolean"){
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(data236 === "false" || data236 === 0 || data236 === null){
-coerced248 = false;
+if(_errs708 === errors){
+if(data236.streaming !== undefined){
+let data237 = data236.streaming;
+const _errs709 = errors;
+if(typeof data237 !== "boolean"){
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(data237 === "false" || data237 === 0 || data237 === null){
+coerced249 = false;
 }
-else if(data236 === "true" || data236 === 1){
-coerced248 = true;
+else if(data237 === "true" || data237 === 1){
+coerced249 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data236}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data237}];
 return false;
 }
 }
-if(coerced248 !== undefined){
-data236 = coerced248;
-if(data235 !== undefined){
-data235["streaming"] = coerced248;
+if(coerced249 !== undefined){
+data237 = coerced249;
+if(data236 !== undefined){
+data236["streaming"] = coerced249;
 }
 }
 }
-var valid81 = _errs707 === errors;
+var valid81 = _errs709 === errors;
 }
 else {
 var valid81 = true;
 }
 if(valid81){
-if(data235.max_reasoning_effort !== undefined){
-let data237 = data235.max_reasoning_effort;
-const _errs709 = errors;
-const _errs710 = errors;
-let valid82 = false;
+if(data236.max_reasoning_effort !== undefined){
+let data238 = data236.max_reasoning_effort;
 const _errs711 = errors;
-if(typeof data237 !== "string"){
-let dataType249 = typeof data237;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data237;
+const _errs712 = errors;
+let valid82 = false;
+const _errs713 = errors;
+if(typeof data238 !== "string"){
+let dataType250 = typeof data238;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data238;
 }
-else if(data237 === null){
-coerced249 = "";
+else if(data238 === null){
+coerced250 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data238};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -12369,15 +12420,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced249 !== undefined){
-data237 = coerced249;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced249;
+if(coerced250 !== undefined){
+data238 = coerced250;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("none" !== data237){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
+if("none" !== data238){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data238};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -12386,22 +12437,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs711 === errors;
+var _valid20 = _errs713 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs713 = errors;
-if(typeof data237 !== "string"){
-let dataType250 = typeof data237;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "number" || dataType250 == "boolean"){
-coerced250 = "" + data237;
+const _errs715 = errors;
+if(typeof data238 !== "string"){
+let dataType251 = typeof data238;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data238;
 }
-else if(data237 === null){
-coerced250 = "";
+else if(data238 === null){
+coerced251 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data238};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -12411,15 +12462,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced250 !== undefined){
-data237 = coerced250;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced250;
+if(coerced251 !== undefined){
+data238 = coerced251;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("minimal" !== data237){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
+if("minimal" !== data238){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data238};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -12428,22 +12479,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs713 === errors;
+var _valid20 = _errs715 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs715 = errors;
-if(typeof data237 !== "string"){
-let dataType251 = typeof data237;
-let coerced251 = undefined;
-if(!(coerced251 !== undefined)){
-if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data237;
+const _errs717 = errors;
+if(typeof data238 !== "string"){
+let dataType252 = typeof data238;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data238;
 }
-else if(data237 === null){
-coerced251 = "";
+else if(data238 === null){
+coerced252 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data238};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -12453,15 +12504,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced251 !== undefined){
-data237 = coerced251;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced251;
+if(coerced252 !== undefined){
+data238 = coerced252;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced252;
 }
 }
 }
-if("low" !== data237){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
+if("low" !== data238){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data238};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -12470,22 +12521,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs715 === errors;
+var _valid20 = _errs717 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs717 = errors;
-if(typeof data237 !== "string"){
-let dataType252 = typeof data237;
-let coerced252 = undefined;
-if(!(coerced252 !== undefined)){
-if(dataType252 == "number" || dataType252 == "boolean"){
-coerced252 = "" + data237;
+const _errs719 = errors;
+if(typeof data238 !== "string"){
+let dataType253 = typeof data238;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data238;
 }
-else if(data237 === null){
-coerced252 = "";
+else if(data238 === null){
+coerced253 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data238};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -12495,15 +12546,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced252 !== undefined){
-data237 = coerced252;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced252;
+if(coerced253 !== undefined){
+data238 = coerced253;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced253;
 }
 }
 }
-if("medium" !== data237){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
+if("medium" !== data238){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data238};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12512,22 +12563,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs717 === errors;
+var _valid20 = _errs719 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs719 = errors;
-if(typeof data237 !== "string"){
-let dataType253 = typeof data237;
-let coerced253 = undefined;
-if(!(coerced253 !== undefined)){
-if(dataType253 == "number" || dataType253 == "boolean"){
-coerced253 = "" + data237;
+const _errs721 = errors;
+if(typeof data238 !== "string"){
+let dataType254 = typeof data238;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data238;
 }
-else if(data237 === null){
-coerced253 = "";
+else if(data238 === null){
+coerced254 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data238};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12537,15 +12588,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced253 !== undefined){
-data237 = coerced253;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced253;
+if(coerced254 !== undefined){
+data238 = coerced254;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced254;
 }
 }
 }
-if("high" !== data237){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
+if("high" !== data238){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data238};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12554,22 +12605,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs719 === errors;
+var _valid20 = _errs721 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs721 = errors;
-if(typeof data237 !== "string"){
-let dataType254 = typeof data237;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 == "number" || dataType254 == "boolean"){
-coerced254 = "" + data237;
+const _errs723 = errors;
+if(typeof data238 !== "string"){
+let dataType255 = typeof data238;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data238;
 }
-else if(data237 === null){
-coerced254 = "";
+else if(data238 === null){
+coerced255 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data238};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12579,15 +12630,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced254 !== undefined){
-data237 = coerced254;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced254;
+if(coerced255 !== undefined){
+data238 = coerced255;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced255;
 }
 }
 }
-if("xhigh" !== data237){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
+if("xhigh" !== data238){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data238};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12596,104 +12647,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs721 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs723 = errors;
-if(typeof data237 !== "string"){
-let dataType255 = typeof data237;
-let coerced255 = undefined;
-if(!(coerced255 !== undefined)){
-if(dataType255 == "number" || dataType255 == "boolean"){
-coerced255 = "" + data237;
-}
-else if(data237 === null){
-coerced255 = "";
-}
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-}
-if(coerced255 !== undefined){
-data237 = coerced255;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced255;
-}
-}
-}
-if("max" !== data237){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
-if(vErrors === null){
-vErrors = [err221];
-}
-else {
-vErrors.push(err221);
-}
-errors++;
-}
 var _valid20 = _errs723 === errors;
 valid82 = valid82 || _valid20;
-}
-}
-}
-}
-}
-}
 if(!valid82){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data237};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs710;
-if(vErrors !== null){
-if(_errs710){
-vErrors.length = _errs710;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid81 = _errs709 === errors;
-}
-else {
-var valid81 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data235}];
-return false;
-}
-}
-var valid78 = _errs704 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data224.status !== undefined){
-let data238 = data224.status;
 const _errs725 = errors;
-const _errs726 = errors;
-let valid83 = false;
-const _errs727 = errors;
 if(typeof data238 !== "string"){
 let dataType256 = typeof data238;
 let coerced256 = undefined;
@@ -12705,7 +12662,101 @@ else if(data238 === null){
 coerced256 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data238};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data238};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced256 !== undefined){
+data238 = coerced256;
+if(data236 !== undefined){
+data236["max_reasoning_effort"] = coerced256;
+}
+}
+}
+if("max" !== data238){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data238};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid20 = _errs725 === errors;
+valid82 = valid82 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid82){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data238};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs712;
+if(vErrors !== null){
+if(_errs712){
+vErrors.length = _errs712;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid81 = _errs711 === errors;
+}
+else {
+var valid81 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data236}];
+return false;
+}
+}
+var valid78 = _errs706 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data225.status !== undefined){
+let data239 = data225.status;
+const _errs727 = errors;
+const _errs728 = errors;
+let valid83 = false;
+const _errs729 = errors;
+if(typeof data239 !== "string"){
+let dataType257 = typeof data239;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data239;
+}
+else if(data239 === null){
+coerced257 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data239};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12715,15 +12766,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced256 !== undefined){
-data238 = coerced256;
-if(data224 !== undefined){
-data224["status"] = coerced256;
+if(coerced257 !== undefined){
+data239 = coerced257;
+if(data225 !== undefined){
+data225["status"] = coerced257;
 }
 }
 }
-if("active" !== data238){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data238};
+if("active" !== data239){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data239};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12732,22 +12783,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs727 === errors;
+var _valid21 = _errs729 === errors;
 valid83 = valid83 || _valid21;
 if(!valid83){
-const _errs729 = errors;
-if(typeof data238 !== "string"){
-let dataType257 = typeof data238;
-let coerced257 = undefined;
-if(!(coerced257 !== undefined)){
-if(dataType257 == "number" || dataType257 == "boolean"){
-coerced257 = "" + data238;
+const _errs731 = errors;
+if(typeof data239 !== "string"){
+let dataType258 = typeof data239;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data239;
 }
-else if(data238 === null){
-coerced257 = "";
+else if(data239 === null){
+coerced258 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data238};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data239};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12757,15 +12808,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced257 !== undefined){
-data238 = coerced257;
-if(data224 !== undefined){
-data224["status"] = coerced257;
+if(coerced258 !== undefined){
+data239 = coerced258;
+if(data225 !== undefined){
+data225["status"] = coerced258;
 }
 }
 }
-if("blocked" !== data238){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data238};
+if("blocked" !== data239){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data239};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12774,22 +12825,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs729 === errors;
+var _valid21 = _errs731 === errors;
 valid83 = valid83 || _valid21;
 if(!valid83){
-const _errs731 = errors;
-if(typeof data238 !== "string"){
-let dataType258 = typeof data238;
-let coerced258 = undefined;
-if(!(coerced258 !== undefined)){
-if(dataType258 == "number" || dataType258 == "boolean"){
-coerced258 = "" + data238;
+const _errs733 = errors;
+if(typeof data239 !== "string"){
+let dataType259 = typeof data239;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 == "number" || dataType259 == "boolean"){
+coerced259 = "" + data239;
 }
-else if(data238 === null){
-coerced258 = "";
+else if(data239 === null){
+coerced259 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data238};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data239};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12799,15 +12850,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced258 !== undefined){
-data238 = coerced258;
-if(data224 !== undefined){
-data224["status"] = coerced258;
+if(coerced259 !== undefined){
+data239 = coerced259;
+if(data225 !== undefined){
+data225["status"] = coerced259;
 }
 }
 }
-if("revoked" !== data238){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data238};
+if("revoked" !== data239){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data239};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12816,22 +12867,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs731 === errors;
+var _valid21 = _errs733 === errors;
 valid83 = valid83 || _valid21;
 if(!valid83){
-const _errs733 = errors;
-if(typeof data238 !== "string"){
-let dataType259 = typeof data238;
-let coerced259 = undefined;
-if(!(coerced259 !== undefined)){
-if(dataType259 == "number" || dataType259 == "boolean"){
-coerced259 = "" + data238;
+const _errs735 = errors;
+if(typeof data239 !== "string"){
+let dataType260 = typeof data239;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data239;
 }
-else if(data238 === null){
-coerced259 = "";
+else if(data239 === null){
+coerced260 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data238};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data239};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12841,15 +12892,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced259 !== undefined){
-data238 = coerced259;
-if(data224 !== undefined){
-data224["status"] = coerced259;
+if(coerced260 !== undefined){
+data239 = coerced260;
+if(data225 !== undefined){
+data225["status"] = coerced260;
 }
 }
 }
-if("deleted" !== data238){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data238};
+if("deleted" !== data239){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data239};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12858,13 +12909,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs733 === errors;
+var _valid21 = _errs735 === errors;
 valid83 = valid83 || _valid21;
 }
 }
 }
 if(!valid83){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data238};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data239};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12876,56 +12927,56 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs726;
+errors = _errs728;
 if(vErrors !== null){
-if(_errs726){
-vErrors.length = _errs726;
+if(_errs728){
+vErrors.length = _errs728;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs725 === errors;
+var valid78 = _errs727 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data224.request_log !== undefined){
-let data239 = data224.request_log;
-const _errs735 = errors;
-if(errors === _errs735){
-if(data239 && typeof data239 == "object" && !Array.isArray(data239)){
+if(data225.request_log !== undefined){
+let data240 = data225.request_log;
 const _errs737 = errors;
-for(const key50 in data239){
+if(errors === _errs737){
+if(data240 && typeof data240 == "object" && !Array.isArray(data240)){
+const _errs739 = errors;
+for(const key50 in data240){
 if(!(key50 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data239}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data240}];
 return false;
 break;
 }
 }
-if(_errs737 === errors){
-if(data239.bodies !== undefined){
-let data240 = data239.bodies;
-if(typeof data240 !== "boolean"){
-let coerced260 = undefined;
-if(!(coerced260 !== undefined)){
-if(data240 === "false" || data240 === 0 || data240 === null){
-coerced260 = false;
+if(_errs739 === errors){
+if(data240.bodies !== undefined){
+let data241 = data240.bodies;
+if(typeof data241 !== "boolean"){
+let coerced261 = undefined;
+if(!(coerced261 !== undefined)){
+if(data241 === "false" || data241 === 0 || data241 === null){
+coerced261 = false;
 }
-else if(data240 === "true" || data240 === 1){
-coerced260 = true;
+else if(data241 === "true" || data241 === 1){
+coerced261 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data240}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data241}];
 return false;
 }
 }
-if(coerced260 !== undefined){
-data240 = coerced260;
-if(data239 !== undefined){
-data239["bodies"] = coerced260;
+if(coerced261 !== undefined){
+data241 = coerced261;
+if(data240 !== undefined){
+data240["bodies"] = coerced261;
 }
 }
 }
@@ -12933,11 +12984,11 @@ data239["bodies"] = coerced260;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data239}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data240}];
 return false;
 }
 }
-var valid78 = _errs735 === errors;
+var valid78 = _errs737 === errors;
 }
 else {
 var valid78 = true;
@@ -12954,22 +13005,22 @@ var valid78 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data224}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data225}];
 return false;
 }
 }
-var valid77 = _errs680 === errors;
+var valid77 = _errs682 === errors;
 if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data223}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data224}];
 return false;
 }
 }
-var valid0 = _errs678 === errors;
+var valid0 = _errs680 === errors;
 }
 else {
 var valid0 = true;
