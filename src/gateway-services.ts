@@ -12,6 +12,7 @@ import type { ResponseStore } from './responses-state/response-store.js';
 import type { UsageLedger } from './billing/usage-ledger.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { BlockList } from 'node:net';
+import type { Tracing } from './telemetry/tracing.js';
 
 /**
  * What the routes need. Built at start; `config` and `models` are
@@ -42,4 +43,6 @@ export interface GatewayServices {
   readonly shutdownHooks: ShutdownHooks;
   /** Prometheus metrics; `metrics.recordCost(model, usd)` books cost. */
   readonly metrics: GatewayMetrics;
+  /** OpenTelemetry traces; undefined when off (no OTLP endpoint), and then nothing on the request path reads them. */
+  readonly tracing: Tracing | undefined;
 }

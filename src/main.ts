@@ -25,6 +25,7 @@ import { createRateLimiter } from './limits/rate-limiter.js';
 import { trustedProxyList } from './limits/client-ip.js';
 import { UsageLedger } from './billing/usage-ledger.js';
 import { BoundedResponseStore } from './responses-state/bounded-response-store.js';
+import { startTracing } from './telemetry/tracing.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -106,6 +107,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const readiness = new ReadinessChecks();
   const responses = new BoundedResponseStore(store.responseRows, () => services.config.responses, logger);
   let http: GatewayHttpServer | undefined;
+  const tracing = startTracing(config.telemetry, {
+    onDrop: (reason, count) => services.metrics.traceSpansDropped(reason, count),
+  });
   const services: GatewayServices = {
     config,
     models: modelsOf(config),
@@ -133,6 +137,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       },
       { processMetrics: config.metrics.enabled },
     ),
+    tracing,
   };
   readiness.register(modelsRoutableCheck(services));
   readiness.register({ name: 'store', check: () => store.ping() });
@@ -144,6 +149,11 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   services.shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
   services.shutdownHooks.add({ name: 'instance registry', run: () => cluster.leave() });
   services.shutdownHooks.add({ name: 'stored responses sweep', run: () => responses.stop() });
+  if (tracing !== undefined) {
+    // Registered last, run first: the spans of the requests just finished go out while the rest closes.
+    services.shutdownHooks.add({ name: 'traces', run: () => tracing.shutdown() });
+    logger.info({ capture_content: config.telemetry.captureContent }, 'traces exported over OTLP');
+  }
   responses.startSweeping();
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();

@@ -159,6 +159,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   const storedResponse = storedResponsesRoute(services);
   const requestLog = requestLineLogger(logger);
   const inFlight = new InFlightRequests<InFlightRequest>();
+  const tracing = services.tracing;
   let onIdle: (() => void) | undefined;
 
   /** The route's promise; throws at once for a request no route takes. */
@@ -220,6 +221,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       requestLog.write('debug', { context, method: request.method, path, totalMs });
       return;
     }
+    context.trace?.end(context);
     requestLog.write('info', { context, method: request.method, path, totalMs });
     services.metrics.observeRequest(context.record, totalMs);
   }
@@ -238,6 +240,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const path = pathOf(request.url);
       const route = routes.get(path);
       if (route?.frontDoor !== undefined) context.record.frontDoor = route.frontDoor;
+      if (tracing !== undefined) context.trace = tracing.startRequest(request, path, context);
       const entry: InFlightRequest = { context, response };
       const slot = inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;

@@ -139,6 +139,7 @@ async function attempt(
     stream: options.stream,
     retryOnStatus: options.retryOnStatus,
   };
+  context.trace?.startAttempt(callContext, options.request);
   const adapter = adapterFor(node.protocol);
   // A node that serves the client's own protocol gets the client's request as it came (decision 15).
   const { native } = options;
@@ -163,6 +164,7 @@ async function attempt(
         ? adapter.toUpstream(options.request, callContext)
         : nativeAdapter.toUpstream(native as NativeRequest, callContext),
     );
+    context.trace?.injectInto(upstreamCall.headers);
     const response = await candidate.client.send(
       upstreamCall,
       cancellation,
@@ -297,6 +299,7 @@ function succeed(
   execution: Execution,
 ): AttemptOutcome {
   candidate.state.recordSuccess(firstByteMs);
+  context.trace?.attemptAnswered(execution);
   record(context, candidate, started, status);
   return { ok: true, execution };
 }
@@ -314,6 +317,7 @@ function record(
     status,
     error,
   });
+  context.trace?.attemptEnded(status, error);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

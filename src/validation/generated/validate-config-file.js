@@ -3,17 +3,17 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
 const pattern1 = new RegExp("^rediss?://", "u");
 const pattern2 = new RegExp("^/", "u");
-const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
-const pattern4 = new RegExp("^https?://", "u");
-const pattern5 = new RegExp("^(.*)$", "u");
-const pattern6 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
-const pattern9 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern3 = new RegExp("^https?://", "u");
+const pattern4 = new RegExp("^(.*)$", "u");
+const pattern5 = new RegExp("^[A-Za-z0-9._-]+$", "u");
+const pattern8 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern11 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3587,99 +3587,82 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.shutdown !== undefined){
-let data86 = data.shutdown;
+if(data.telemetry !== undefined){
+let data86 = data.telemetry;
 const _errs210 = errors;
 if(errors === _errs210){
 if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
 const _errs212 = errors;
 for(const key17 in data86){
-if(!(key17 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data86}];
+if(!(((((((key17 === "otlp") || (key17 === "service_name")) || (key17 === "capture_content")) || (key17 === "max_content_chars")) || (key17 === "max_queue_spans")) || (key17 === "batch_spans")) || (key17 === "batch_interval_ms"))){
+validate10.errors = [{instancePath:instancePath+"/telemetry",schemaPath:"#/properties/telemetry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.telemetry,data:data86}];
 return false;
 break;
 }
 }
 if(_errs212 === errors){
-if(data86.grace_ms !== undefined){
-let data87 = data86.grace_ms;
+if(data86.otlp !== undefined){
+let data87 = data86.otlp;
 const _errs213 = errors;
-if(!((typeof data87 == "number") && (!(data87 % 1) && !isNaN(data87)))){
-let dataType76 = typeof data87;
-let coerced76 = undefined;
-if(!(coerced76 !== undefined)){
-if(dataType76 === "boolean" || data87 === null
-              || (dataType76 === "string" && data87 && data87 == +data87 && !(data87 % 1))){
-coerced76 = +data87;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
-return false;
-}
-}
-if(coerced76 !== undefined){
-data87 = coerced76;
-if(data86 !== undefined){
-data86["grace_ms"] = coerced76;
-}
-}
-}
 if(errors === _errs213){
-if(typeof data87 == "number"){
-if(data87 < 0 || isNaN(data87)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data87}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data86}];
-return false;
-}
-}
-var valid0 = _errs210 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nodes !== undefined){
-let data88 = data.nodes;
+if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
 const _errs215 = errors;
-if(errors === _errs215){
-if(Array.isArray(data88)){
-if(data88.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data88}];
-return false;
-}
-else {
-var valid22 = true;
-const len2 = data88.length;
-for(let i2=0; i2<len2; i2++){
-let data89 = data88[i2];
-const _errs217 = errors;
-if(errors === _errs217){
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-let missing2;
-if(((data89.id === undefined) && (missing2 = "id")) || ((data89.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data89}];
-return false;
-}
-else {
-const _errs219 = errors;
-for(const key18 in data89){
-if(!(func2.call(schema11.properties.nodes.items.properties, key18))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data89}];
+for(const key18 in data87){
+if(!(((key18 === "endpoint") || (key18 === "headers")) || (key18 === "timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp",schemaPath:"#/properties/telemetry/properties/otlp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.telemetry.properties.otlp,data:data87}];
 return false;
 break;
 }
 }
-if(_errs219 === errors){
-if(data89.id !== undefined){
-let data90 = data89.id;
+if(_errs215 === errors){
+if(data87.endpoint !== undefined){
+let data88 = data87.endpoint;
+const _errs216 = errors;
+if(typeof data88 !== "string"){
+let dataType76 = typeof data88;
+let coerced76 = undefined;
+if(!(coerced76 !== undefined)){
+if(dataType76 == "number" || dataType76 == "boolean"){
+coerced76 = "" + data88;
+}
+else if(data88 === null){
+coerced76 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/endpoint",schemaPath:"#/properties/telemetry/properties/otlp/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.telemetry.properties.otlp.properties.endpoint.type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.endpoint,data:data88}];
+return false;
+}
+}
+if(coerced76 !== undefined){
+data88 = coerced76;
+if(data87 !== undefined){
+data87["endpoint"] = coerced76;
+}
+}
+}
+if(errors === _errs216){
+if(typeof data88 === "string"){
+if(!pattern3.test(data88)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/endpoint",schemaPath:"#/properties/telemetry/properties/otlp/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.telemetry.properties.otlp.properties.endpoint,data:data88}];
+return false;
+}
+}
+}
+var valid22 = _errs216 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data87.headers !== undefined){
+let data89 = data87.headers;
+const _errs218 = errors;
+if(errors === _errs218){
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+var valid23 = true;
+for(const key19 in data89){
+if(pattern4.test(key19)){
+let data90 = data89[key19];
 const _errs220 = errors;
 if(typeof data90 !== "string"){
 let dataType77 = typeof data90;
@@ -3692,55 +3675,511 @@ else if(data90 === null){
 coerced77 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/headers/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/telemetry/properties/otlp/properties/headers/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.telemetry.properties.otlp.properties.headers.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.headers.patternProperties["^(.*)$"],data:data90}];
 return false;
 }
 }
 if(coerced77 !== undefined){
 data90 = coerced77;
 if(data89 !== undefined){
-data89["id"] = coerced77;
-}
-}
-}
-if(errors === _errs220){
-if(typeof data90 === "string"){
-if(func3(data90) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
-else {
-if(!pattern3.test(data90)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data90}];
-return false;
-}
+data89[key19] = coerced77;
 }
 }
 }
 var valid23 = _errs220 === errors;
+if(!valid23){
+break;
+}
+}
+}
 }
 else {
-var valid23 = true;
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/headers",schemaPath:"#/properties/telemetry/properties/otlp/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.telemetry.properties.otlp.properties.headers.type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.headers,data:data89}];
+return false;
 }
-if(valid23){
-if(data89.provider !== undefined){
-let data91 = data89.provider;
+}
+var valid22 = _errs218 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data87.timeout_ms !== undefined){
+let data91 = data87.timeout_ms;
 const _errs222 = errors;
-const _errs223 = errors;
-let valid24 = false;
-const _errs224 = errors;
-if(typeof data91 !== "string"){
+if(!((typeof data91 == "number") && (!(data91 % 1) && !isNaN(data91)))){
 let dataType78 = typeof data91;
 let coerced78 = undefined;
 if(!(coerced78 !== undefined)){
-if(dataType78 == "number" || dataType78 == "boolean"){
-coerced78 = "" + data91;
-}
-else if(data91 === null){
-coerced78 = "";
+if(dataType78 === "boolean" || data91 === null
+              || (dataType78 === "string" && data91 && data91 == +data91 && !(data91 % 1))){
+coerced78 = +data91;
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/timeout_ms",schemaPath:"#/properties/telemetry/properties/otlp/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms.type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms,data:data91}];
+return false;
+}
+}
+if(coerced78 !== undefined){
+data91 = coerced78;
+if(data87 !== undefined){
+data87["timeout_ms"] = coerced78;
+}
+}
+}
+if(errors === _errs222){
+if(typeof data91 == "number"){
+if(data91 > 60000 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/timeout_ms",schemaPath:"#/properties/telemetry/properties/otlp/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms,data:data91}];
+return false;
+}
+else {
+if(data91 < 1 || isNaN(data91)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/timeout_ms",schemaPath:"#/properties/telemetry/properties/otlp/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms,data:data91}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs222 === errors;
+}
+else {
+var valid22 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp",schemaPath:"#/properties/telemetry/properties/otlp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.telemetry.properties.otlp.type,parentSchema:schema11.properties.telemetry.properties.otlp,data:data87}];
+return false;
+}
+}
+var valid21 = _errs213 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data86.service_name !== undefined){
+let data92 = data86.service_name;
+const _errs224 = errors;
+if(typeof data92 !== "string"){
+let dataType79 = typeof data92;
+let coerced79 = undefined;
+if(!(coerced79 !== undefined)){
+if(dataType79 == "number" || dataType79 == "boolean"){
+coerced79 = "" + data92;
+}
+else if(data92 === null){
+coerced79 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/service_name",schemaPath:"#/properties/telemetry/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.telemetry.properties.service_name.type,parentSchema:schema11.properties.telemetry.properties.service_name,data:data92}];
+return false;
+}
+}
+if(coerced79 !== undefined){
+data92 = coerced79;
+if(data86 !== undefined){
+data86["service_name"] = coerced79;
+}
+}
+}
+if(errors === _errs224){
+if(typeof data92 === "string"){
+if(func3(data92) > 256){
+validate10.errors = [{instancePath:instancePath+"/telemetry/service_name",schemaPath:"#/properties/telemetry/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.telemetry.properties.service_name,data:data92}];
+return false;
+}
+else {
+if(func3(data92) < 1){
+validate10.errors = [{instancePath:instancePath+"/telemetry/service_name",schemaPath:"#/properties/telemetry/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.telemetry.properties.service_name,data:data92}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs224 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data86.capture_content !== undefined){
+let data93 = data86.capture_content;
+const _errs226 = errors;
+if(typeof data93 !== "boolean"){
+let coerced80 = undefined;
+if(!(coerced80 !== undefined)){
+if(data93 === "false" || data93 === 0 || data93 === null){
+coerced80 = false;
+}
+else if(data93 === "true" || data93 === 1){
+coerced80 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/capture_content",schemaPath:"#/properties/telemetry/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.telemetry.properties.capture_content.type,parentSchema:schema11.properties.telemetry.properties.capture_content,data:data93}];
+return false;
+}
+}
+if(coerced80 !== undefined){
+data93 = coerced80;
+if(data86 !== undefined){
+data86["capture_content"] = coerced80;
+}
+}
+}
+var valid21 = _errs226 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data86.max_content_chars !== undefined){
+let data94 = data86.max_content_chars;
+const _errs228 = errors;
+if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
+let dataType81 = typeof data94;
+let coerced81 = undefined;
+if(!(coerced81 !== undefined)){
+if(dataType81 === "boolean" || data94 === null
+              || (dataType81 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
+coerced81 = +data94;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_content_chars.type,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data94}];
+return false;
+}
+}
+if(coerced81 !== undefined){
+data94 = coerced81;
+if(data86 !== undefined){
+data86["max_content_chars"] = coerced81;
+}
+}
+}
+if(errors === _errs228){
+if(typeof data94 == "number"){
+if(data94 > 1048576 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576",schema:1048576,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data94}];
+return false;
+}
+else {
+if(data94 < 1 || isNaN(data94)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data94}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs228 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data86.max_queue_spans !== undefined){
+let data95 = data86.max_queue_spans;
+const _errs230 = errors;
+if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
+let dataType82 = typeof data95;
+let coerced82 = undefined;
+if(!(coerced82 !== undefined)){
+if(dataType82 === "boolean" || data95 === null
+              || (dataType82 === "string" && data95 && data95 == +data95 && !(data95 % 1))){
+coerced82 = +data95;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_queue_spans.type,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data95}];
+return false;
+}
+}
+if(coerced82 !== undefined){
+data95 = coerced82;
+if(data86 !== undefined){
+data86["max_queue_spans"] = coerced82;
+}
+}
+}
+if(errors === _errs230){
+if(typeof data95 == "number"){
+if(data95 > 1000000 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data95}];
+return false;
+}
+else {
+if(data95 < 1 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data95}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs230 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data86.batch_spans !== undefined){
+let data96 = data86.batch_spans;
+const _errs232 = errors;
+if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
+let dataType83 = typeof data96;
+let coerced83 = undefined;
+if(!(coerced83 !== undefined)){
+if(dataType83 === "boolean" || data96 === null
+              || (dataType83 === "string" && data96 && data96 == +data96 && !(data96 % 1))){
+coerced83 = +data96;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_spans.type,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data96}];
+return false;
+}
+}
+if(coerced83 !== undefined){
+data96 = coerced83;
+if(data86 !== undefined){
+data86["batch_spans"] = coerced83;
+}
+}
+}
+if(errors === _errs232){
+if(typeof data96 == "number"){
+if(data96 > 100000 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data96}];
+return false;
+}
+else {
+if(data96 < 1 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data96}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs232 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data86.batch_interval_ms !== undefined){
+let data97 = data86.batch_interval_ms;
+const _errs234 = errors;
+if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
+let dataType84 = typeof data97;
+let coerced84 = undefined;
+if(!(coerced84 !== undefined)){
+if(dataType84 === "boolean" || data97 === null
+              || (dataType84 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
+coerced84 = +data97;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_interval_ms.type,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data97}];
+return false;
+}
+}
+if(coerced84 !== undefined){
+data97 = coerced84;
+if(data86 !== undefined){
+data86["batch_interval_ms"] = coerced84;
+}
+}
+}
+if(errors === _errs234){
+if(typeof data97 == "number"){
+if(data97 > 600000 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data97}];
+return false;
+}
+else {
+if(data97 < 1 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data97}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs234 === errors;
+}
+else {
+var valid21 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry",schemaPath:"#/properties/telemetry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.telemetry.type,parentSchema:schema11.properties.telemetry,data:data86}];
+return false;
+}
+}
+var valid0 = _errs210 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.shutdown !== undefined){
+let data98 = data.shutdown;
+const _errs236 = errors;
+if(errors === _errs236){
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+const _errs238 = errors;
+for(const key20 in data98){
+if(!(key20 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data98}];
+return false;
+break;
+}
+}
+if(_errs238 === errors){
+if(data98.grace_ms !== undefined){
+let data99 = data98.grace_ms;
+const _errs239 = errors;
+if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
+let dataType85 = typeof data99;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data99 === null
+              || (dataType85 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
+coerced85 = +data99;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data99 = coerced85;
+if(data98 !== undefined){
+data98["grace_ms"] = coerced85;
+}
+}
+}
+if(errors === _errs239){
+if(typeof data99 == "number"){
+if(data99 < 0 || isNaN(data99)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data98}];
+return false;
+}
+}
+var valid0 = _errs236 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nodes !== undefined){
+let data100 = data.nodes;
+const _errs241 = errors;
+if(errors === _errs241){
+if(Array.isArray(data100)){
+if(data100.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data100}];
+return false;
+}
+else {
+var valid25 = true;
+const len2 = data100.length;
+for(let i2=0; i2<len2; i2++){
+let data101 = data100[i2];
+const _errs243 = errors;
+if(errors === _errs243){
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+let missing2;
+if(((data101.id === undefined) && (missing2 = "id")) || ((data101.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data101}];
+return false;
+}
+else {
+const _errs245 = errors;
+for(const key21 in data101){
+if(!(func2.call(schema11.properties.nodes.items.properties, key21))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data101}];
+return false;
+break;
+}
+}
+if(_errs245 === errors){
+if(data101.id !== undefined){
+let data102 = data101.id;
+const _errs246 = errors;
+if(typeof data102 !== "string"){
+let dataType86 = typeof data102;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 == "number" || dataType86 == "boolean"){
+coerced86 = "" + data102;
+}
+else if(data102 === null){
+coerced86 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
+return false;
+}
+}
+if(coerced86 !== undefined){
+data102 = coerced86;
+if(data101 !== undefined){
+data101["id"] = coerced86;
+}
+}
+}
+if(errors === _errs246){
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
+return false;
+}
+else {
+if(!pattern5.test(data102)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
+return false;
+}
+}
+}
+}
+var valid26 = _errs246 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data101.provider !== undefined){
+let data103 = data101.provider;
+const _errs248 = errors;
+const _errs249 = errors;
+let valid27 = false;
+const _errs250 = errors;
+if(typeof data103 !== "string"){
+let dataType87 = typeof data103;
+let coerced87 = undefined;
+if(!(coerced87 !== undefined)){
+if(dataType87 == "number" || dataType87 == "boolean"){
+coerced87 = "" + data103;
+}
+else if(data103 === null){
+coerced87 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3750,15 +4189,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced78 !== undefined){
-data91 = coerced78;
-if(data89 !== undefined){
-data89["provider"] = coerced78;
+if(coerced87 !== undefined){
+data103 = coerced87;
+if(data101 !== undefined){
+data101["provider"] = coerced87;
 }
 }
 }
-if("openai" !== data91){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data91};
+if("openai" !== data103){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3767,22 +4206,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs224 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs226 = errors;
-if(typeof data91 !== "string"){
-let dataType79 = typeof data91;
-let coerced79 = undefined;
-if(!(coerced79 !== undefined)){
-if(dataType79 == "number" || dataType79 == "boolean"){
-coerced79 = "" + data91;
+var _valid2 = _errs250 === errors;
+valid27 = valid27 || _valid2;
+if(!valid27){
+const _errs252 = errors;
+if(typeof data103 !== "string"){
+let dataType88 = typeof data103;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data103;
 }
-else if(data91 === null){
-coerced79 = "";
+else if(data103 === null){
+coerced88 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3792,15 +4231,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced79 !== undefined){
-data91 = coerced79;
-if(data89 !== undefined){
-data89["provider"] = coerced79;
+if(coerced88 !== undefined){
+data103 = coerced88;
+if(data101 !== undefined){
+data101["provider"] = coerced88;
 }
 }
 }
-if("anthropic" !== data91){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data91};
+if("anthropic" !== data103){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -3809,22 +4248,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs226 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs228 = errors;
-if(typeof data91 !== "string"){
-let dataType80 = typeof data91;
-let coerced80 = undefined;
-if(!(coerced80 !== undefined)){
-if(dataType80 == "number" || dataType80 == "boolean"){
-coerced80 = "" + data91;
+var _valid2 = _errs252 === errors;
+valid27 = valid27 || _valid2;
+if(!valid27){
+const _errs254 = errors;
+if(typeof data103 !== "string"){
+let dataType89 = typeof data103;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data103;
 }
-else if(data91 === null){
-coerced80 = "";
+else if(data103 === null){
+coerced89 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -3834,15 +4273,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced80 !== undefined){
-data91 = coerced80;
-if(data89 !== undefined){
-data89["provider"] = coerced80;
+if(coerced89 !== undefined){
+data103 = coerced89;
+if(data101 !== undefined){
+data101["provider"] = coerced89;
 }
 }
 }
-if("gemini" !== data91){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data91};
+if("gemini" !== data103){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3851,22 +4290,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs228 === errors;
-valid24 = valid24 || _valid2;
-if(!valid24){
-const _errs230 = errors;
-if(typeof data91 !== "string"){
-let dataType81 = typeof data91;
-let coerced81 = undefined;
-if(!(coerced81 !== undefined)){
-if(dataType81 == "number" || dataType81 == "boolean"){
-coerced81 = "" + data91;
+var _valid2 = _errs254 === errors;
+valid27 = valid27 || _valid2;
+if(!valid27){
+const _errs256 = errors;
+if(typeof data103 !== "string"){
+let dataType90 = typeof data103;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data103;
 }
-else if(data91 === null){
-coerced81 = "";
+else if(data103 === null){
+coerced90 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -3876,15 +4315,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced81 !== undefined){
-data91 = coerced81;
-if(data89 !== undefined){
-data89["provider"] = coerced81;
+if(coerced90 !== undefined){
+data103 = coerced90;
+if(data101 !== undefined){
+data101["provider"] = coerced90;
 }
 }
 }
-if("simulated" !== data91){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data91};
+if("simulated" !== data103){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -3893,13 +4332,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs230 === errors;
-valid24 = valid24 || _valid2;
+var _valid2 = _errs256 === errors;
+valid27 = valid27 || _valid2;
 }
 }
 }
-if(!valid24){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data91};
+if(!valid27){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data103};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -3911,459 +4350,51 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs223;
+errors = _errs249;
 if(vErrors !== null){
-if(_errs223){
-vErrors.length = _errs223;
+if(_errs249){
+vErrors.length = _errs249;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs222 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.base_url !== undefined){
-let data92 = data89.base_url;
-const _errs232 = errors;
-if(typeof data92 !== "string"){
-let dataType82 = typeof data92;
-let coerced82 = undefined;
-if(!(coerced82 !== undefined)){
-if(dataType82 == "number" || dataType82 == "boolean"){
-coerced82 = "" + data92;
-}
-else if(data92 === null){
-coerced82 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
-return false;
-}
-}
-if(coerced82 !== undefined){
-data92 = coerced82;
-if(data89 !== undefined){
-data89["base_url"] = coerced82;
-}
-}
-}
-if(errors === _errs232){
-if(typeof data92 === "string"){
-if(!pattern4.test(data92)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data92}];
-return false;
-}
-}
-}
-var valid23 = _errs232 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.api_key !== undefined){
-let data93 = data89.api_key;
-const _errs234 = errors;
-if(typeof data93 !== "string"){
-let dataType83 = typeof data93;
-let coerced83 = undefined;
-if(!(coerced83 !== undefined)){
-if(dataType83 == "number" || dataType83 == "boolean"){
-coerced83 = "" + data93;
-}
-else if(data93 === null){
-coerced83 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data93}];
-return false;
-}
-}
-if(coerced83 !== undefined){
-data93 = coerced83;
-if(data89 !== undefined){
-data89["api_key"] = coerced83;
-}
-}
-}
-var valid23 = _errs234 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.max_concurrency !== undefined){
-let data94 = data89.max_concurrency;
-const _errs236 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType84 = typeof data94;
-let coerced84 = undefined;
-if(!(coerced84 !== undefined)){
-if(dataType84 === "boolean" || data94 === null
-              || (dataType84 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced84 = +data94;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
-return false;
-}
-}
-if(coerced84 !== undefined){
-data94 = coerced84;
-if(data89 !== undefined){
-data89["max_concurrency"] = coerced84;
-}
-}
-}
-if(errors === _errs236){
-if(typeof data94 == "number"){
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data94}];
-return false;
-}
-}
-}
-var valid23 = _errs236 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.weight !== undefined){
-let data95 = data89.weight;
-const _errs238 = errors;
-if(!(typeof data95 == "number")){
-let dataType85 = typeof data95;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 == "boolean" || data95 === null
-              || (dataType85 == "string" && data95 && data95 == +data95)){
-coerced85 = +data95;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
-return false;
-}
-}
-if(coerced85 !== undefined){
-data95 = coerced85;
-if(data89 !== undefined){
-data89["weight"] = coerced85;
-}
-}
-}
-if(errors === _errs238){
-if(typeof data95 == "number"){
-if(data95 <= 0 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data95}];
-return false;
-}
-}
-}
-var valid23 = _errs238 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.timeouts !== undefined){
-let data96 = data89.timeouts;
-const _errs240 = errors;
-if(errors === _errs240){
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-const _errs242 = errors;
-for(const key19 in data96){
-if(!(((((key19 === "connect_ms") || (key19 === "first_byte_ms")) || (key19 === "idle_ms")) || (key19 === "total_ms")) || (key19 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
-return false;
-break;
-}
-}
-if(_errs242 === errors){
-if(data96.connect_ms !== undefined){
-let data97 = data96.connect_ms;
-const _errs243 = errors;
-if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
-let dataType86 = typeof data97;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 === "boolean" || data97 === null
-              || (dataType86 === "string" && data97 && data97 == +data97 && !(data97 % 1))){
-coerced86 = +data97;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data97 = coerced86;
-if(data96 !== undefined){
-data96["connect_ms"] = coerced86;
-}
-}
-}
-if(errors === _errs243){
-if(typeof data97 == "number"){
-if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data97}];
-return false;
-}
-}
-}
-var valid25 = _errs243 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.first_byte_ms !== undefined){
-let data98 = data96.first_byte_ms;
-const _errs245 = errors;
-if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
-let dataType87 = typeof data98;
-let coerced87 = undefined;
-if(!(coerced87 !== undefined)){
-if(dataType87 === "boolean" || data98 === null
-              || (dataType87 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
-coerced87 = +data98;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
-return false;
-}
-}
-if(coerced87 !== undefined){
-data98 = coerced87;
-if(data96 !== undefined){
-data96["first_byte_ms"] = coerced87;
-}
-}
-}
-if(errors === _errs245){
-if(typeof data98 == "number"){
-if(data98 < 1 || isNaN(data98)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data98}];
-return false;
-}
-}
-}
-var valid25 = _errs245 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.idle_ms !== undefined){
-let data99 = data96.idle_ms;
-const _errs247 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType88 = typeof data99;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data99 === null
-              || (dataType88 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced88 = +data99;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data99 = coerced88;
-if(data96 !== undefined){
-data96["idle_ms"] = coerced88;
-}
-}
-}
-if(errors === _errs247){
-if(typeof data99 == "number"){
-if(data99 < 1 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data99}];
-return false;
-}
-}
-}
-var valid25 = _errs247 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.total_ms !== undefined){
-let data100 = data96.total_ms;
-const _errs249 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
-let dataType89 = typeof data100;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 === "boolean" || data100 === null
-              || (dataType89 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced89 = +data100;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
-return false;
-}
-}
-if(coerced89 !== undefined){
-data100 = coerced89;
-if(data96 !== undefined){
-data96["total_ms"] = coerced89;
-}
-}
-}
-if(errors === _errs249){
-if(typeof data100 == "number"){
-if(data100 < 1 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data100}];
-return false;
-}
-}
-}
-var valid25 = _errs249 === errors;
-}
-else {
-var valid25 = true;
-}
-if(valid25){
-if(data96.min_tokens_per_second !== undefined){
-let data101 = data96.min_tokens_per_second;
-const _errs251 = errors;
-if(!(typeof data101 == "number")){
-let dataType90 = typeof data101;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "boolean" || data101 === null
-              || (dataType90 == "string" && data101 && data101 == +data101)){
-coerced90 = +data101;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
-return false;
-}
-}
-if(coerced90 !== undefined){
-data101 = coerced90;
-if(data96 !== undefined){
-data96["min_tokens_per_second"] = coerced90;
-}
-}
-}
-if(errors === _errs251){
-if(typeof data101 == "number"){
-if(data101 <= 0 || isNaN(data101)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data101}];
-return false;
-}
-}
-}
-var valid25 = _errs251 === errors;
-}
-else {
-var valid25 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data96}];
-return false;
-}
-}
-var valid23 = _errs240 === errors;
-}
-else {
-var valid23 = true;
-}
-if(valid23){
-if(data89.replies !== undefined){
-let data102 = data89.replies;
-const _errs253 = errors;
-if(errors === _errs253){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-const _errs255 = errors;
-for(const key20 in data102){
-if(!((key20 === "max_json_bytes") || (key20 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
-return false;
-break;
-}
-}
-if(_errs255 === errors){
-if(data102.max_json_bytes !== undefined){
-let data103 = data102.max_json_bytes;
-const _errs256 = errors;
-if(!((typeof data103 == "number") && (!(data103 % 1) && !isNaN(data103)))){
-let dataType91 = typeof data103;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 === "boolean" || data103 === null
-              || (dataType91 === "string" && data103 && data103 == +data103 && !(data103 % 1))){
-coerced91 = +data103;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
-return false;
-}
-}
-if(coerced91 !== undefined){
-data103 = coerced91;
-if(data102 !== undefined){
-data102["max_json_bytes"] = coerced91;
-}
-}
-}
-if(errors === _errs256){
-if(typeof data103 == "number"){
-if(data103 < 1024 || isNaN(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data103}];
-return false;
-}
-}
-}
-var valid26 = _errs256 === errors;
+var valid26 = _errs248 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data102.max_event_bytes !== undefined){
-let data104 = data102.max_event_bytes;
+if(data101.base_url !== undefined){
+let data104 = data101.base_url;
 const _errs258 = errors;
-if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
-let dataType92 = typeof data104;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 === "boolean" || data104 === null
-              || (dataType92 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
-coerced92 = +data104;
+if(typeof data104 !== "string"){
+let dataType91 = typeof data104;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data104;
+}
+else if(data104 === null){
+coerced91 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
 return false;
 }
 }
-if(coerced92 !== undefined){
-data104 = coerced92;
-if(data102 !== undefined){
-data102["max_event_bytes"] = coerced92;
+if(coerced91 !== undefined){
+data104 = coerced91;
+if(data101 !== undefined){
+data101["base_url"] = coerced91;
 }
 }
 }
 if(errors === _errs258){
-if(typeof data104 == "number"){
-if(data104 < 1024 || isNaN(data104)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data104}];
+if(typeof data104 === "string"){
+if(!pattern3.test(data104)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
 return false;
 }
 }
@@ -4373,38 +4404,446 @@ var valid26 = _errs258 === errors;
 else {
 var valid26 = true;
 }
+if(valid26){
+if(data101.api_key !== undefined){
+let data105 = data101.api_key;
+const _errs260 = errors;
+if(typeof data105 !== "string"){
+let dataType92 = typeof data105;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "number" || dataType92 == "boolean"){
+coerced92 = "" + data105;
 }
-}
+else if(data105 === null){
+coerced92 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data105}];
 return false;
 }
 }
-var valid23 = _errs253 === errors;
+if(coerced92 !== undefined){
+data105 = coerced92;
+if(data101 !== undefined){
+data101["api_key"] = coerced92;
+}
+}
+}
+var valid26 = _errs260 === errors;
 }
 else {
-var valid23 = true;
+var valid26 = true;
 }
-if(valid23){
-if(data89.reasoning_param !== undefined){
-let data105 = data89.reasoning_param;
-const _errs260 = errors;
-const _errs261 = errors;
-let valid27 = false;
+if(valid26){
+if(data101.max_concurrency !== undefined){
+let data106 = data101.max_concurrency;
 const _errs262 = errors;
-if(typeof data105 !== "string"){
-let dataType93 = typeof data105;
+if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
+let dataType93 = typeof data106;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data105;
-}
-else if(data105 === null){
-coerced93 = "";
+if(dataType93 === "boolean" || data106 === null
+              || (dataType93 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
+coerced93 = +data106;
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data106 = coerced93;
+if(data101 !== undefined){
+data101["max_concurrency"] = coerced93;
+}
+}
+}
+if(errors === _errs262){
+if(typeof data106 == "number"){
+if(data106 < 1 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
+return false;
+}
+}
+}
+var valid26 = _errs262 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data101.weight !== undefined){
+let data107 = data101.weight;
+const _errs264 = errors;
+if(!(typeof data107 == "number")){
+let dataType94 = typeof data107;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 == "boolean" || data107 === null
+              || (dataType94 == "string" && data107 && data107 == +data107)){
+coerced94 = +data107;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data107 = coerced94;
+if(data101 !== undefined){
+data101["weight"] = coerced94;
+}
+}
+}
+if(errors === _errs264){
+if(typeof data107 == "number"){
+if(data107 <= 0 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+return false;
+}
+}
+}
+var valid26 = _errs264 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data101.timeouts !== undefined){
+let data108 = data101.timeouts;
+const _errs266 = errors;
+if(errors === _errs266){
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+const _errs268 = errors;
+for(const key22 in data108){
+if(!(((((key22 === "connect_ms") || (key22 === "first_byte_ms")) || (key22 === "idle_ms")) || (key22 === "total_ms")) || (key22 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
+return false;
+break;
+}
+}
+if(_errs268 === errors){
+if(data108.connect_ms !== undefined){
+let data109 = data108.connect_ms;
+const _errs269 = errors;
+if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
+let dataType95 = typeof data109;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data109 === null
+              || (dataType95 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced95 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data109 = coerced95;
+if(data108 !== undefined){
+data108["connect_ms"] = coerced95;
+}
+}
+}
+if(errors === _errs269){
+if(typeof data109 == "number"){
+if(data109 < 1 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+return false;
+}
+}
+}
+var valid28 = _errs269 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data108.first_byte_ms !== undefined){
+let data110 = data108.first_byte_ms;
+const _errs271 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType96 = typeof data110;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data110 === null
+              || (dataType96 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced96 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data110 = coerced96;
+if(data108 !== undefined){
+data108["first_byte_ms"] = coerced96;
+}
+}
+}
+if(errors === _errs271){
+if(typeof data110 == "number"){
+if(data110 < 1 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+return false;
+}
+}
+}
+var valid28 = _errs271 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data108.idle_ms !== undefined){
+let data111 = data108.idle_ms;
+const _errs273 = errors;
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+let dataType97 = typeof data111;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 === "boolean" || data111 === null
+              || (dataType97 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced97 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data111 = coerced97;
+if(data108 !== undefined){
+data108["idle_ms"] = coerced97;
+}
+}
+}
+if(errors === _errs273){
+if(typeof data111 == "number"){
+if(data111 < 1 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+return false;
+}
+}
+}
+var valid28 = _errs273 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data108.total_ms !== undefined){
+let data112 = data108.total_ms;
+const _errs275 = errors;
+if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
+let dataType98 = typeof data112;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data112 === null
+              || (dataType98 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
+coerced98 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data112 = coerced98;
+if(data108 !== undefined){
+data108["total_ms"] = coerced98;
+}
+}
+}
+if(errors === _errs275){
+if(typeof data112 == "number"){
+if(data112 < 1 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+return false;
+}
+}
+}
+var valid28 = _errs275 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data108.min_tokens_per_second !== undefined){
+let data113 = data108.min_tokens_per_second;
+const _errs277 = errors;
+if(!(typeof data113 == "number")){
+let dataType99 = typeof data113;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "boolean" || data113 === null
+              || (dataType99 == "string" && data113 && data113 == +data113)){
+coerced99 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data113 = coerced99;
+if(data108 !== undefined){
+data108["min_tokens_per_second"] = coerced99;
+}
+}
+}
+if(errors === _errs277){
+if(typeof data113 == "number"){
+if(data113 <= 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+return false;
+}
+}
+}
+var valid28 = _errs277 === errors;
+}
+else {
+var valid28 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
+return false;
+}
+}
+var valid26 = _errs266 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data101.replies !== undefined){
+let data114 = data101.replies;
+const _errs279 = errors;
+if(errors === _errs279){
+if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+const _errs281 = errors;
+for(const key23 in data114){
+if(!((key23 === "max_json_bytes") || (key23 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+return false;
+break;
+}
+}
+if(_errs281 === errors){
+if(data114.max_json_bytes !== undefined){
+let data115 = data114.max_json_bytes;
+const _errs282 = errors;
+if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
+let dataType100 = typeof data115;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 === "boolean" || data115 === null
+              || (dataType100 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
+coerced100 = +data115;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data115 = coerced100;
+if(data114 !== undefined){
+data114["max_json_bytes"] = coerced100;
+}
+}
+}
+if(errors === _errs282){
+if(typeof data115 == "number"){
+if(data115 < 1024 || isNaN(data115)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
+return false;
+}
+}
+}
+var valid29 = _errs282 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data114.max_event_bytes !== undefined){
+let data116 = data114.max_event_bytes;
+const _errs284 = errors;
+if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
+let dataType101 = typeof data116;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 === "boolean" || data116 === null
+              || (dataType101 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
+coerced101 = +data116;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data116 = coerced101;
+if(data114 !== undefined){
+data114["max_event_bytes"] = coerced101;
+}
+}
+}
+if(errors === _errs284){
+if(typeof data116 == "number"){
+if(data116 < 1024 || isNaN(data116)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+return false;
+}
+}
+}
+var valid29 = _errs284 === errors;
+}
+else {
+var valid29 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+return false;
+}
+}
+var valid26 = _errs279 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data101.reasoning_param !== undefined){
+let data117 = data101.reasoning_param;
+const _errs286 = errors;
+const _errs287 = errors;
+let valid30 = false;
+const _errs288 = errors;
+if(typeof data117 !== "string"){
+let dataType102 = typeof data117;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data117;
+}
+else if(data117 === null){
+coerced102 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4414,15 +4853,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data105 = coerced93;
-if(data89 !== undefined){
-data89["reasoning_param"] = coerced93;
+if(coerced102 !== undefined){
+data117 = coerced102;
+if(data101 !== undefined){
+data101["reasoning_param"] = coerced102;
 }
 }
 }
-if("reasoning_effort" !== data105){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data105};
+if("reasoning_effort" !== data117){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4431,22 +4870,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs262 === errors;
-valid27 = valid27 || _valid3;
-if(!valid27){
-const _errs264 = errors;
-if(typeof data105 !== "string"){
-let dataType94 = typeof data105;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data105;
+var _valid3 = _errs288 === errors;
+valid30 = valid30 || _valid3;
+if(!valid30){
+const _errs290 = errors;
+if(typeof data117 !== "string"){
+let dataType103 = typeof data117;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data117;
 }
-else if(data105 === null){
-coerced94 = "";
+else if(data117 === null){
+coerced103 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -4456,15 +4895,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced94 !== undefined){
-data105 = coerced94;
-if(data89 !== undefined){
-data89["reasoning_param"] = coerced94;
+if(coerced103 !== undefined){
+data117 = coerced103;
+if(data101 !== undefined){
+data101["reasoning_param"] = coerced103;
 }
 }
 }
-if("reasoning" !== data105){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data105};
+if("reasoning" !== data117){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -4473,11 +4912,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs264 === errors;
-valid27 = valid27 || _valid3;
+var _valid3 = _errs290 === errors;
+valid30 = valid30 || _valid3;
 }
-if(!valid27){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data105};
+if(!valid30){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data117};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -4489,40 +4928,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs261;
+errors = _errs287;
 if(vErrors !== null){
-if(_errs261){
-vErrors.length = _errs261;
+if(_errs287){
+vErrors.length = _errs287;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs260 === errors;
+var valid26 = _errs286 === errors;
 }
 else {
-var valid23 = true;
+var valid26 = true;
 }
-if(valid23){
-if(data89.max_tokens_field !== undefined){
-let data106 = data89.max_tokens_field;
-const _errs266 = errors;
-const _errs267 = errors;
-let valid28 = false;
-const _errs268 = errors;
-if(typeof data106 !== "string"){
-let dataType95 = typeof data106;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data106;
+if(valid26){
+if(data101.max_tokens_field !== undefined){
+let data118 = data101.max_tokens_field;
+const _errs292 = errors;
+const _errs293 = errors;
+let valid31 = false;
+const _errs294 = errors;
+if(typeof data118 !== "string"){
+let dataType104 = typeof data118;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data118;
 }
-else if(data106 === null){
-coerced95 = "";
+else if(data118 === null){
+coerced104 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4532,15 +4971,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced95 !== undefined){
-data106 = coerced95;
-if(data89 !== undefined){
-data89["max_tokens_field"] = coerced95;
+if(coerced104 !== undefined){
+data118 = coerced104;
+if(data101 !== undefined){
+data101["max_tokens_field"] = coerced104;
 }
 }
 }
-if("max_tokens" !== data106){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data106};
+if("max_tokens" !== data118){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4549,22 +4988,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs268 === errors;
-valid28 = valid28 || _valid4;
-if(!valid28){
-const _errs270 = errors;
-if(typeof data106 !== "string"){
-let dataType96 = typeof data106;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 == "number" || dataType96 == "boolean"){
-coerced96 = "" + data106;
+var _valid4 = _errs294 === errors;
+valid31 = valid31 || _valid4;
+if(!valid31){
+const _errs296 = errors;
+if(typeof data118 !== "string"){
+let dataType105 = typeof data118;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data118;
 }
-else if(data106 === null){
-coerced96 = "";
+else if(data118 === null){
+coerced105 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -4574,15 +5013,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced96 !== undefined){
-data106 = coerced96;
-if(data89 !== undefined){
-data89["max_tokens_field"] = coerced96;
+if(coerced105 !== undefined){
+data118 = coerced105;
+if(data101 !== undefined){
+data101["max_tokens_field"] = coerced105;
 }
 }
 }
-if("max_completion_tokens" !== data106){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data106};
+if("max_completion_tokens" !== data118){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -4591,11 +5030,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs270 === errors;
-valid28 = valid28 || _valid4;
+var _valid4 = _errs296 === errors;
+valid31 = valid31 || _valid4;
 }
-if(!valid28){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data106};
+if(!valid31){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data118};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -4607,57 +5046,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs267;
+errors = _errs293;
 if(vErrors !== null){
-if(_errs267){
-vErrors.length = _errs267;
+if(_errs293){
+vErrors.length = _errs293;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid23 = _errs266 === errors;
+var valid26 = _errs292 === errors;
 }
 else {
-var valid23 = true;
+var valid26 = true;
 }
-if(valid23){
-if(data89.apis !== undefined){
-let data107 = data89.apis;
-const _errs272 = errors;
-if(errors === _errs272){
-if(Array.isArray(data107)){
-if(data107.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+if(valid26){
+if(data101.apis !== undefined){
+let data119 = data101.apis;
+const _errs298 = errors;
+if(errors === _errs298){
+if(Array.isArray(data119)){
+if(data119.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
 return false;
 }
 else {
-if(data107.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+if(data119.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
 return false;
 }
 else {
-var valid29 = true;
-const len3 = data107.length;
+var valid32 = true;
+const len3 = data119.length;
 for(let i3=0; i3<len3; i3++){
-let data108 = data107[i3];
-const _errs274 = errors;
-const _errs275 = errors;
-let valid30 = false;
-const _errs276 = errors;
-if(typeof data108 !== "string"){
-let dataType97 = typeof data108;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "number" || dataType97 == "boolean"){
-coerced97 = "" + data108;
+let data120 = data119[i3];
+const _errs300 = errors;
+const _errs301 = errors;
+let valid33 = false;
+const _errs302 = errors;
+if(typeof data120 !== "string"){
+let dataType106 = typeof data120;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data120;
 }
-else if(data108 === null){
-coerced97 = "";
+else if(data120 === null){
+coerced106 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -4667,15 +5106,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced97 !== undefined){
-data108 = coerced97;
-if(data107 !== undefined){
-data107[i3] = coerced97;
+if(coerced106 !== undefined){
+data120 = coerced106;
+if(data119 !== undefined){
+data119[i3] = coerced106;
 }
 }
 }
-if("chat" !== data108){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data108};
+if("chat" !== data120){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -4684,22 +5123,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs276 === errors;
-valid30 = valid30 || _valid5;
-if(!valid30){
-const _errs278 = errors;
-if(typeof data108 !== "string"){
-let dataType98 = typeof data108;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 == "number" || dataType98 == "boolean"){
-coerced98 = "" + data108;
+var _valid5 = _errs302 === errors;
+valid33 = valid33 || _valid5;
+if(!valid33){
+const _errs304 = errors;
+if(typeof data120 !== "string"){
+let dataType107 = typeof data120;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data120;
 }
-else if(data108 === null){
-coerced98 = "";
+else if(data120 === null){
+coerced107 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -4709,15 +5148,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced98 !== undefined){
-data108 = coerced98;
-if(data107 !== undefined){
-data107[i3] = coerced98;
+if(coerced107 !== undefined){
+data120 = coerced107;
+if(data119 !== undefined){
+data119[i3] = coerced107;
 }
 }
 }
-if("responses" !== data108){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data108};
+if("responses" !== data120){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -4726,11 +5165,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs278 === errors;
-valid30 = valid30 || _valid5;
+var _valid5 = _errs304 === errors;
+valid33 = valid33 || _valid5;
 }
-if(!valid30){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data108};
+if(!valid33){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data120};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -4742,18 +5181,18 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs275;
+errors = _errs301;
 if(vErrors !== null){
-if(_errs275){
-vErrors.length = _errs275;
+if(_errs301){
+vErrors.length = _errs301;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid29 = _errs274 === errors;
-if(!valid29){
+var valid32 = _errs300 === errors;
+if(!valid32){
 break;
 }
 }
@@ -4761,122 +5200,122 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
 return false;
 }
 }
-var valid23 = _errs272 === errors;
+var valid26 = _errs298 === errors;
 }
 else {
-var valid23 = true;
+var valid26 = true;
 }
-if(valid23){
-if(data89.simulated !== undefined){
-let data109 = data89.simulated;
-const _errs280 = errors;
-if(errors === _errs280){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-const _errs282 = errors;
-for(const key21 in data109){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
+if(valid26){
+if(data101.simulated !== undefined){
+let data121 = data101.simulated;
+const _errs306 = errors;
+if(errors === _errs306){
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+const _errs308 = errors;
+for(const key24 in data121){
+if(!((((((key24 === "first_byte_ms") || (key24 === "tokens_per_second")) || (key24 === "reasoning_field")) || (key24 === "port")) || (key24 === "protocol")) || (key24 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
 return false;
 break;
 }
 }
-if(_errs282 === errors){
-if(data109.first_byte_ms !== undefined){
-let data110 = data109.first_byte_ms;
-const _errs283 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType99 = typeof data110;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 === "boolean" || data110 === null
-              || (dataType99 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced99 = +data110;
+if(_errs308 === errors){
+if(data121.first_byte_ms !== undefined){
+let data122 = data121.first_byte_ms;
+const _errs309 = errors;
+if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
+let dataType108 = typeof data122;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 === "boolean" || data122 === null
+              || (dataType108 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
+coerced108 = +data122;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
 return false;
 }
 }
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data109 !== undefined){
-data109["first_byte_ms"] = coerced99;
+if(coerced108 !== undefined){
+data122 = coerced108;
+if(data121 !== undefined){
+data121["first_byte_ms"] = coerced108;
 }
 }
 }
-if(errors === _errs283){
-if(typeof data110 == "number"){
-if(data110 < 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-}
-var valid31 = _errs283 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.tokens_per_second !== undefined){
-let data111 = data109.tokens_per_second;
-const _errs285 = errors;
-if(!(typeof data111 == "number")){
-let dataType100 = typeof data111;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "boolean" || data111 === null
-              || (dataType100 == "string" && data111 && data111 == +data111)){
-coerced100 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data111 = coerced100;
-if(data109 !== undefined){
-data109["tokens_per_second"] = coerced100;
-}
-}
-}
-if(errors === _errs285){
-if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
+if(errors === _errs309){
+if(typeof data122 == "number"){
+if(data122 < 0 || isNaN(data122)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
 return false;
 }
 }
 }
-var valid31 = _errs285 === errors;
+var valid34 = _errs309 === errors;
 }
 else {
-var valid31 = true;
+var valid34 = true;
 }
-if(valid31){
-if(data109.reasoning_field !== undefined){
-let data112 = data109.reasoning_field;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid32 = false;
-const _errs289 = errors;
-if(typeof data112 !== "string"){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
-}
-else if(data112 === null){
-coerced101 = "";
+if(valid34){
+if(data121.tokens_per_second !== undefined){
+let data123 = data121.tokens_per_second;
+const _errs311 = errors;
+if(!(typeof data123 == "number")){
+let dataType109 = typeof data123;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 == "boolean" || data123 === null
+              || (dataType109 == "string" && data123 && data123 == +data123)){
+coerced109 = +data123;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data123 = coerced109;
+if(data121 !== undefined){
+data121["tokens_per_second"] = coerced109;
+}
+}
+}
+if(errors === _errs311){
+if(typeof data123 == "number"){
+if(data123 < 0 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+return false;
+}
+}
+}
+var valid34 = _errs311 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data121.reasoning_field !== undefined){
+let data124 = data121.reasoning_field;
+const _errs313 = errors;
+const _errs314 = errors;
+let valid35 = false;
+const _errs315 = errors;
+if(typeof data124 !== "string"){
+let dataType110 = typeof data124;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data124;
+}
+else if(data124 === null){
+coerced110 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4886,15 +5325,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced101;
+if(coerced110 !== undefined){
+data124 = coerced110;
+if(data121 !== undefined){
+data121["reasoning_field"] = coerced110;
 }
 }
 }
-if("reasoning_content" !== data112){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
+if("reasoning_content" !== data124){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4903,22 +5342,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs289 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs291 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
+var _valid6 = _errs315 === errors;
+valid35 = valid35 || _valid6;
+if(!valid35){
+const _errs317 = errors;
+if(typeof data124 !== "string"){
+let dataType111 = typeof data124;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data124;
 }
-else if(data112 === null){
-coerced102 = "";
+else if(data124 === null){
+coerced111 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4928,15 +5367,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced102;
+if(coerced111 !== undefined){
+data124 = coerced111;
+if(data121 !== undefined){
+data121["reasoning_field"] = coerced111;
 }
 }
 }
-if("reasoning" !== data112){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
+if("reasoning" !== data124){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4945,11 +5384,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs291 === errors;
-valid32 = valid32 || _valid6;
+var _valid6 = _errs317 === errors;
+valid35 = valid35 || _valid6;
 }
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data112};
+if(!valid35){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data124};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4961,83 +5400,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs288;
+errors = _errs314;
 if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
+if(_errs314){
+vErrors.length = _errs314;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs287 === errors;
+var valid34 = _errs313 === errors;
 }
 else {
-var valid31 = true;
+var valid34 = true;
 }
-if(valid31){
-if(data109.port !== undefined){
-let data113 = data109.port;
-const _errs293 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
-let dataType103 = typeof data113;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data113 === null
-              || (dataType103 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced103 = +data113;
+if(valid34){
+if(data121.port !== undefined){
+let data125 = data121.port;
+const _errs319 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType112 = typeof data125;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 === "boolean" || data125 === null
+              || (dataType112 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced112 = +data125;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
 return false;
 }
 }
-if(coerced103 !== undefined){
-data113 = coerced103;
-if(data109 !== undefined){
-data109["port"] = coerced103;
+if(coerced112 !== undefined){
+data125 = coerced112;
+if(data121 !== undefined){
+data121["port"] = coerced112;
 }
 }
 }
-if(errors === _errs293){
-if(typeof data113 == "number"){
-if(data113 > 65535 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
+if(errors === _errs319){
+if(typeof data125 == "number"){
+if(data125 > 65535 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
 return false;
 }
 else {
-if(data113 < 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
+if(data125 < 0 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
 return false;
 }
 }
 }
 }
-var valid31 = _errs293 === errors;
+var valid34 = _errs319 === errors;
 }
 else {
-var valid31 = true;
+var valid34 = true;
 }
-if(valid31){
-if(data109.protocol !== undefined){
-let data114 = data109.protocol;
-const _errs295 = errors;
-const _errs296 = errors;
-let valid33 = false;
-const _errs297 = errors;
-if(typeof data114 !== "string"){
-let dataType104 = typeof data114;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data114;
+if(valid34){
+if(data121.protocol !== undefined){
+let data126 = data121.protocol;
+const _errs321 = errors;
+const _errs322 = errors;
+let valid36 = false;
+const _errs323 = errors;
+if(typeof data126 !== "string"){
+let dataType113 = typeof data126;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data126;
 }
-else if(data114 === null){
-coerced104 = "";
+else if(data126 === null){
+coerced113 = "";
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -5047,15 +5486,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data114 = coerced104;
-if(data109 !== undefined){
-data109["protocol"] = coerced104;
+if(coerced113 !== undefined){
+data126 = coerced113;
+if(data121 !== undefined){
+data121["protocol"] = coerced113;
 }
 }
 }
-if("openai" !== data114){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+if("openai" !== data126){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -5064,22 +5503,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs297 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs299 = errors;
-if(typeof data114 !== "string"){
-let dataType105 = typeof data114;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data114;
+var _valid7 = _errs323 === errors;
+valid36 = valid36 || _valid7;
+if(!valid36){
+const _errs325 = errors;
+if(typeof data126 !== "string"){
+let dataType114 = typeof data126;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data126;
 }
-else if(data114 === null){
-coerced105 = "";
+else if(data126 === null){
+coerced114 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -5089,15 +5528,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data114 = coerced105;
-if(data109 !== undefined){
-data109["protocol"] = coerced105;
+if(coerced114 !== undefined){
+data126 = coerced114;
+if(data121 !== undefined){
+data121["protocol"] = coerced114;
 }
 }
 }
-if("anthropic" !== data114){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+if("anthropic" !== data126){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -5106,22 +5545,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs299 === errors;
-valid33 = valid33 || _valid7;
-if(!valid33){
-const _errs301 = errors;
-if(typeof data114 !== "string"){
-let dataType106 = typeof data114;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data114;
+var _valid7 = _errs325 === errors;
+valid36 = valid36 || _valid7;
+if(!valid36){
+const _errs327 = errors;
+if(typeof data126 !== "string"){
+let dataType115 = typeof data126;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data126;
 }
-else if(data114 === null){
-coerced106 = "";
+else if(data126 === null){
+coerced115 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -5131,15 +5570,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data114 = coerced106;
-if(data109 !== undefined){
-data109["protocol"] = coerced106;
+if(coerced115 !== undefined){
+data126 = coerced115;
+if(data121 !== undefined){
+data121["protocol"] = coerced115;
 }
 }
 }
-if("gemini" !== data114){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+if("gemini" !== data126){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -5148,12 +5587,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs301 === errors;
-valid33 = valid33 || _valid7;
+var _valid7 = _errs327 === errors;
+valid36 = valid36 || _valid7;
 }
 }
-if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data114};
+if(!valid36){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data126};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -5165,117 +5604,117 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs296;
+errors = _errs322;
 if(vErrors !== null){
-if(_errs296){
-vErrors.length = _errs296;
+if(_errs322){
+vErrors.length = _errs322;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs295 === errors;
+var valid34 = _errs321 === errors;
 }
 else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.scripts !== undefined){
-let data115 = data109.scripts;
-const _errs303 = errors;
-if(errors === _errs303){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
 var valid34 = true;
-for(const key22 in data115){
-if(pattern5.test(key22)){
-let data116 = data115[key22];
-const _errs305 = errors;
-if(errors === _errs305){
-if(Array.isArray(data116)){
-if(data116.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
-return false;
 }
-else {
-var valid35 = true;
-const len4 = data116.length;
-for(let i4=0; i4<len4; i4++){
-let data117 = data116[i4];
-const _errs307 = errors;
-if(errors === _errs307){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
-const _errs309 = errors;
-for(const key23 in data117){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-break;
-}
-}
-if(_errs309 === errors){
-if(data117.when !== undefined){
-let data118 = data117.when;
-const _errs310 = errors;
-if(errors === _errs310){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-const _errs312 = errors;
-for(const key24 in data118){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
-return false;
-break;
-}
-}
-if(_errs312 === errors){
-if(data118.tools_offered !== undefined){
-let data119 = data118.tools_offered;
-const _errs313 = errors;
-if(typeof data119 !== "boolean"){
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(data119 === "false" || data119 === 0 || data119 === null){
-coerced107 = false;
-}
-else if(data119 === "true" || data119 === 1){
-coerced107 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data119}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data119 = coerced107;
-if(data118 !== undefined){
-data118["tools_offered"] = coerced107;
-}
-}
-}
-var valid37 = _errs313 === errors;
-}
-else {
+if(valid34){
+if(data121.scripts !== undefined){
+let data127 = data121.scripts;
+const _errs329 = errors;
+if(errors === _errs329){
+if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
 var valid37 = true;
-}
-if(valid37){
-if(data118.last_role !== undefined){
-let data120 = data118.last_role;
-const _errs315 = errors;
-const _errs316 = errors;
-let valid38 = false;
-const _errs317 = errors;
-if(typeof data120 !== "string"){
-let dataType108 = typeof data120;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data120;
-}
-else if(data120 === null){
-coerced108 = "";
+for(const key25 in data127){
+if(pattern4.test(key25)){
+let data128 = data127[key25];
+const _errs331 = errors;
+if(errors === _errs331){
+if(Array.isArray(data128)){
+if(data128.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+return false;
 }
 else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
+var valid38 = true;
+const len4 = data128.length;
+for(let i4=0; i4<len4; i4++){
+let data129 = data128[i4];
+const _errs333 = errors;
+if(errors === _errs333){
+if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+const _errs335 = errors;
+for(const key26 in data129){
+if(!(((key26 === "when") || (key26 === "call")) || (key26 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
+return false;
+break;
+}
+}
+if(_errs335 === errors){
+if(data129.when !== undefined){
+let data130 = data129.when;
+const _errs336 = errors;
+if(errors === _errs336){
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+const _errs338 = errors;
+for(const key27 in data130){
+if(!(((key27 === "tools_offered") || (key27 === "last_role")) || (key27 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+return false;
+break;
+}
+}
+if(_errs338 === errors){
+if(data130.tools_offered !== undefined){
+let data131 = data130.tools_offered;
+const _errs339 = errors;
+if(typeof data131 !== "boolean"){
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(data131 === "false" || data131 === 0 || data131 === null){
+coerced116 = false;
+}
+else if(data131 === "true" || data131 === 1){
+coerced116 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data131}];
+return false;
+}
+}
+if(coerced116 !== undefined){
+data131 = coerced116;
+if(data130 !== undefined){
+data130["tools_offered"] = coerced116;
+}
+}
+}
+var valid40 = _errs339 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data130.last_role !== undefined){
+let data132 = data130.last_role;
+const _errs341 = errors;
+const _errs342 = errors;
+let valid41 = false;
+const _errs343 = errors;
+if(typeof data132 !== "string"){
+let dataType117 = typeof data132;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data132;
+}
+else if(data132 === null){
+coerced117 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -5285,15 +5724,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data120 = coerced108;
-if(data118 !== undefined){
-data118["last_role"] = coerced108;
+if(coerced117 !== undefined){
+data132 = coerced117;
+if(data130 !== undefined){
+data130["last_role"] = coerced117;
 }
 }
 }
-if("user" !== data120){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
+if("user" !== data132){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -5302,22 +5741,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs317 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs319 = errors;
-if(typeof data120 !== "string"){
-let dataType109 = typeof data120;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data120;
+var _valid8 = _errs343 === errors;
+valid41 = valid41 || _valid8;
+if(!valid41){
+const _errs345 = errors;
+if(typeof data132 !== "string"){
+let dataType118 = typeof data132;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data132;
 }
-else if(data120 === null){
-coerced109 = "";
+else if(data132 === null){
+coerced118 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -5327,15 +5766,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data120 = coerced109;
-if(data118 !== undefined){
-data118["last_role"] = coerced109;
+if(coerced118 !== undefined){
+data132 = coerced118;
+if(data130 !== undefined){
+data130["last_role"] = coerced118;
 }
 }
 }
-if("assistant" !== data120){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
+if("assistant" !== data132){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5344,22 +5783,22 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs319 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs321 = errors;
-if(typeof data120 !== "string"){
-let dataType110 = typeof data120;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data120;
+var _valid8 = _errs345 === errors;
+valid41 = valid41 || _valid8;
+if(!valid41){
+const _errs347 = errors;
+if(typeof data132 !== "string"){
+let dataType119 = typeof data132;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data132;
 }
-else if(data120 === null){
-coerced110 = "";
+else if(data132 === null){
+coerced119 = "";
 }
 else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5369,15 +5808,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data120 = coerced110;
-if(data118 !== undefined){
-data118["last_role"] = coerced110;
+if(coerced119 !== undefined){
+data132 = coerced119;
+if(data130 !== undefined){
+data130["last_role"] = coerced119;
 }
 }
 }
-if("tool" !== data120){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
+if("tool" !== data132){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5386,22 +5825,22 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs321 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data120 !== "string"){
-let dataType111 = typeof data120;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data120;
+var _valid8 = _errs347 === errors;
+valid41 = valid41 || _valid8;
+if(!valid41){
+const _errs349 = errors;
+if(typeof data132 !== "string"){
+let dataType120 = typeof data132;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data132;
 }
-else if(data120 === null){
-coerced111 = "";
+else if(data132 === null){
+coerced120 = "";
 }
 else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5411,15 +5850,15 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data120 = coerced111;
-if(data118 !== undefined){
-data118["last_role"] = coerced111;
+if(coerced120 !== undefined){
+data132 = coerced120;
+if(data130 !== undefined){
+data130["last_role"] = coerced120;
 }
 }
 }
-if("system" !== data120){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
+if("system" !== data132){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5428,13 +5867,13 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs323 === errors;
-valid38 = valid38 || _valid8;
+var _valid8 = _errs349 === errors;
+valid41 = valid41 || _valid8;
 }
 }
 }
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data120};
+if(!valid41){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data132};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5446,611 +5885,98 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs316;
+errors = _errs342;
 if(vErrors !== null){
-if(_errs316){
-vErrors.length = _errs316;
+if(_errs342){
+vErrors.length = _errs342;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid37 = _errs315 === errors;
+var valid40 = _errs341 === errors;
 }
 else {
-var valid37 = true;
+var valid40 = true;
 }
-if(valid37){
-if(data118.last_message_matches !== undefined){
-let data121 = data118.last_message_matches;
-const _errs325 = errors;
-if(typeof data121 !== "string"){
-let dataType112 = typeof data121;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "number" || dataType112 == "boolean"){
-coerced112 = "" + data121;
+if(valid40){
+if(data130.last_message_matches !== undefined){
+let data133 = data130.last_message_matches;
+const _errs351 = errors;
+if(typeof data133 !== "string"){
+let dataType121 = typeof data133;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data133;
 }
-else if(data121 === null){
-coerced112 = "";
+else if(data133 === null){
+coerced121 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
 return false;
 }
 }
-if(coerced112 !== undefined){
-data121 = coerced112;
-if(data118 !== undefined){
-data118["last_message_matches"] = coerced112;
+if(coerced121 !== undefined){
+data133 = coerced121;
+if(data130 !== undefined){
+data130["last_message_matches"] = coerced121;
 }
 }
 }
-if(errors === _errs325){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
-return false;
-}
-}
-}
-var valid37 = _errs325 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
-return false;
-}
-}
-var valid36 = _errs310 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data117.call !== undefined){
-let data122 = data117.call;
-const _errs327 = errors;
-if(errors === _errs327){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-let missing3;
-if((data122.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-}
-else {
-const _errs329 = errors;
-for(const key25 in data122){
-if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-break;
-}
-}
-if(_errs329 === errors){
-if(data122.tool !== undefined){
-let data123 = data122.tool;
-const _errs330 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
-}
-else if(data123 === null){
-coerced113 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
-return false;
-}
-}
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["tool"] = coerced113;
-}
-}
-}
-if(errors === _errs330){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
+if(errors === _errs351){
+if(typeof data133 === "string"){
+if(func3(data133) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
 return false;
 }
 }
 }
-var valid39 = _errs330 === errors;
+var valid40 = _errs351 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+return false;
+}
+}
+var valid39 = _errs336 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data122.arguments !== undefined){
-let data124 = data122.arguments;
-const _errs332 = errors;
-if(errors === _errs332){
-if(!(data124 && typeof data124 == "object" && !Array.isArray(data124))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data124}];
-return false;
-}
-}
-var valid39 = _errs332 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-}
-}
-var valid36 = _errs327 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data117.answer !== undefined){
-let data125 = data117.answer;
-const _errs334 = errors;
-if(typeof data125 !== "string"){
-let dataType114 = typeof data125;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data125;
-}
-else if(data125 === null){
-coerced114 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data125}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data125 = coerced114;
-if(data117 !== undefined){
-data117["answer"] = coerced114;
-}
-}
-}
-var valid36 = _errs334 === errors;
-}
-else {
-var valid36 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-}
-}
-var valid35 = _errs307 === errors;
-if(!valid35){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
-return false;
-}
-}
-var valid34 = _errs305 === errors;
-if(!valid34){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data115}];
-return false;
-}
-}
-var valid31 = _errs303 === errors;
-}
-else {
-var valid31 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
-return false;
-}
-}
-var valid23 = _errs280 === errors;
-}
-else {
-var valid23 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data89}];
-return false;
-}
-}
-var valid22 = _errs217 === errors;
-if(!valid22){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data88}];
-return false;
-}
-}
-var valid0 = _errs215 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.models !== undefined){
-let data126 = data.models;
-const _errs336 = errors;
-if(errors === _errs336){
-if(Array.isArray(data126)){
-if(data126.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data126}];
-return false;
-}
-else {
-var valid40 = true;
-const len5 = data126.length;
-for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs338 = errors;
-if(errors === _errs338){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-let missing4;
-if(((data127.id === undefined) && (missing4 = "id")) || ((data127.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-}
-else {
-const _errs340 = errors;
-for(const key26 in data127){
-if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-break;
-}
-}
-if(_errs340 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs341 = errors;
-if(typeof data128 !== "string"){
-let dataType115 = typeof data128;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data128;
-}
-else if(data128 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data128 = coerced115;
-if(data127 !== undefined){
-data127["id"] = coerced115;
-}
-}
-}
-if(errors === _errs341){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-var valid41 = _errs341 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.owned_by !== undefined){
-let data129 = data127.owned_by;
-const _errs343 = errors;
-if(typeof data129 !== "string"){
-let dataType116 = typeof data129;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data129;
-}
-else if(data129 === null){
-coerced116 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
-return false;
-}
-}
-if(coerced116 !== undefined){
-data129 = coerced116;
-if(data127 !== undefined){
-data127["owned_by"] = coerced116;
-}
-}
-}
-if(errors === _errs343){
-if(typeof data129 === "string"){
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
-return false;
-}
-}
-}
-var valid41 = _errs343 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.context_length !== undefined){
-let data130 = data127.context_length;
-const _errs345 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType117 = typeof data130;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data130 === null
-              || (dataType117 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced117 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data130 = coerced117;
-if(data127 !== undefined){
-data127["context_length"] = coerced117;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-}
-var valid41 = _errs345 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.max_output_tokens !== undefined){
-let data131 = data127.max_output_tokens;
-const _errs347 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType118 = typeof data131;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data131 === null
-              || (dataType118 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced118 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data127 !== undefined){
-data127["max_output_tokens"] = coerced118;
-}
-}
-}
-if(errors === _errs347){
-if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-}
-var valid41 = _errs347 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.default_max_tokens !== undefined){
-let data132 = data127.default_max_tokens;
-const _errs349 = errors;
-if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType119 = typeof data132;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data132 === null
-              || (dataType119 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced119 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data132 = coerced119;
-if(data127 !== undefined){
-data127["default_max_tokens"] = coerced119;
-}
-}
-}
-if(errors === _errs349){
-if(typeof data132 == "number"){
-if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
-return false;
-}
-}
-}
-var valid41 = _errs349 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.unresolved_input_tokens !== undefined){
-let data133 = data127.unresolved_input_tokens;
-const _errs351 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType120 = typeof data133;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data133 === null
-              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced120 = +data133;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data133 = coerced120;
-if(data127 !== undefined){
-data127["unresolved_input_tokens"] = coerced120;
-}
-}
-}
-if(errors === _errs351){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
-return false;
-}
-}
-}
-var valid41 = _errs351 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.reasoning !== undefined){
-let data134 = data127.reasoning;
+if(data129.call !== undefined){
+let data134 = data129.call;
 const _errs353 = errors;
 if(errors === _errs353){
 if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-let missing5;
-if((data134.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+let missing3;
+if((data134.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
 return false;
 }
 else {
 const _errs355 = errors;
-for(const key27 in data134){
-if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+for(const key28 in data134){
+if(!((key28 === "tool") || (key28 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
 return false;
 break;
 }
 }
 if(_errs355 === errors){
-if(data134.default_effort !== undefined){
-let data135 = data134.default_effort;
+if(data134.tool !== undefined){
+let data135 = data134.tool;
 const _errs356 = errors;
-const _errs357 = errors;
-let valid43 = false;
-const _errs358 = errors;
-if(typeof data135 !== "string"){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data135;
-}
-else if(data135 === null){
-coerced121 = "";
-}
-else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data134 !== undefined){
-data134["default_effort"] = coerced121;
-}
-}
-}
-if("none" !== data135){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-var _valid9 = _errs358 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs360 = errors;
 if(typeof data135 !== "string"){
 let dataType122 = typeof data135;
 let coerced122 = undefined;
@@ -6062,7 +5988,520 @@ else if(data135 === null){
 coerced122 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data135 = coerced122;
+if(data134 !== undefined){
+data134["tool"] = coerced122;
+}
+}
+}
+if(errors === _errs356){
+if(typeof data135 === "string"){
+if(func3(data135) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
+return false;
+}
+}
+}
+var valid42 = _errs356 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data134.arguments !== undefined){
+let data136 = data134.arguments;
+const _errs358 = errors;
+if(errors === _errs358){
+if(!(data136 && typeof data136 == "object" && !Array.isArray(data136))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data136}];
+return false;
+}
+}
+var valid42 = _errs358 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+return false;
+}
+}
+var valid39 = _errs353 === errors;
+}
+else {
+var valid39 = true;
+}
+if(valid39){
+if(data129.answer !== undefined){
+let data137 = data129.answer;
+const _errs360 = errors;
+if(typeof data137 !== "string"){
+let dataType123 = typeof data137;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data137;
+}
+else if(data137 === null){
+coerced123 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data137}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data137 = coerced123;
+if(data129 !== undefined){
+data129["answer"] = coerced123;
+}
+}
+}
+var valid39 = _errs360 === errors;
+}
+else {
+var valid39 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
+return false;
+}
+}
+var valid38 = _errs333 === errors;
+if(!valid38){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+return false;
+}
+}
+var valid37 = _errs331 === errors;
+if(!valid37){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data127}];
+return false;
+}
+}
+var valid34 = _errs329 === errors;
+}
+else {
+var valid34 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+return false;
+}
+}
+var valid26 = _errs306 === errors;
+}
+else {
+var valid26 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data101}];
+return false;
+}
+}
+var valid25 = _errs243 === errors;
+if(!valid25){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data100}];
+return false;
+}
+}
+var valid0 = _errs241 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data138 = data.models;
+const _errs362 = errors;
+if(errors === _errs362){
+if(Array.isArray(data138)){
+if(data138.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data138}];
+return false;
+}
+else {
+var valid43 = true;
+const len5 = data138.length;
+for(let i5=0; i5<len5; i5++){
+let data139 = data138[i5];
+const _errs364 = errors;
+if(errors === _errs364){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let missing4;
+if(((data139.id === undefined) && (missing4 = "id")) || ((data139.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data139}];
+return false;
+}
+else {
+const _errs366 = errors;
+for(const key29 in data139){
+if(!(func2.call(schema11.properties.models.items.properties, key29))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data139}];
+return false;
+break;
+}
+}
+if(_errs366 === errors){
+if(data139.id !== undefined){
+let data140 = data139.id;
+const _errs367 = errors;
+if(typeof data140 !== "string"){
+let dataType124 = typeof data140;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data140;
+}
+else if(data140 === null){
+coerced124 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data140 = coerced124;
+if(data139 !== undefined){
+data139["id"] = coerced124;
+}
+}
+}
+if(errors === _errs367){
+if(typeof data140 === "string"){
+if(func3(data140) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
+return false;
+}
+}
+}
+var valid44 = _errs367 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.owned_by !== undefined){
+let data141 = data139.owned_by;
+const _errs369 = errors;
+if(typeof data141 !== "string"){
+let dataType125 = typeof data141;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data141;
+}
+else if(data141 === null){
+coerced125 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data141 = coerced125;
+if(data139 !== undefined){
+data139["owned_by"] = coerced125;
+}
+}
+}
+if(errors === _errs369){
+if(typeof data141 === "string"){
+if(func3(data141) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+return false;
+}
+}
+}
+var valid44 = _errs369 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.context_length !== undefined){
+let data142 = data139.context_length;
+const _errs371 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType126 = typeof data142;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 === "boolean" || data142 === null
+              || (dataType126 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced126 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data142 = coerced126;
+if(data139 !== undefined){
+data139["context_length"] = coerced126;
+}
+}
+}
+if(errors === _errs371){
+if(typeof data142 == "number"){
+if(data142 < 1 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+return false;
+}
+}
+}
+var valid44 = _errs371 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.max_output_tokens !== undefined){
+let data143 = data139.max_output_tokens;
+const _errs373 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType127 = typeof data143;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data143 === null
+              || (dataType127 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced127 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data143 = coerced127;
+if(data139 !== undefined){
+data139["max_output_tokens"] = coerced127;
+}
+}
+}
+if(errors === _errs373){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+return false;
+}
+}
+}
+var valid44 = _errs373 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.default_max_tokens !== undefined){
+let data144 = data139.default_max_tokens;
+const _errs375 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType128 = typeof data144;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data144 === null
+              || (dataType128 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced128 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data144 = coerced128;
+if(data139 !== undefined){
+data139["default_max_tokens"] = coerced128;
+}
+}
+}
+if(errors === _errs375){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+return false;
+}
+}
+}
+var valid44 = _errs375 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.unresolved_input_tokens !== undefined){
+let data145 = data139.unresolved_input_tokens;
+const _errs377 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType129 = typeof data145;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 === "boolean" || data145 === null
+              || (dataType129 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced129 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data145 = coerced129;
+if(data139 !== undefined){
+data139["unresolved_input_tokens"] = coerced129;
+}
+}
+}
+if(errors === _errs377){
+if(typeof data145 == "number"){
+if(data145 < 1 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+return false;
+}
+}
+}
+var valid44 = _errs377 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.reasoning !== undefined){
+let data146 = data139.reasoning;
+const _errs379 = errors;
+if(errors === _errs379){
+if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+let missing5;
+if((data146.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+return false;
+}
+else {
+const _errs381 = errors;
+for(const key30 in data146){
+if(!((((((key30 === "default_effort") || (key30 === "efforts")) || (key30 === "style")) || (key30 === "budgets")) || (key30 === "levels")) || (key30 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+return false;
+break;
+}
+}
+if(_errs381 === errors){
+if(data146.default_effort !== undefined){
+let data147 = data146.default_effort;
+const _errs382 = errors;
+const _errs383 = errors;
+let valid46 = false;
+const _errs384 = errors;
+if(typeof data147 !== "string"){
+let dataType130 = typeof data147;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data147;
+}
+else if(data147 === null){
+coerced130 = "";
+}
+else {
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+if(coerced130 !== undefined){
+data147 = coerced130;
+if(data146 !== undefined){
+data146["default_effort"] = coerced130;
+}
+}
+}
+if("none" !== data147){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var _valid9 = _errs384 === errors;
+valid46 = valid46 || _valid9;
+if(!valid46){
+const _errs386 = errors;
+if(typeof data147 !== "string"){
+let dataType131 = typeof data147;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data147;
+}
+else if(data147 === null){
+coerced131 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6072,15 +6511,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data135 = coerced122;
-if(data134 !== undefined){
-data134["default_effort"] = coerced122;
+if(coerced131 !== undefined){
+data147 = coerced131;
+if(data146 !== undefined){
+data146["default_effort"] = coerced131;
 }
 }
 }
-if("minimal" !== data135){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+if("minimal" !== data147){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6089,22 +6528,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs360 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs362 = errors;
-if(typeof data135 !== "string"){
-let dataType123 = typeof data135;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data135;
+var _valid9 = _errs386 === errors;
+valid46 = valid46 || _valid9;
+if(!valid46){
+const _errs388 = errors;
+if(typeof data147 !== "string"){
+let dataType132 = typeof data147;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data147;
 }
-else if(data135 === null){
-coerced123 = "";
+else if(data147 === null){
+coerced132 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6114,15 +6553,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data135 = coerced123;
-if(data134 !== undefined){
-data134["default_effort"] = coerced123;
+if(coerced132 !== undefined){
+data147 = coerced132;
+if(data146 !== undefined){
+data146["default_effort"] = coerced132;
 }
 }
 }
-if("low" !== data135){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+if("low" !== data147){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6131,22 +6570,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs362 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs364 = errors;
-if(typeof data135 !== "string"){
-let dataType124 = typeof data135;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data135;
+var _valid9 = _errs388 === errors;
+valid46 = valid46 || _valid9;
+if(!valid46){
+const _errs390 = errors;
+if(typeof data147 !== "string"){
+let dataType133 = typeof data147;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data147;
 }
-else if(data135 === null){
-coerced124 = "";
+else if(data147 === null){
+coerced133 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6156,15 +6595,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data135 = coerced124;
-if(data134 !== undefined){
-data134["default_effort"] = coerced124;
+if(coerced133 !== undefined){
+data147 = coerced133;
+if(data146 !== undefined){
+data146["default_effort"] = coerced133;
 }
 }
 }
-if("medium" !== data135){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+if("medium" !== data147){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6173,22 +6612,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs364 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs366 = errors;
-if(typeof data135 !== "string"){
-let dataType125 = typeof data135;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data135;
+var _valid9 = _errs390 === errors;
+valid46 = valid46 || _valid9;
+if(!valid46){
+const _errs392 = errors;
+if(typeof data147 !== "string"){
+let dataType134 = typeof data147;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data147;
 }
-else if(data135 === null){
-coerced125 = "";
+else if(data147 === null){
+coerced134 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6198,15 +6637,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data135 = coerced125;
-if(data134 !== undefined){
-data134["default_effort"] = coerced125;
+if(coerced134 !== undefined){
+data147 = coerced134;
+if(data146 !== undefined){
+data146["default_effort"] = coerced134;
 }
 }
 }
-if("high" !== data135){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+if("high" !== data147){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6215,22 +6654,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs368 = errors;
-if(typeof data135 !== "string"){
-let dataType126 = typeof data135;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data135;
+var _valid9 = _errs392 === errors;
+valid46 = valid46 || _valid9;
+if(!valid46){
+const _errs394 = errors;
+if(typeof data147 !== "string"){
+let dataType135 = typeof data147;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data147;
 }
-else if(data135 === null){
-coerced126 = "";
+else if(data147 === null){
+coerced135 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6240,15 +6679,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data135 = coerced126;
-if(data134 !== undefined){
-data134["default_effort"] = coerced126;
+if(coerced135 !== undefined){
+data147 = coerced135;
+if(data146 !== undefined){
+data146["default_effort"] = coerced135;
 }
 }
 }
-if("xhigh" !== data135){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+if("xhigh" !== data147){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6257,22 +6696,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs370 = errors;
-if(typeof data135 !== "string"){
-let dataType127 = typeof data135;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data135;
+var _valid9 = _errs394 === errors;
+valid46 = valid46 || _valid9;
+if(!valid46){
+const _errs396 = errors;
+if(typeof data147 !== "string"){
+let dataType136 = typeof data147;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data147;
 }
-else if(data135 === null){
-coerced127 = "";
+else if(data147 === null){
+coerced136 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6282,15 +6721,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data135 = coerced127;
-if(data134 !== undefined){
-data134["default_effort"] = coerced127;
+if(coerced136 !== undefined){
+data147 = coerced136;
+if(data146 !== undefined){
+data146["default_effort"] = coerced136;
 }
 }
 }
-if("max" !== data135){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+if("max" !== data147){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6299,16 +6738,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs370 === errors;
-valid43 = valid43 || _valid9;
+var _valid9 = _errs396 === errors;
+valid46 = valid46 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data135};
+if(!valid46){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data147};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6320,52 +6759,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs357;
+errors = _errs383;
 if(vErrors !== null){
-if(_errs357){
-vErrors.length = _errs357;
+if(_errs383){
+vErrors.length = _errs383;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs356 === errors;
+var valid45 = _errs382 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data134.efforts !== undefined){
-let data136 = data134.efforts;
-const _errs372 = errors;
-if(errors === _errs372){
-if(Array.isArray(data136)){
-if(data136.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+if(valid45){
+if(data146.efforts !== undefined){
+let data148 = data146.efforts;
+const _errs398 = errors;
+if(errors === _errs398){
+if(Array.isArray(data148)){
+if(data148.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
 return false;
 }
 else {
-var valid44 = true;
-const len6 = data136.length;
+var valid47 = true;
+const len6 = data148.length;
 for(let i6=0; i6<len6; i6++){
-let data137 = data136[i6];
-const _errs374 = errors;
-const _errs375 = errors;
-let valid45 = false;
-const _errs376 = errors;
-if(typeof data137 !== "string"){
-let dataType128 = typeof data137;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data137;
+let data149 = data148[i6];
+const _errs400 = errors;
+const _errs401 = errors;
+let valid48 = false;
+const _errs402 = errors;
+if(typeof data149 !== "string"){
+let dataType137 = typeof data149;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data149;
 }
-else if(data137 === null){
-coerced128 = "";
+else if(data149 === null){
+coerced137 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6375,15 +6814,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data137 = coerced128;
-if(data136 !== undefined){
-data136[i6] = coerced128;
+if(coerced137 !== undefined){
+data149 = coerced137;
+if(data148 !== undefined){
+data148[i6] = coerced137;
 }
 }
 }
-if("none" !== data137){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+if("none" !== data149){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6392,22 +6831,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs376 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data137 !== "string"){
-let dataType129 = typeof data137;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data137;
+var _valid10 = _errs402 === errors;
+valid48 = valid48 || _valid10;
+if(!valid48){
+const _errs404 = errors;
+if(typeof data149 !== "string"){
+let dataType138 = typeof data149;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data149;
 }
-else if(data137 === null){
-coerced129 = "";
+else if(data149 === null){
+coerced138 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6417,15 +6856,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data137 = coerced129;
-if(data136 !== undefined){
-data136[i6] = coerced129;
+if(coerced138 !== undefined){
+data149 = coerced138;
+if(data148 !== undefined){
+data148[i6] = coerced138;
 }
 }
 }
-if("minimal" !== data137){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+if("minimal" !== data149){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6434,22 +6873,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data137 !== "string"){
-let dataType130 = typeof data137;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data137;
+var _valid10 = _errs404 === errors;
+valid48 = valid48 || _valid10;
+if(!valid48){
+const _errs406 = errors;
+if(typeof data149 !== "string"){
+let dataType139 = typeof data149;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data149;
 }
-else if(data137 === null){
-coerced130 = "";
+else if(data149 === null){
+coerced139 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6459,15 +6898,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data137 = coerced130;
-if(data136 !== undefined){
-data136[i6] = coerced130;
+if(coerced139 !== undefined){
+data149 = coerced139;
+if(data148 !== undefined){
+data148[i6] = coerced139;
 }
 }
 }
-if("low" !== data137){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+if("low" !== data149){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6476,22 +6915,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data137 !== "string"){
-let dataType131 = typeof data137;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data137;
+var _valid10 = _errs406 === errors;
+valid48 = valid48 || _valid10;
+if(!valid48){
+const _errs408 = errors;
+if(typeof data149 !== "string"){
+let dataType140 = typeof data149;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data149;
 }
-else if(data137 === null){
-coerced131 = "";
+else if(data149 === null){
+coerced140 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6501,15 +6940,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data137 = coerced131;
-if(data136 !== undefined){
-data136[i6] = coerced131;
+if(coerced140 !== undefined){
+data149 = coerced140;
+if(data148 !== undefined){
+data148[i6] = coerced140;
 }
 }
 }
-if("medium" !== data137){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+if("medium" !== data149){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6518,22 +6957,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data137 !== "string"){
-let dataType132 = typeof data137;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data137;
+var _valid10 = _errs408 === errors;
+valid48 = valid48 || _valid10;
+if(!valid48){
+const _errs410 = errors;
+if(typeof data149 !== "string"){
+let dataType141 = typeof data149;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data149;
 }
-else if(data137 === null){
-coerced132 = "";
+else if(data149 === null){
+coerced141 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6543,15 +6982,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data137 = coerced132;
-if(data136 !== undefined){
-data136[i6] = coerced132;
+if(coerced141 !== undefined){
+data149 = coerced141;
+if(data148 !== undefined){
+data148[i6] = coerced141;
 }
 }
 }
-if("high" !== data137){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+if("high" !== data149){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6560,22 +6999,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs386 = errors;
-if(typeof data137 !== "string"){
-let dataType133 = typeof data137;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data137;
+var _valid10 = _errs410 === errors;
+valid48 = valid48 || _valid10;
+if(!valid48){
+const _errs412 = errors;
+if(typeof data149 !== "string"){
+let dataType142 = typeof data149;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data149;
 }
-else if(data137 === null){
-coerced133 = "";
+else if(data149 === null){
+coerced142 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6585,15 +7024,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data137 = coerced133;
-if(data136 !== undefined){
-data136[i6] = coerced133;
+if(coerced142 !== undefined){
+data149 = coerced142;
+if(data148 !== undefined){
+data148[i6] = coerced142;
 }
 }
 }
-if("xhigh" !== data137){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+if("xhigh" !== data149){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6602,22 +7041,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs388 = errors;
-if(typeof data137 !== "string"){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data137;
+var _valid10 = _errs412 === errors;
+valid48 = valid48 || _valid10;
+if(!valid48){
+const _errs414 = errors;
+if(typeof data149 !== "string"){
+let dataType143 = typeof data149;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data149;
 }
-else if(data137 === null){
-coerced134 = "";
+else if(data149 === null){
+coerced143 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6627,15 +7066,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data136 !== undefined){
-data136[i6] = coerced134;
+if(coerced143 !== undefined){
+data149 = coerced143;
+if(data148 !== undefined){
+data148[i6] = coerced143;
 }
 }
 }
-if("max" !== data137){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+if("max" !== data149){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6644,16 +7083,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid45 = valid45 || _valid10;
+var _valid10 = _errs414 === errors;
+valid48 = valid48 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data137};
+if(!valid48){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data149};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6665,52 +7104,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs375;
+errors = _errs401;
 if(vErrors !== null){
-if(_errs375){
-vErrors.length = _errs375;
+if(_errs401){
+vErrors.length = _errs401;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs374 === errors;
-if(!valid44){
+var valid47 = _errs400 === errors;
+if(!valid47){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
 return false;
 }
 }
-var valid42 = _errs372 === errors;
+var valid45 = _errs398 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data134.style !== undefined){
-let data138 = data134.style;
-const _errs390 = errors;
-const _errs391 = errors;
-let valid46 = false;
-const _errs392 = errors;
-if(typeof data138 !== "string"){
-let dataType135 = typeof data138;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data138;
+if(valid45){
+if(data146.style !== undefined){
+let data150 = data146.style;
+const _errs416 = errors;
+const _errs417 = errors;
+let valid49 = false;
+const _errs418 = errors;
+if(typeof data150 !== "string"){
+let dataType144 = typeof data150;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data150;
 }
-else if(data138 === null){
-coerced135 = "";
+else if(data150 === null){
+coerced144 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6720,15 +7159,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data134 !== undefined){
-data134["style"] = coerced135;
+if(coerced144 !== undefined){
+data150 = coerced144;
+if(data146 !== undefined){
+data146["style"] = coerced144;
 }
 }
 }
-if("budget" !== data138){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+if("budget" !== data150){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6737,22 +7176,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs392 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs394 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+var _valid11 = _errs418 === errors;
+valid49 = valid49 || _valid11;
+if(!valid49){
+const _errs420 = errors;
+if(typeof data150 !== "string"){
+let dataType145 = typeof data150;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data150;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data150 === null){
+coerced145 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6762,15 +7201,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data134 !== undefined){
-data134["style"] = coerced136;
+if(coerced145 !== undefined){
+data150 = coerced145;
+if(data146 !== undefined){
+data146["style"] = coerced145;
 }
 }
 }
-if("level" !== data138){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+if("level" !== data150){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6779,611 +7218,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs394 === errors;
-valid46 = valid46 || _valid11;
+var _valid11 = _errs420 === errors;
+valid49 = valid49 || _valid11;
 }
-if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data138};
+if(!valid49){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data150};
 if(vErrors === null){
 vErrors = [err101];
 }
 else {
 vErrors.push(err101);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs391;
-if(vErrors !== null){
-if(_errs391){
-vErrors.length = _errs391;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid42 = _errs390 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.budgets !== undefined){
-let data139 = data134.budgets;
-const _errs396 = errors;
-if(errors === _errs396){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs398 = errors;
-for(const key28 in data139){
-if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
-return false;
-break;
-}
-}
-if(_errs398 === errors){
-if(data139.none !== undefined){
-let data140 = data139.none;
-const _errs399 = errors;
-if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data140 === null
-              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced137 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["none"] = coerced137;
-}
-}
-}
-if(errors === _errs399){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-}
-var valid47 = _errs399 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.minimal !== undefined){
-let data141 = data139.minimal;
-const _errs401 = errors;
-if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data141 === null
-              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced138 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["minimal"] = coerced138;
-}
-}
-}
-if(errors === _errs401){
-if(typeof data141 == "number"){
-if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-}
-var valid47 = _errs401 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.low !== undefined){
-let data142 = data139.low;
-const _errs403 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType139 = typeof data142;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data142 === null
-              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced139 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data142 = coerced139;
-if(data139 !== undefined){
-data139["low"] = coerced139;
-}
-}
-}
-if(errors === _errs403){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-}
-var valid47 = _errs403 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.medium !== undefined){
-let data143 = data139.medium;
-const _errs405 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data143 === null
-              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced140 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data139 !== undefined){
-data139["medium"] = coerced140;
-}
-}
-}
-if(errors === _errs405){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
-return false;
-}
-}
-}
-var valid47 = _errs405 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.high !== undefined){
-let data144 = data139.high;
-const _errs407 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType141 = typeof data144;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data144 === null
-              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced141 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data144 = coerced141;
-if(data139 !== undefined){
-data139["high"] = coerced141;
-}
-}
-}
-if(errors === _errs407){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
-return false;
-}
-}
-}
-var valid47 = _errs407 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.xhigh !== undefined){
-let data145 = data139.xhigh;
-const _errs409 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType142 = typeof data145;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data145 === null
-              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced142 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data145 = coerced142;
-if(data139 !== undefined){
-data139["xhigh"] = coerced142;
-}
-}
-}
-if(errors === _errs409){
-if(typeof data145 == "number"){
-if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
-return false;
-}
-}
-}
-var valid47 = _errs409 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.max !== undefined){
-let data146 = data139.max;
-const _errs411 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType143 = typeof data146;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data146 === null
-              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced143 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data146 = coerced143;
-if(data139 !== undefined){
-data139["max"] = coerced143;
-}
-}
-}
-if(errors === _errs411){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
-return false;
-}
-}
-}
-var valid47 = _errs411 === errors;
-}
-else {
-var valid47 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
-return false;
-}
-}
-var valid42 = _errs396 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.levels !== undefined){
-let data147 = data134.levels;
-const _errs413 = errors;
-if(errors === _errs413){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-const _errs415 = errors;
-for(const key29 in data147){
-if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
-return false;
-break;
-}
-}
-if(_errs415 === errors){
-if(data147.none !== undefined){
-let data148 = data147.none;
-const _errs416 = errors;
-const _errs417 = errors;
-let valid49 = false;
-const _errs418 = errors;
-if(typeof data148 !== "string"){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data148;
-}
-else if(data148 === null){
-coerced144 = "";
-}
-else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
-if(vErrors === null){
-vErrors = [err102];
-}
-else {
-vErrors.push(err102);
-}
-errors++;
-}
-}
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data147 !== undefined){
-data147["none"] = coerced144;
-}
-}
-}
-if("minimal" !== data148){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
-if(vErrors === null){
-vErrors = [err103];
-}
-else {
-vErrors.push(err103);
-}
-errors++;
-}
-var _valid12 = _errs418 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs420 = errors;
-if(typeof data148 !== "string"){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data148;
-}
-else if(data148 === null){
-coerced145 = "";
-}
-else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
-if(vErrors === null){
-vErrors = [err104];
-}
-else {
-vErrors.push(err104);
-}
-errors++;
-}
-}
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data147 !== undefined){
-data147["none"] = coerced145;
-}
-}
-}
-if("low" !== data148){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
-if(vErrors === null){
-vErrors = [err105];
-}
-else {
-vErrors.push(err105);
-}
-errors++;
-}
-var _valid12 = _errs420 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs422 = errors;
-if(typeof data148 !== "string"){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data148;
-}
-else if(data148 === null){
-coerced146 = "";
-}
-else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
-if(vErrors === null){
-vErrors = [err106];
-}
-else {
-vErrors.push(err106);
-}
-errors++;
-}
-}
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data147 !== undefined){
-data147["none"] = coerced146;
-}
-}
-}
-if("medium" !== data148){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
-if(vErrors === null){
-vErrors = [err107];
-}
-else {
-vErrors.push(err107);
-}
-errors++;
-}
-var _valid12 = _errs422 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs424 = errors;
-if(typeof data148 !== "string"){
-let dataType147 = typeof data148;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data148;
-}
-else if(data148 === null){
-coerced147 = "";
-}
-else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
-if(vErrors === null){
-vErrors = [err108];
-}
-else {
-vErrors.push(err108);
-}
-errors++;
-}
-}
-if(coerced147 !== undefined){
-data148 = coerced147;
-if(data147 !== undefined){
-data147["none"] = coerced147;
-}
-}
-}
-if("high" !== data148){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
-if(vErrors === null){
-vErrors = [err109];
-}
-else {
-vErrors.push(err109);
-}
-errors++;
-}
-var _valid12 = _errs424 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs426 = errors;
-if(typeof data148 !== "string"){
-let dataType148 = typeof data148;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data148;
-}
-else if(data148 === null){
-coerced148 = "";
-}
-else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
-if(vErrors === null){
-vErrors = [err110];
-}
-else {
-vErrors.push(err110);
-}
-errors++;
-}
-}
-if(coerced148 !== undefined){
-data148 = coerced148;
-if(data147 !== undefined){
-data147["none"] = coerced148;
-}
-}
-}
-if("xhigh" !== data148){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
-if(vErrors === null){
-vErrors = [err111];
-}
-else {
-vErrors.push(err111);
-}
-errors++;
-}
-var _valid12 = _errs426 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs428 = errors;
-if(typeof data148 !== "string"){
-let dataType149 = typeof data148;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data148;
-}
-else if(data148 === null){
-coerced149 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced149 !== undefined){
-data148 = coerced149;
-if(data147 !== undefined){
-data147["none"] = coerced149;
-}
-}
-}
-if("max" !== data148){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
-var _valid12 = _errs428 === errors;
-valid49 = valid49 || _valid12;
-}
-}
-}
-}
-}
-if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data148};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
 }
 errors++;
 validate10.errors = vErrors;
@@ -7400,30 +7244,625 @@ vErrors = null;
 }
 }
 }
-var valid48 = _errs416 === errors;
+var valid45 = _errs416 === errors;
 }
 else {
-var valid48 = true;
+var valid45 = true;
 }
-if(valid48){
-if(data147.minimal !== undefined){
-let data149 = data147.minimal;
-const _errs430 = errors;
+if(valid45){
+if(data146.budgets !== undefined){
+let data151 = data146.budgets;
+const _errs422 = errors;
+if(errors === _errs422){
+if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+const _errs424 = errors;
+for(const key31 in data151){
+if(!(((((((key31 === "none") || (key31 === "minimal")) || (key31 === "low")) || (key31 === "medium")) || (key31 === "high")) || (key31 === "xhigh")) || (key31 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+return false;
+break;
+}
+}
+if(_errs424 === errors){
+if(data151.none !== undefined){
+let data152 = data151.none;
+const _errs425 = errors;
+if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
+let dataType146 = typeof data152;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 === "boolean" || data152 === null
+              || (dataType146 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
+coerced146 = +data152;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
+return false;
+}
+}
+if(coerced146 !== undefined){
+data152 = coerced146;
+if(data151 !== undefined){
+data151["none"] = coerced146;
+}
+}
+}
+if(errors === _errs425){
+if(typeof data152 == "number"){
+if(data152 < 0 || isNaN(data152)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
+return false;
+}
+}
+}
+var valid50 = _errs425 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data151.minimal !== undefined){
+let data153 = data151.minimal;
+const _errs427 = errors;
+if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
+let dataType147 = typeof data153;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 === "boolean" || data153 === null
+              || (dataType147 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
+coerced147 = +data153;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+return false;
+}
+}
+if(coerced147 !== undefined){
+data153 = coerced147;
+if(data151 !== undefined){
+data151["minimal"] = coerced147;
+}
+}
+}
+if(errors === _errs427){
+if(typeof data153 == "number"){
+if(data153 < 1 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+return false;
+}
+}
+}
+var valid50 = _errs427 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data151.low !== undefined){
+let data154 = data151.low;
+const _errs429 = errors;
+if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
+let dataType148 = typeof data154;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 === "boolean" || data154 === null
+              || (dataType148 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced148 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+return false;
+}
+}
+if(coerced148 !== undefined){
+data154 = coerced148;
+if(data151 !== undefined){
+data151["low"] = coerced148;
+}
+}
+}
+if(errors === _errs429){
+if(typeof data154 == "number"){
+if(data154 < 1 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+return false;
+}
+}
+}
+var valid50 = _errs429 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data151.medium !== undefined){
+let data155 = data151.medium;
 const _errs431 = errors;
-let valid50 = false;
-const _errs432 = errors;
-if(typeof data149 !== "string"){
-let dataType150 = typeof data149;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType149 = typeof data155;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 === "boolean" || data155 === null
+              || (dataType149 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced149 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+return false;
+}
+}
+if(coerced149 !== undefined){
+data155 = coerced149;
+if(data151 !== undefined){
+data151["medium"] = coerced149;
+}
+}
+}
+if(errors === _errs431){
+if(typeof data155 == "number"){
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+return false;
+}
+}
+}
+var valid50 = _errs431 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data151.high !== undefined){
+let data156 = data151.high;
+const _errs433 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType150 = typeof data156;
 let coerced150 = undefined;
 if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data149;
-}
-else if(data149 === null){
-coerced150 = "";
+if(dataType150 === "boolean" || data156 === null
+              || (dataType150 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced150 = +data156;
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+return false;
+}
+}
+if(coerced150 !== undefined){
+data156 = coerced150;
+if(data151 !== undefined){
+data151["high"] = coerced150;
+}
+}
+}
+if(errors === _errs433){
+if(typeof data156 == "number"){
+if(data156 < 1 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+return false;
+}
+}
+}
+var valid50 = _errs433 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data151.xhigh !== undefined){
+let data157 = data151.xhigh;
+const _errs435 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType151 = typeof data157;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 === "boolean" || data157 === null
+              || (dataType151 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced151 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+return false;
+}
+}
+if(coerced151 !== undefined){
+data157 = coerced151;
+if(data151 !== undefined){
+data151["xhigh"] = coerced151;
+}
+}
+}
+if(errors === _errs435){
+if(typeof data157 == "number"){
+if(data157 < 1 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+return false;
+}
+}
+}
+var valid50 = _errs435 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data151.max !== undefined){
+let data158 = data151.max;
+const _errs437 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType152 = typeof data158;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 === "boolean" || data158 === null
+              || (dataType152 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced152 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+return false;
+}
+}
+if(coerced152 !== undefined){
+data158 = coerced152;
+if(data151 !== undefined){
+data151["max"] = coerced152;
+}
+}
+}
+if(errors === _errs437){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+return false;
+}
+}
+}
+var valid50 = _errs437 === errors;
+}
+else {
+var valid50 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+return false;
+}
+}
+var valid45 = _errs422 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data146.levels !== undefined){
+let data159 = data146.levels;
+const _errs439 = errors;
+if(errors === _errs439){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+const _errs441 = errors;
+for(const key32 in data159){
+if(!(((((((key32 === "none") || (key32 === "minimal")) || (key32 === "low")) || (key32 === "medium")) || (key32 === "high")) || (key32 === "xhigh")) || (key32 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
+return false;
+break;
+}
+}
+if(_errs441 === errors){
+if(data159.none !== undefined){
+let data160 = data159.none;
+const _errs442 = errors;
+const _errs443 = errors;
+let valid52 = false;
+const _errs444 = errors;
+if(typeof data160 !== "string"){
+let dataType153 = typeof data160;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data160;
+}
+else if(data160 === null){
+coerced153 = "";
+}
+else {
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+if(coerced153 !== undefined){
+data160 = coerced153;
+if(data159 !== undefined){
+data159["none"] = coerced153;
+}
+}
+}
+if("minimal" !== data160){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+var _valid12 = _errs444 === errors;
+valid52 = valid52 || _valid12;
+if(!valid52){
+const _errs446 = errors;
+if(typeof data160 !== "string"){
+let dataType154 = typeof data160;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data160;
+}
+else if(data160 === null){
+coerced154 = "";
+}
+else {
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+if(coerced154 !== undefined){
+data160 = coerced154;
+if(data159 !== undefined){
+data159["none"] = coerced154;
+}
+}
+}
+if("low" !== data160){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
+}
+errors++;
+}
+var _valid12 = _errs446 === errors;
+valid52 = valid52 || _valid12;
+if(!valid52){
+const _errs448 = errors;
+if(typeof data160 !== "string"){
+let dataType155 = typeof data160;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data160;
+}
+else if(data160 === null){
+coerced155 = "";
+}
+else {
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
+if(vErrors === null){
+vErrors = [err106];
+}
+else {
+vErrors.push(err106);
+}
+errors++;
+}
+}
+if(coerced155 !== undefined){
+data160 = coerced155;
+if(data159 !== undefined){
+data159["none"] = coerced155;
+}
+}
+}
+if("medium" !== data160){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
+if(vErrors === null){
+vErrors = [err107];
+}
+else {
+vErrors.push(err107);
+}
+errors++;
+}
+var _valid12 = _errs448 === errors;
+valid52 = valid52 || _valid12;
+if(!valid52){
+const _errs450 = errors;
+if(typeof data160 !== "string"){
+let dataType156 = typeof data160;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data160;
+}
+else if(data160 === null){
+coerced156 = "";
+}
+else {
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
+if(vErrors === null){
+vErrors = [err108];
+}
+else {
+vErrors.push(err108);
+}
+errors++;
+}
+}
+if(coerced156 !== undefined){
+data160 = coerced156;
+if(data159 !== undefined){
+data159["none"] = coerced156;
+}
+}
+}
+if("high" !== data160){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
+if(vErrors === null){
+vErrors = [err109];
+}
+else {
+vErrors.push(err109);
+}
+errors++;
+}
+var _valid12 = _errs450 === errors;
+valid52 = valid52 || _valid12;
+if(!valid52){
+const _errs452 = errors;
+if(typeof data160 !== "string"){
+let dataType157 = typeof data160;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data160;
+}
+else if(data160 === null){
+coerced157 = "";
+}
+else {
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
+if(vErrors === null){
+vErrors = [err110];
+}
+else {
+vErrors.push(err110);
+}
+errors++;
+}
+}
+if(coerced157 !== undefined){
+data160 = coerced157;
+if(data159 !== undefined){
+data159["none"] = coerced157;
+}
+}
+}
+if("xhigh" !== data160){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
+if(vErrors === null){
+vErrors = [err111];
+}
+else {
+vErrors.push(err111);
+}
+errors++;
+}
+var _valid12 = _errs452 === errors;
+valid52 = valid52 || _valid12;
+if(!valid52){
+const _errs454 = errors;
+if(typeof data160 !== "string"){
+let dataType158 = typeof data160;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data160;
+}
+else if(data160 === null){
+coerced158 = "";
+}
+else {
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+if(coerced158 !== undefined){
+data160 = coerced158;
+if(data159 !== undefined){
+data159["none"] = coerced158;
+}
+}
+}
+if("max" !== data160){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs454 === errors;
+valid52 = valid52 || _valid12;
+}
+}
+}
+}
+}
+if(!valid52){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data160};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs443;
+if(vErrors !== null){
+if(_errs443){
+vErrors.length = _errs443;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs442 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data159.minimal !== undefined){
+let data161 = data159.minimal;
+const _errs456 = errors;
+const _errs457 = errors;
+let valid53 = false;
+const _errs458 = errors;
+if(typeof data161 !== "string"){
+let dataType159 = typeof data161;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data161;
+}
+else if(data161 === null){
+coerced159 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7433,15 +7872,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data149 = coerced150;
-if(data147 !== undefined){
-data147["minimal"] = coerced150;
+if(coerced159 !== undefined){
+data161 = coerced159;
+if(data159 !== undefined){
+data159["minimal"] = coerced159;
 }
 }
 }
-if("minimal" !== data149){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+if("minimal" !== data161){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7450,22 +7889,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs432 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs434 = errors;
-if(typeof data149 !== "string"){
-let dataType151 = typeof data149;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data149;
+var _valid13 = _errs458 === errors;
+valid53 = valid53 || _valid13;
+if(!valid53){
+const _errs460 = errors;
+if(typeof data161 !== "string"){
+let dataType160 = typeof data161;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data161;
 }
-else if(data149 === null){
-coerced151 = "";
+else if(data161 === null){
+coerced160 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7475,15 +7914,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data149 = coerced151;
-if(data147 !== undefined){
-data147["minimal"] = coerced151;
+if(coerced160 !== undefined){
+data161 = coerced160;
+if(data159 !== undefined){
+data159["minimal"] = coerced160;
 }
 }
 }
-if("low" !== data149){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+if("low" !== data161){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7492,22 +7931,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs436 = errors;
-if(typeof data149 !== "string"){
-let dataType152 = typeof data149;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data149;
+var _valid13 = _errs460 === errors;
+valid53 = valid53 || _valid13;
+if(!valid53){
+const _errs462 = errors;
+if(typeof data161 !== "string"){
+let dataType161 = typeof data161;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data161;
 }
-else if(data149 === null){
-coerced152 = "";
+else if(data161 === null){
+coerced161 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7517,15 +7956,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data149 = coerced152;
-if(data147 !== undefined){
-data147["minimal"] = coerced152;
+if(coerced161 !== undefined){
+data161 = coerced161;
+if(data159 !== undefined){
+data159["minimal"] = coerced161;
 }
 }
 }
-if("medium" !== data149){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+if("medium" !== data161){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7534,22 +7973,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs436 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs438 = errors;
-if(typeof data149 !== "string"){
-let dataType153 = typeof data149;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data149;
+var _valid13 = _errs462 === errors;
+valid53 = valid53 || _valid13;
+if(!valid53){
+const _errs464 = errors;
+if(typeof data161 !== "string"){
+let dataType162 = typeof data161;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data161;
 }
-else if(data149 === null){
-coerced153 = "";
+else if(data161 === null){
+coerced162 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7559,15 +7998,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data149 = coerced153;
-if(data147 !== undefined){
-data147["minimal"] = coerced153;
+if(coerced162 !== undefined){
+data161 = coerced162;
+if(data159 !== undefined){
+data159["minimal"] = coerced162;
 }
 }
 }
-if("high" !== data149){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+if("high" !== data161){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7576,22 +8015,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs438 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs440 = errors;
-if(typeof data149 !== "string"){
-let dataType154 = typeof data149;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data149;
+var _valid13 = _errs464 === errors;
+valid53 = valid53 || _valid13;
+if(!valid53){
+const _errs466 = errors;
+if(typeof data161 !== "string"){
+let dataType163 = typeof data161;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data161;
 }
-else if(data149 === null){
-coerced154 = "";
+else if(data161 === null){
+coerced163 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7601,15 +8040,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data149 = coerced154;
-if(data147 !== undefined){
-data147["minimal"] = coerced154;
+if(coerced163 !== undefined){
+data161 = coerced163;
+if(data159 !== undefined){
+data159["minimal"] = coerced163;
 }
 }
 }
-if("xhigh" !== data149){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+if("xhigh" !== data161){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7618,22 +8057,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs442 = errors;
-if(typeof data149 !== "string"){
-let dataType155 = typeof data149;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data149;
+var _valid13 = _errs466 === errors;
+valid53 = valid53 || _valid13;
+if(!valid53){
+const _errs468 = errors;
+if(typeof data161 !== "string"){
+let dataType164 = typeof data161;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data161;
 }
-else if(data149 === null){
-coerced155 = "";
+else if(data161 === null){
+coerced164 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7643,15 +8082,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data149 = coerced155;
-if(data147 !== undefined){
-data147["minimal"] = coerced155;
+if(coerced164 !== undefined){
+data161 = coerced164;
+if(data159 !== undefined){
+data159["minimal"] = coerced164;
 }
 }
 }
-if("max" !== data149){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+if("max" !== data161){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7660,15 +8099,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs442 === errors;
-valid50 = valid50 || _valid13;
+var _valid13 = _errs468 === errors;
+valid53 = valid53 || _valid13;
 }
 }
 }
 }
 }
-if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data149};
+if(!valid53){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data161};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7680,40 +8119,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs431;
+errors = _errs457;
 if(vErrors !== null){
-if(_errs431){
-vErrors.length = _errs431;
+if(_errs457){
+vErrors.length = _errs457;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs430 === errors;
+var valid51 = _errs456 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data147.low !== undefined){
-let data150 = data147.low;
-const _errs444 = errors;
-const _errs445 = errors;
-let valid51 = false;
-const _errs446 = errors;
-if(typeof data150 !== "string"){
-let dataType156 = typeof data150;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data150;
+if(valid51){
+if(data159.low !== undefined){
+let data162 = data159.low;
+const _errs470 = errors;
+const _errs471 = errors;
+let valid54 = false;
+const _errs472 = errors;
+if(typeof data162 !== "string"){
+let dataType165 = typeof data162;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data162;
 }
-else if(data150 === null){
-coerced156 = "";
+else if(data162 === null){
+coerced165 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7723,15 +8162,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data150 = coerced156;
-if(data147 !== undefined){
-data147["low"] = coerced156;
+if(coerced165 !== undefined){
+data162 = coerced165;
+if(data159 !== undefined){
+data159["low"] = coerced165;
 }
 }
 }
-if("minimal" !== data150){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+if("minimal" !== data162){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7740,22 +8179,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs446 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs448 = errors;
-if(typeof data150 !== "string"){
-let dataType157 = typeof data150;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data150;
+var _valid14 = _errs472 === errors;
+valid54 = valid54 || _valid14;
+if(!valid54){
+const _errs474 = errors;
+if(typeof data162 !== "string"){
+let dataType166 = typeof data162;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data162;
 }
-else if(data150 === null){
-coerced157 = "";
+else if(data162 === null){
+coerced166 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7765,15 +8204,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data150 = coerced157;
-if(data147 !== undefined){
-data147["low"] = coerced157;
+if(coerced166 !== undefined){
+data162 = coerced166;
+if(data159 !== undefined){
+data159["low"] = coerced166;
 }
 }
 }
-if("low" !== data150){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+if("low" !== data162){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7782,22 +8221,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs450 = errors;
-if(typeof data150 !== "string"){
-let dataType158 = typeof data150;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data150;
+var _valid14 = _errs474 === errors;
+valid54 = valid54 || _valid14;
+if(!valid54){
+const _errs476 = errors;
+if(typeof data162 !== "string"){
+let dataType167 = typeof data162;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data162;
 }
-else if(data150 === null){
-coerced158 = "";
+else if(data162 === null){
+coerced167 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7807,15 +8246,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data150 = coerced158;
-if(data147 !== undefined){
-data147["low"] = coerced158;
+if(coerced167 !== undefined){
+data162 = coerced167;
+if(data159 !== undefined){
+data159["low"] = coerced167;
 }
 }
 }
-if("medium" !== data150){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+if("medium" !== data162){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7824,22 +8263,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs450 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs452 = errors;
-if(typeof data150 !== "string"){
-let dataType159 = typeof data150;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data150;
+var _valid14 = _errs476 === errors;
+valid54 = valid54 || _valid14;
+if(!valid54){
+const _errs478 = errors;
+if(typeof data162 !== "string"){
+let dataType168 = typeof data162;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data162;
 }
-else if(data150 === null){
-coerced159 = "";
+else if(data162 === null){
+coerced168 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7849,15 +8288,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data150 = coerced159;
-if(data147 !== undefined){
-data147["low"] = coerced159;
+if(coerced168 !== undefined){
+data162 = coerced168;
+if(data159 !== undefined){
+data159["low"] = coerced168;
 }
 }
 }
-if("high" !== data150){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+if("high" !== data162){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7866,22 +8305,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs452 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs454 = errors;
-if(typeof data150 !== "string"){
-let dataType160 = typeof data150;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data150;
+var _valid14 = _errs478 === errors;
+valid54 = valid54 || _valid14;
+if(!valid54){
+const _errs480 = errors;
+if(typeof data162 !== "string"){
+let dataType169 = typeof data162;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data162;
 }
-else if(data150 === null){
-coerced160 = "";
+else if(data162 === null){
+coerced169 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7891,15 +8330,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data150 = coerced160;
-if(data147 !== undefined){
-data147["low"] = coerced160;
+if(coerced169 !== undefined){
+data162 = coerced169;
+if(data159 !== undefined){
+data159["low"] = coerced169;
 }
 }
 }
-if("xhigh" !== data150){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+if("xhigh" !== data162){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7908,22 +8347,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs456 = errors;
-if(typeof data150 !== "string"){
-let dataType161 = typeof data150;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data150;
+var _valid14 = _errs480 === errors;
+valid54 = valid54 || _valid14;
+if(!valid54){
+const _errs482 = errors;
+if(typeof data162 !== "string"){
+let dataType170 = typeof data162;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data162;
 }
-else if(data150 === null){
-coerced161 = "";
+else if(data162 === null){
+coerced170 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7933,15 +8372,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data150 = coerced161;
-if(data147 !== undefined){
-data147["low"] = coerced161;
+if(coerced170 !== undefined){
+data162 = coerced170;
+if(data159 !== undefined){
+data159["low"] = coerced170;
 }
 }
 }
-if("max" !== data150){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+if("max" !== data162){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7950,15 +8389,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs456 === errors;
-valid51 = valid51 || _valid14;
+var _valid14 = _errs482 === errors;
+valid54 = valid54 || _valid14;
 }
 }
 }
 }
 }
-if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data150};
+if(!valid54){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data162};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7970,40 +8409,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs445;
+errors = _errs471;
 if(vErrors !== null){
-if(_errs445){
-vErrors.length = _errs445;
+if(_errs471){
+vErrors.length = _errs471;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs444 === errors;
+var valid51 = _errs470 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data147.medium !== undefined){
-let data151 = data147.medium;
-const _errs458 = errors;
-const _errs459 = errors;
-let valid52 = false;
-const _errs460 = errors;
-if(typeof data151 !== "string"){
-let dataType162 = typeof data151;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data151;
+if(valid51){
+if(data159.medium !== undefined){
+let data163 = data159.medium;
+const _errs484 = errors;
+const _errs485 = errors;
+let valid55 = false;
+const _errs486 = errors;
+if(typeof data163 !== "string"){
+let dataType171 = typeof data163;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data163;
 }
-else if(data151 === null){
-coerced162 = "";
+else if(data163 === null){
+coerced171 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8013,15 +8452,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data151 = coerced162;
-if(data147 !== undefined){
-data147["medium"] = coerced162;
+if(coerced171 !== undefined){
+data163 = coerced171;
+if(data159 !== undefined){
+data159["medium"] = coerced171;
 }
 }
 }
-if("minimal" !== data151){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+if("minimal" !== data163){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8030,22 +8469,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs460 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs462 = errors;
-if(typeof data151 !== "string"){
-let dataType163 = typeof data151;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data151;
+var _valid15 = _errs486 === errors;
+valid55 = valid55 || _valid15;
+if(!valid55){
+const _errs488 = errors;
+if(typeof data163 !== "string"){
+let dataType172 = typeof data163;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data163;
 }
-else if(data151 === null){
-coerced163 = "";
+else if(data163 === null){
+coerced172 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8055,15 +8494,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data151 = coerced163;
-if(data147 !== undefined){
-data147["medium"] = coerced163;
+if(coerced172 !== undefined){
+data163 = coerced172;
+if(data159 !== undefined){
+data159["medium"] = coerced172;
 }
 }
 }
-if("low" !== data151){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+if("low" !== data163){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8072,22 +8511,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs464 = errors;
-if(typeof data151 !== "string"){
-let dataType164 = typeof data151;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data151;
+var _valid15 = _errs488 === errors;
+valid55 = valid55 || _valid15;
+if(!valid55){
+const _errs490 = errors;
+if(typeof data163 !== "string"){
+let dataType173 = typeof data163;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data163;
 }
-else if(data151 === null){
-coerced164 = "";
+else if(data163 === null){
+coerced173 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8097,15 +8536,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data151 = coerced164;
-if(data147 !== undefined){
-data147["medium"] = coerced164;
+if(coerced173 !== undefined){
+data163 = coerced173;
+if(data159 !== undefined){
+data159["medium"] = coerced173;
 }
 }
 }
-if("medium" !== data151){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+if("medium" !== data163){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8114,22 +8553,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs464 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs466 = errors;
-if(typeof data151 !== "string"){
-let dataType165 = typeof data151;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data151;
+var _valid15 = _errs490 === errors;
+valid55 = valid55 || _valid15;
+if(!valid55){
+const _errs492 = errors;
+if(typeof data163 !== "string"){
+let dataType174 = typeof data163;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data163;
 }
-else if(data151 === null){
-coerced165 = "";
+else if(data163 === null){
+coerced174 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8139,15 +8578,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data151 = coerced165;
-if(data147 !== undefined){
-data147["medium"] = coerced165;
+if(coerced174 !== undefined){
+data163 = coerced174;
+if(data159 !== undefined){
+data159["medium"] = coerced174;
 }
 }
 }
-if("high" !== data151){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+if("high" !== data163){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8156,22 +8595,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs466 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs468 = errors;
-if(typeof data151 !== "string"){
-let dataType166 = typeof data151;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data151;
+var _valid15 = _errs492 === errors;
+valid55 = valid55 || _valid15;
+if(!valid55){
+const _errs494 = errors;
+if(typeof data163 !== "string"){
+let dataType175 = typeof data163;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data163;
 }
-else if(data151 === null){
-coerced166 = "";
+else if(data163 === null){
+coerced175 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8181,15 +8620,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data151 = coerced166;
-if(data147 !== undefined){
-data147["medium"] = coerced166;
+if(coerced175 !== undefined){
+data163 = coerced175;
+if(data159 !== undefined){
+data159["medium"] = coerced175;
 }
 }
 }
-if("xhigh" !== data151){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+if("xhigh" !== data163){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8198,22 +8637,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs470 = errors;
-if(typeof data151 !== "string"){
-let dataType167 = typeof data151;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data151;
+var _valid15 = _errs494 === errors;
+valid55 = valid55 || _valid15;
+if(!valid55){
+const _errs496 = errors;
+if(typeof data163 !== "string"){
+let dataType176 = typeof data163;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data163;
 }
-else if(data151 === null){
-coerced167 = "";
+else if(data163 === null){
+coerced176 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8223,15 +8662,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data151 = coerced167;
-if(data147 !== undefined){
-data147["medium"] = coerced167;
+if(coerced176 !== undefined){
+data163 = coerced176;
+if(data159 !== undefined){
+data159["medium"] = coerced176;
 }
 }
 }
-if("max" !== data151){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+if("max" !== data163){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8240,15 +8679,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs470 === errors;
-valid52 = valid52 || _valid15;
+var _valid15 = _errs496 === errors;
+valid55 = valid55 || _valid15;
 }
 }
 }
 }
 }
-if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data151};
+if(!valid55){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data163};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8260,40 +8699,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs459;
+errors = _errs485;
 if(vErrors !== null){
-if(_errs459){
-vErrors.length = _errs459;
+if(_errs485){
+vErrors.length = _errs485;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs458 === errors;
+var valid51 = _errs484 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data147.high !== undefined){
-let data152 = data147.high;
-const _errs472 = errors;
-const _errs473 = errors;
-let valid53 = false;
-const _errs474 = errors;
-if(typeof data152 !== "string"){
-let dataType168 = typeof data152;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data152;
+if(valid51){
+if(data159.high !== undefined){
+let data164 = data159.high;
+const _errs498 = errors;
+const _errs499 = errors;
+let valid56 = false;
+const _errs500 = errors;
+if(typeof data164 !== "string"){
+let dataType177 = typeof data164;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data164;
 }
-else if(data152 === null){
-coerced168 = "";
+else if(data164 === null){
+coerced177 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8303,15 +8742,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data152 = coerced168;
-if(data147 !== undefined){
-data147["high"] = coerced168;
+if(coerced177 !== undefined){
+data164 = coerced177;
+if(data159 !== undefined){
+data159["high"] = coerced177;
 }
 }
 }
-if("minimal" !== data152){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+if("minimal" !== data164){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8320,22 +8759,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs474 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs476 = errors;
-if(typeof data152 !== "string"){
-let dataType169 = typeof data152;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data152;
+var _valid16 = _errs500 === errors;
+valid56 = valid56 || _valid16;
+if(!valid56){
+const _errs502 = errors;
+if(typeof data164 !== "string"){
+let dataType178 = typeof data164;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data164;
 }
-else if(data152 === null){
-coerced169 = "";
+else if(data164 === null){
+coerced178 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8345,15 +8784,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data152 = coerced169;
-if(data147 !== undefined){
-data147["high"] = coerced169;
+if(coerced178 !== undefined){
+data164 = coerced178;
+if(data159 !== undefined){
+data159["high"] = coerced178;
 }
 }
 }
-if("low" !== data152){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+if("low" !== data164){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8362,22 +8801,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs478 = errors;
-if(typeof data152 !== "string"){
-let dataType170 = typeof data152;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data152;
+var _valid16 = _errs502 === errors;
+valid56 = valid56 || _valid16;
+if(!valid56){
+const _errs504 = errors;
+if(typeof data164 !== "string"){
+let dataType179 = typeof data164;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data164;
 }
-else if(data152 === null){
-coerced170 = "";
+else if(data164 === null){
+coerced179 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8387,15 +8826,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data152 = coerced170;
-if(data147 !== undefined){
-data147["high"] = coerced170;
+if(coerced179 !== undefined){
+data164 = coerced179;
+if(data159 !== undefined){
+data159["high"] = coerced179;
 }
 }
 }
-if("medium" !== data152){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+if("medium" !== data164){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8404,22 +8843,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs478 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs480 = errors;
-if(typeof data152 !== "string"){
-let dataType171 = typeof data152;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data152;
+var _valid16 = _errs504 === errors;
+valid56 = valid56 || _valid16;
+if(!valid56){
+const _errs506 = errors;
+if(typeof data164 !== "string"){
+let dataType180 = typeof data164;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data164;
 }
-else if(data152 === null){
-coerced171 = "";
+else if(data164 === null){
+coerced180 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8429,15 +8868,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data152 = coerced171;
-if(data147 !== undefined){
-data147["high"] = coerced171;
+if(coerced180 !== undefined){
+data164 = coerced180;
+if(data159 !== undefined){
+data159["high"] = coerced180;
 }
 }
 }
-if("high" !== data152){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+if("high" !== data164){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8446,22 +8885,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs480 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs482 = errors;
-if(typeof data152 !== "string"){
-let dataType172 = typeof data152;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data152;
+var _valid16 = _errs506 === errors;
+valid56 = valid56 || _valid16;
+if(!valid56){
+const _errs508 = errors;
+if(typeof data164 !== "string"){
+let dataType181 = typeof data164;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data164;
 }
-else if(data152 === null){
-coerced172 = "";
+else if(data164 === null){
+coerced181 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8471,15 +8910,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data152 = coerced172;
-if(data147 !== undefined){
-data147["high"] = coerced172;
+if(coerced181 !== undefined){
+data164 = coerced181;
+if(data159 !== undefined){
+data159["high"] = coerced181;
 }
 }
 }
-if("xhigh" !== data152){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+if("xhigh" !== data164){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8488,22 +8927,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs484 = errors;
-if(typeof data152 !== "string"){
-let dataType173 = typeof data152;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data152;
+var _valid16 = _errs508 === errors;
+valid56 = valid56 || _valid16;
+if(!valid56){
+const _errs510 = errors;
+if(typeof data164 !== "string"){
+let dataType182 = typeof data164;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data164;
 }
-else if(data152 === null){
-coerced173 = "";
+else if(data164 === null){
+coerced182 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8513,15 +8952,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data152 = coerced173;
-if(data147 !== undefined){
-data147["high"] = coerced173;
+if(coerced182 !== undefined){
+data164 = coerced182;
+if(data159 !== undefined){
+data159["high"] = coerced182;
 }
 }
 }
-if("max" !== data152){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+if("max" !== data164){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8530,15 +8969,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs484 === errors;
-valid53 = valid53 || _valid16;
+var _valid16 = _errs510 === errors;
+valid56 = valid56 || _valid16;
 }
 }
 }
 }
 }
-if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data152};
+if(!valid56){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data164};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8550,40 +8989,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs473;
+errors = _errs499;
 if(vErrors !== null){
-if(_errs473){
-vErrors.length = _errs473;
+if(_errs499){
+vErrors.length = _errs499;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs472 === errors;
+var valid51 = _errs498 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data147.xhigh !== undefined){
-let data153 = data147.xhigh;
-const _errs486 = errors;
-const _errs487 = errors;
-let valid54 = false;
-const _errs488 = errors;
-if(typeof data153 !== "string"){
-let dataType174 = typeof data153;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data153;
+if(valid51){
+if(data159.xhigh !== undefined){
+let data165 = data159.xhigh;
+const _errs512 = errors;
+const _errs513 = errors;
+let valid57 = false;
+const _errs514 = errors;
+if(typeof data165 !== "string"){
+let dataType183 = typeof data165;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data165;
 }
-else if(data153 === null){
-coerced174 = "";
+else if(data165 === null){
+coerced183 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8593,15 +9032,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data153 = coerced174;
-if(data147 !== undefined){
-data147["xhigh"] = coerced174;
+if(coerced183 !== undefined){
+data165 = coerced183;
+if(data159 !== undefined){
+data159["xhigh"] = coerced183;
 }
 }
 }
-if("minimal" !== data153){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+if("minimal" !== data165){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8610,22 +9049,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs488 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs490 = errors;
-if(typeof data153 !== "string"){
-let dataType175 = typeof data153;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data153;
+var _valid17 = _errs514 === errors;
+valid57 = valid57 || _valid17;
+if(!valid57){
+const _errs516 = errors;
+if(typeof data165 !== "string"){
+let dataType184 = typeof data165;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data165;
 }
-else if(data153 === null){
-coerced175 = "";
+else if(data165 === null){
+coerced184 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8635,15 +9074,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data153 = coerced175;
-if(data147 !== undefined){
-data147["xhigh"] = coerced175;
+if(coerced184 !== undefined){
+data165 = coerced184;
+if(data159 !== undefined){
+data159["xhigh"] = coerced184;
 }
 }
 }
-if("low" !== data153){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+if("low" !== data165){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8652,22 +9091,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs492 = errors;
-if(typeof data153 !== "string"){
-let dataType176 = typeof data153;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data153;
+var _valid17 = _errs516 === errors;
+valid57 = valid57 || _valid17;
+if(!valid57){
+const _errs518 = errors;
+if(typeof data165 !== "string"){
+let dataType185 = typeof data165;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data165;
 }
-else if(data153 === null){
-coerced176 = "";
+else if(data165 === null){
+coerced185 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8677,15 +9116,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data153 = coerced176;
-if(data147 !== undefined){
-data147["xhigh"] = coerced176;
+if(coerced185 !== undefined){
+data165 = coerced185;
+if(data159 !== undefined){
+data159["xhigh"] = coerced185;
 }
 }
 }
-if("medium" !== data153){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+if("medium" !== data165){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8694,22 +9133,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs492 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs494 = errors;
-if(typeof data153 !== "string"){
-let dataType177 = typeof data153;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data153;
+var _valid17 = _errs518 === errors;
+valid57 = valid57 || _valid17;
+if(!valid57){
+const _errs520 = errors;
+if(typeof data165 !== "string"){
+let dataType186 = typeof data165;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data165;
 }
-else if(data153 === null){
-coerced177 = "";
+else if(data165 === null){
+coerced186 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8719,15 +9158,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data153 = coerced177;
-if(data147 !== undefined){
-data147["xhigh"] = coerced177;
+if(coerced186 !== undefined){
+data165 = coerced186;
+if(data159 !== undefined){
+data159["xhigh"] = coerced186;
 }
 }
 }
-if("high" !== data153){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+if("high" !== data165){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8736,22 +9175,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs494 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs496 = errors;
-if(typeof data153 !== "string"){
-let dataType178 = typeof data153;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data153;
+var _valid17 = _errs520 === errors;
+valid57 = valid57 || _valid17;
+if(!valid57){
+const _errs522 = errors;
+if(typeof data165 !== "string"){
+let dataType187 = typeof data165;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data165;
 }
-else if(data153 === null){
-coerced178 = "";
+else if(data165 === null){
+coerced187 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8761,15 +9200,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data153 = coerced178;
-if(data147 !== undefined){
-data147["xhigh"] = coerced178;
+if(coerced187 !== undefined){
+data165 = coerced187;
+if(data159 !== undefined){
+data159["xhigh"] = coerced187;
 }
 }
 }
-if("xhigh" !== data153){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+if("xhigh" !== data165){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8778,22 +9217,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs498 = errors;
-if(typeof data153 !== "string"){
-let dataType179 = typeof data153;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data153;
+var _valid17 = _errs522 === errors;
+valid57 = valid57 || _valid17;
+if(!valid57){
+const _errs524 = errors;
+if(typeof data165 !== "string"){
+let dataType188 = typeof data165;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data165;
 }
-else if(data153 === null){
-coerced179 = "";
+else if(data165 === null){
+coerced188 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8803,15 +9242,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data153 = coerced179;
-if(data147 !== undefined){
-data147["xhigh"] = coerced179;
+if(coerced188 !== undefined){
+data165 = coerced188;
+if(data159 !== undefined){
+data159["xhigh"] = coerced188;
 }
 }
 }
-if("max" !== data153){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+if("max" !== data165){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8820,15 +9259,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs498 === errors;
-valid54 = valid54 || _valid17;
+var _valid17 = _errs524 === errors;
+valid57 = valid57 || _valid17;
 }
 }
 }
 }
 }
-if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data153};
+if(!valid57){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data165};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8840,40 +9279,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs487;
+errors = _errs513;
 if(vErrors !== null){
-if(_errs487){
-vErrors.length = _errs487;
+if(_errs513){
+vErrors.length = _errs513;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs486 === errors;
+var valid51 = _errs512 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data147.max !== undefined){
-let data154 = data147.max;
-const _errs500 = errors;
-const _errs501 = errors;
-let valid55 = false;
-const _errs502 = errors;
-if(typeof data154 !== "string"){
-let dataType180 = typeof data154;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data154;
+if(valid51){
+if(data159.max !== undefined){
+let data166 = data159.max;
+const _errs526 = errors;
+const _errs527 = errors;
+let valid58 = false;
+const _errs528 = errors;
+if(typeof data166 !== "string"){
+let dataType189 = typeof data166;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data166;
 }
-else if(data154 === null){
-coerced180 = "";
+else if(data166 === null){
+coerced189 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8883,15 +9322,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data154 = coerced180;
-if(data147 !== undefined){
-data147["max"] = coerced180;
+if(coerced189 !== undefined){
+data166 = coerced189;
+if(data159 !== undefined){
+data159["max"] = coerced189;
 }
 }
 }
-if("minimal" !== data154){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+if("minimal" !== data166){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8900,22 +9339,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs502 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs504 = errors;
-if(typeof data154 !== "string"){
-let dataType181 = typeof data154;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data154;
+var _valid18 = _errs528 === errors;
+valid58 = valid58 || _valid18;
+if(!valid58){
+const _errs530 = errors;
+if(typeof data166 !== "string"){
+let dataType190 = typeof data166;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data166;
 }
-else if(data154 === null){
-coerced181 = "";
+else if(data166 === null){
+coerced190 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8925,15 +9364,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data154 = coerced181;
-if(data147 !== undefined){
-data147["max"] = coerced181;
+if(coerced190 !== undefined){
+data166 = coerced190;
+if(data159 !== undefined){
+data159["max"] = coerced190;
 }
 }
 }
-if("low" !== data154){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+if("low" !== data166){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8942,22 +9381,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs506 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
+var _valid18 = _errs530 === errors;
+valid58 = valid58 || _valid18;
+if(!valid58){
+const _errs532 = errors;
+if(typeof data166 !== "string"){
+let dataType191 = typeof data166;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data166;
 }
-else if(data154 === null){
-coerced182 = "";
+else if(data166 === null){
+coerced191 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8967,15 +9406,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data147 !== undefined){
-data147["max"] = coerced182;
+if(coerced191 !== undefined){
+data166 = coerced191;
+if(data159 !== undefined){
+data159["max"] = coerced191;
 }
 }
 }
-if("medium" !== data154){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+if("medium" !== data166){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8984,22 +9423,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs506 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs508 = errors;
-if(typeof data154 !== "string"){
-let dataType183 = typeof data154;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data154;
+var _valid18 = _errs532 === errors;
+valid58 = valid58 || _valid18;
+if(!valid58){
+const _errs534 = errors;
+if(typeof data166 !== "string"){
+let dataType192 = typeof data166;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data166;
 }
-else if(data154 === null){
-coerced183 = "";
+else if(data166 === null){
+coerced192 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9009,15 +9448,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data154 = coerced183;
-if(data147 !== undefined){
-data147["max"] = coerced183;
+if(coerced192 !== undefined){
+data166 = coerced192;
+if(data159 !== undefined){
+data159["max"] = coerced192;
 }
 }
 }
-if("high" !== data154){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+if("high" !== data166){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9026,22 +9465,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs508 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs510 = errors;
-if(typeof data154 !== "string"){
-let dataType184 = typeof data154;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data154;
+var _valid18 = _errs534 === errors;
+valid58 = valid58 || _valid18;
+if(!valid58){
+const _errs536 = errors;
+if(typeof data166 !== "string"){
+let dataType193 = typeof data166;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data166;
 }
-else if(data154 === null){
-coerced184 = "";
+else if(data166 === null){
+coerced193 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9051,15 +9490,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data154 = coerced184;
-if(data147 !== undefined){
-data147["max"] = coerced184;
+if(coerced193 !== undefined){
+data166 = coerced193;
+if(data159 !== undefined){
+data159["max"] = coerced193;
 }
 }
 }
-if("xhigh" !== data154){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+if("xhigh" !== data166){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9068,22 +9507,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs512 = errors;
-if(typeof data154 !== "string"){
-let dataType185 = typeof data154;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data154;
+var _valid18 = _errs536 === errors;
+valid58 = valid58 || _valid18;
+if(!valid58){
+const _errs538 = errors;
+if(typeof data166 !== "string"){
+let dataType194 = typeof data166;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data166;
 }
-else if(data154 === null){
-coerced185 = "";
+else if(data166 === null){
+coerced194 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9093,15 +9532,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data154 = coerced185;
-if(data147 !== undefined){
-data147["max"] = coerced185;
+if(coerced194 !== undefined){
+data166 = coerced194;
+if(data159 !== undefined){
+data159["max"] = coerced194;
 }
 }
 }
-if("max" !== data154){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+if("max" !== data166){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9110,15 +9549,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
-valid55 = valid55 || _valid18;
+var _valid18 = _errs538 === errors;
+valid58 = valid58 || _valid18;
 }
 }
 }
 }
 }
-if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data154};
+if(!valid58){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data166};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9130,20 +9569,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs501;
+errors = _errs527;
 if(vErrors !== null){
-if(_errs501){
-vErrors.length = _errs501;
+if(_errs527){
+vErrors.length = _errs527;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs500 === errors;
+var valid51 = _errs526 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
 }
 }
@@ -9154,51 +9593,51 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
 return false;
 }
 }
-var valid42 = _errs413 === errors;
+var valid45 = _errs439 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data134.answer_tokens !== undefined){
-let data155 = data134.answer_tokens;
-const _errs514 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType186 = typeof data155;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data155 === null
-              || (dataType186 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced186 = +data155;
+if(valid45){
+if(data146.answer_tokens !== undefined){
+let data167 = data146.answer_tokens;
+const _errs540 = errors;
+if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let dataType195 = typeof data167;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 === "boolean" || data167 === null
+              || (dataType195 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+coerced195 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
 return false;
 }
 }
-if(coerced186 !== undefined){
-data155 = coerced186;
-if(data134 !== undefined){
-data134["answer_tokens"] = coerced186;
+if(coerced195 !== undefined){
+data167 = coerced195;
+if(data146 !== undefined){
+data146["answer_tokens"] = coerced195;
 }
 }
 }
-if(errors === _errs514){
-if(typeof data155 == "number"){
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
+if(errors === _errs540){
+if(typeof data167 == "number"){
+if(data167 < 1 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
 return false;
 }
 }
 }
-var valid42 = _errs514 === errors;
+var valid45 = _errs540 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
 }
 }
@@ -9209,397 +9648,253 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
 return false;
 }
 }
-var valid41 = _errs353 === errors;
+var valid44 = _errs379 === errors;
 }
 else {
-var valid41 = true;
+var valid44 = true;
 }
-if(valid41){
-if(data127.pricing !== undefined){
-let data156 = data127.pricing;
-const _errs516 = errors;
-if(errors === _errs516){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+if(valid44){
+if(data139.pricing !== undefined){
+let data168 = data139.pricing;
+const _errs542 = errors;
+if(errors === _errs542){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
 let missing6;
-if(((data156.input === undefined) && (missing6 = "input")) || ((data156.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+if(((data168.input === undefined) && (missing6 = "input")) || ((data168.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
 return false;
 }
 else {
-const _errs518 = errors;
-for(const key30 in data156){
-if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+const _errs544 = errors;
+for(const key33 in data168){
+if(!((((((key33 === "input") || (key33 === "output")) || (key33 === "cached_input")) || (key33 === "cache_write")) || (key33 === "cache_write_1h")) || (key33 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
 return false;
 break;
 }
 }
-if(_errs518 === errors){
-if(data156.input !== undefined){
-let data157 = data156.input;
-const _errs519 = errors;
-if(!(typeof data157 == "number")){
-let dataType187 = typeof data157;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data157 === null
-              || (dataType187 == "string" && data157 && data157 == +data157)){
-coerced187 = +data157;
+if(_errs544 === errors){
+if(data168.input !== undefined){
+let data169 = data168.input;
+const _errs545 = errors;
+if(!(typeof data169 == "number")){
+let dataType196 = typeof data169;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "boolean" || data169 === null
+              || (dataType196 == "string" && data169 && data169 == +data169)){
+coerced196 = +data169;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
 return false;
 }
 }
-if(coerced187 !== undefined){
-data157 = coerced187;
-if(data156 !== undefined){
-data156["input"] = coerced187;
+if(coerced196 !== undefined){
+data169 = coerced196;
+if(data168 !== undefined){
+data168["input"] = coerced196;
 }
 }
 }
-if(errors === _errs519){
-if(typeof data157 == "number"){
-if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-}
-var valid56 = _errs519 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.output !== undefined){
-let data158 = data156.output;
-const _errs521 = errors;
-if(!(typeof data158 == "number")){
-let dataType188 = typeof data158;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data158 === null
-              || (dataType188 == "string" && data158 && data158 == +data158)){
-coerced188 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data158 = coerced188;
-if(data156 !== undefined){
-data156["output"] = coerced188;
-}
-}
-}
-if(errors === _errs521){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
+if(errors === _errs545){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
 return false;
 }
 }
 }
-var valid56 = _errs521 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cached_input !== undefined){
-let data159 = data156.cached_input;
-const _errs523 = errors;
-if(!(typeof data159 == "number")){
-let dataType189 = typeof data159;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data159 === null
-              || (dataType189 == "string" && data159 && data159 == +data159)){
-coerced189 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data159 = coerced189;
-if(data156 !== undefined){
-data156["cached_input"] = coerced189;
-}
-}
-}
-if(errors === _errs523){
-if(typeof data159 == "number"){
-if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-}
-var valid56 = _errs523 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cache_write !== undefined){
-let data160 = data156.cache_write;
-const _errs525 = errors;
-if(!(typeof data160 == "number")){
-let dataType190 = typeof data160;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data160 === null
-              || (dataType190 == "string" && data160 && data160 == +data160)){
-coerced190 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
-return false;
-}
-}
-if(coerced190 !== undefined){
-data160 = coerced190;
-if(data156 !== undefined){
-data156["cache_write"] = coerced190;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data160 == "number"){
-if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
-return false;
-}
-}
-}
-var valid56 = _errs525 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cache_write_1h !== undefined){
-let data161 = data156.cache_write_1h;
-const _errs527 = errors;
-if(!(typeof data161 == "number")){
-let dataType191 = typeof data161;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data161 === null
-              || (dataType191 == "string" && data161 && data161 == +data161)){
-coerced191 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data161 = coerced191;
-if(data156 !== undefined){
-data156["cache_write_1h"] = coerced191;
-}
-}
-}
-if(errors === _errs527){
-if(typeof data161 == "number"){
-if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
-return false;
-}
-}
-}
-var valid56 = _errs527 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.reasoning !== undefined){
-let data162 = data156.reasoning;
-const _errs529 = errors;
-if(!(typeof data162 == "number")){
-let dataType192 = typeof data162;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data162 === null
-              || (dataType192 == "string" && data162 && data162 == +data162)){
-coerced192 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
-return false;
-}
-}
-if(coerced192 !== undefined){
-data162 = coerced192;
-if(data156 !== undefined){
-data156["reasoning"] = coerced192;
-}
-}
-}
-if(errors === _errs529){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
-return false;
-}
-}
-}
-var valid56 = _errs529 === errors;
-}
-else {
-var valid56 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-}
-}
-var valid41 = _errs516 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.priced_features !== undefined){
-let data163 = data127.priced_features;
-const _errs531 = errors;
-if(errors === _errs531){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
-const _errs533 = errors;
-for(const key31 in data163){
-if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
-return false;
-break;
-}
-}
-if(_errs533 === errors){
-if(data163.server_tools !== undefined){
-let data164 = data163.server_tools;
-const _errs534 = errors;
-if(errors === _errs534){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-if(Object.keys(data164).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
-}
-else {
-var valid58 = true;
-for(const key32 in data164){
-if(pattern6.test(key32)){
-let data165 = data164[key32];
-const _errs536 = errors;
-if(errors === _errs536){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-let missing7;
-if((data165.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-else {
-const _errs538 = errors;
-for(const key33 in data165){
-if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-break;
-}
-}
-if(_errs538 === errors){
-if(data165.usd_per_call !== undefined){
-let data166 = data165.usd_per_call;
-const _errs539 = errors;
-if(!(typeof data166 == "number")){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data166 === null
-              || (dataType193 == "string" && data166 && data166 == +data166)){
-coerced193 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data165 !== undefined){
-data165["usd_per_call"] = coerced193;
-}
-}
-}
-if(errors === _errs539){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-}
-var valid59 = _errs539 === errors;
+var valid59 = _errs545 === errors;
 }
 else {
 var valid59 = true;
 }
 if(valid59){
-if(data165.max_calls !== undefined){
-let data167 = data165.max_calls;
-const _errs541 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType194 = typeof data167;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 === "boolean" || data167 === null
-              || (dataType194 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced194 = +data167;
+if(data168.output !== undefined){
+let data170 = data168.output;
+const _errs547 = errors;
+if(!(typeof data170 == "number")){
+let dataType197 = typeof data170;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "boolean" || data170 === null
+              || (dataType197 == "string" && data170 && data170 == +data170)){
+coerced197 = +data170;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
 return false;
 }
 }
-if(coerced194 !== undefined){
-data167 = coerced194;
-if(data165 !== undefined){
-data165["max_calls"] = coerced194;
+if(coerced197 !== undefined){
+data170 = coerced197;
+if(data168 !== undefined){
+data168["output"] = coerced197;
 }
 }
 }
-if(errors === _errs541){
-if(typeof data167 == "number"){
-if(data167 > 1000 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
+if(errors === _errs547){
+if(typeof data170 == "number"){
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
 return false;
+}
+}
+}
+var valid59 = _errs547 === errors;
 }
 else {
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
+var valid59 = true;
+}
+if(valid59){
+if(data168.cached_input !== undefined){
+let data171 = data168.cached_input;
+const _errs549 = errors;
+if(!(typeof data171 == "number")){
+let dataType198 = typeof data171;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data171 === null
+              || (dataType198 == "string" && data171 && data171 == +data171)){
+coerced198 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data171 = coerced198;
+if(data168 !== undefined){
+data168["cached_input"] = coerced198;
+}
+}
+}
+if(errors === _errs549){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
 return false;
 }
 }
 }
+var valid59 = _errs549 === errors;
 }
-var valid59 = _errs541 === errors;
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data168.cache_write !== undefined){
+let data172 = data168.cache_write;
+const _errs551 = errors;
+if(!(typeof data172 == "number")){
+let dataType199 = typeof data172;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data172 === null
+              || (dataType199 == "string" && data172 && data172 == +data172)){
+coerced199 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data172 = coerced199;
+if(data168 !== undefined){
+data168["cache_write"] = coerced199;
+}
+}
+}
+if(errors === _errs551){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
+return false;
+}
+}
+}
+var valid59 = _errs551 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data168.cache_write_1h !== undefined){
+let data173 = data168.cache_write_1h;
+const _errs553 = errors;
+if(!(typeof data173 == "number")){
+let dataType200 = typeof data173;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data173 === null
+              || (dataType200 == "string" && data173 && data173 == +data173)){
+coerced200 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data173 = coerced200;
+if(data168 !== undefined){
+data168["cache_write_1h"] = coerced200;
+}
+}
+}
+if(errors === _errs553){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
+return false;
+}
+}
+}
+var valid59 = _errs553 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data168.reasoning !== undefined){
+let data174 = data168.reasoning;
+const _errs555 = errors;
+if(!(typeof data174 == "number")){
+let dataType201 = typeof data174;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "boolean" || data174 === null
+              || (dataType201 == "string" && data174 && data174 == +data174)){
+coerced201 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data174 = coerced201;
+if(data168 !== undefined){
+data168["reasoning"] = coerced201;
+}
+}
+}
+if(errors === _errs555){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
+return false;
+}
+}
+}
+var valid59 = _errs555 === errors;
 }
 else {
 var valid59 = true;
@@ -9608,509 +9903,228 @@ var valid59 = true;
 }
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-}
-var valid58 = _errs536 === errors;
-if(!valid58){
-break;
-}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
 return false;
 }
 }
-var valid57 = _errs534 === errors;
+var valid44 = _errs542 === errors;
 }
 else {
-var valid57 = true;
+var valid44 = true;
 }
-if(valid57){
-if(data163.service_tiers !== undefined){
-let data168 = data163.service_tiers;
-const _errs543 = errors;
-if(errors === _errs543){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-if(Object.keys(data168).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
-return false;
-}
-else {
-var valid60 = true;
-for(const key34 in data168){
-if(pattern6.test(key34)){
-let data169 = data168[key34];
-const _errs545 = errors;
-if(errors === _errs545){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-let missing8;
-if((data169.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-else {
-const _errs547 = errors;
-for(const key35 in data169){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-break;
-}
-}
-if(_errs547 === errors){
-if(data169.pricing !== undefined){
-let data170 = data169.pricing;
-const _errs548 = errors;
-if(errors === _errs548){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing9;
-if(((data170.input === undefined) && (missing9 = "input")) || ((data170.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-else {
-const _errs550 = errors;
-for(const key36 in data170){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-break;
-}
-}
-if(_errs550 === errors){
-if(data170.input !== undefined){
-let data171 = data170.input;
-const _errs551 = errors;
-if(!(typeof data171 == "number")){
-let dataType195 = typeof data171;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data171 === null
-              || (dataType195 == "string" && data171 && data171 == +data171)){
-coerced195 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
-return false;
-}
-}
-if(coerced195 !== undefined){
-data171 = coerced195;
-if(data170 !== undefined){
-data170["input"] = coerced195;
-}
-}
-}
-if(errors === _errs551){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
-return false;
-}
-}
-}
-var valid62 = _errs551 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.output !== undefined){
-let data172 = data170.output;
-const _errs553 = errors;
-if(!(typeof data172 == "number")){
-let dataType196 = typeof data172;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data172 === null
-              || (dataType196 == "string" && data172 && data172 == +data172)){
-coerced196 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data172 = coerced196;
-if(data170 !== undefined){
-data170["output"] = coerced196;
-}
-}
-}
-if(errors === _errs553){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-}
-var valid62 = _errs553 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cached_input !== undefined){
-let data173 = data170.cached_input;
-const _errs555 = errors;
-if(!(typeof data173 == "number")){
-let dataType197 = typeof data173;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data173 === null
-              || (dataType197 == "string" && data173 && data173 == +data173)){
-coerced197 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data173 = coerced197;
-if(data170 !== undefined){
-data170["cached_input"] = coerced197;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-}
-var valid62 = _errs555 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write !== undefined){
-let data174 = data170.cache_write;
+if(valid44){
+if(data139.priced_features !== undefined){
+let data175 = data139.priced_features;
 const _errs557 = errors;
-if(!(typeof data174 == "number")){
-let dataType198 = typeof data174;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data174 === null
-              || (dataType198 == "string" && data174 && data174 == +data174)){
-coerced198 = +data174;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data174 = coerced198;
-if(data170 !== undefined){
-data170["cache_write"] = coerced198;
-}
-}
-}
 if(errors === _errs557){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
-return false;
-}
-}
-}
-var valid62 = _errs557 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write_1h !== undefined){
-let data175 = data170.cache_write_1h;
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
 const _errs559 = errors;
-if(!(typeof data175 == "number")){
-let dataType199 = typeof data175;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data175 === null
-              || (dataType199 == "string" && data175 && data175 == +data175)){
-coerced199 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
+for(const key34 in data175){
+if(!(((key34 === "server_tools") || (key34 === "service_tiers")) || (key34 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
 return false;
-}
-}
-if(coerced199 !== undefined){
-data175 = coerced199;
-if(data170 !== undefined){
-data170["cache_write_1h"] = coerced199;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-}
-var valid62 = _errs559 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.reasoning !== undefined){
-let data176 = data170.reasoning;
-const _errs561 = errors;
-if(!(typeof data176 == "number")){
-let dataType200 = typeof data176;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data176 === null
-              || (dataType200 == "string" && data176 && data176 == +data176)){
-coerced200 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data176 = coerced200;
-if(data170 !== undefined){
-data170["reasoning"] = coerced200;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-}
-var valid62 = _errs561 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-}
-var valid60 = _errs545 === errors;
-if(!valid60){
 break;
 }
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
+if(_errs559 === errors){
+if(data175.server_tools !== undefined){
+let data176 = data175.server_tools;
+const _errs560 = errors;
+if(errors === _errs560){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+if(Object.keys(data176).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
 return false;
 }
-}
-var valid57 = _errs543 === errors;
-}
 else {
-var valid57 = true;
-}
-if(valid57){
-if(data163.betas !== undefined){
-let data177 = data163.betas;
-const _errs563 = errors;
-if(errors === _errs563){
+var valid61 = true;
+for(const key35 in data176){
+if(pattern8.test(key35)){
+let data177 = data176[key35];
+const _errs562 = errors;
+if(errors === _errs562){
 if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-if(Object.keys(data177).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+let missing7;
+if((data177.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
 return false;
 }
 else {
-var valid63 = true;
-for(const key37 in data177){
-if(pattern6.test(key37)){
-let data178 = data177[key37];
+const _errs564 = errors;
+for(const key36 in data177){
+if(!((key36 === "usd_per_call") || (key36 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+return false;
+break;
+}
+}
+if(_errs564 === errors){
+if(data177.usd_per_call !== undefined){
+let data178 = data177.usd_per_call;
 const _errs565 = errors;
-if(errors === _errs565){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-let missing10;
-if((data178.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-else {
-const _errs567 = errors;
-for(const key38 in data178){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-break;
-}
-}
-if(_errs567 === errors){
-if(data178.pricing !== undefined){
-let data179 = data178.pricing;
-const _errs568 = errors;
-if(errors === _errs568){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-let missing11;
-if(((data179.input === undefined) && (missing11 = "input")) || ((data179.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-}
-else {
-const _errs570 = errors;
-for(const key39 in data179){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-break;
-}
-}
-if(_errs570 === errors){
-if(data179.input !== undefined){
-let data180 = data179.input;
-const _errs571 = errors;
-if(!(typeof data180 == "number")){
-let dataType201 = typeof data180;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data180 === null
-              || (dataType201 == "string" && data180 && data180 == +data180)){
-coerced201 = +data180;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
-return false;
-}
-}
-if(coerced201 !== undefined){
-data180 = coerced201;
-if(data179 !== undefined){
-data179["input"] = coerced201;
-}
-}
-}
-if(errors === _errs571){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
-return false;
-}
-}
-}
-var valid65 = _errs571 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data179.output !== undefined){
-let data181 = data179.output;
-const _errs573 = errors;
-if(!(typeof data181 == "number")){
-let dataType202 = typeof data181;
+if(!(typeof data178 == "number")){
+let dataType202 = typeof data178;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data181 === null
-              || (dataType202 == "string" && data181 && data181 == +data181)){
-coerced202 = +data181;
+if(dataType202 == "boolean" || data178 === null
+              || (dataType202 == "string" && data178 && data178 == +data178)){
+coerced202 = +data178;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data181 = coerced202;
-if(data179 !== undefined){
-data179["output"] = coerced202;
+data178 = coerced202;
+if(data177 !== undefined){
+data177["usd_per_call"] = coerced202;
 }
 }
 }
-if(errors === _errs573){
-if(typeof data181 == "number"){
-if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+if(errors === _errs565){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
 return false;
 }
 }
 }
-var valid65 = _errs573 === errors;
+var valid62 = _errs565 === errors;
 }
 else {
-var valid65 = true;
+var valid62 = true;
 }
-if(valid65){
-if(data179.cached_input !== undefined){
-let data182 = data179.cached_input;
-const _errs575 = errors;
-if(!(typeof data182 == "number")){
-let dataType203 = typeof data182;
+if(valid62){
+if(data177.max_calls !== undefined){
+let data179 = data177.max_calls;
+const _errs567 = errors;
+if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+let dataType203 = typeof data179;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data182 === null
-              || (dataType203 == "string" && data182 && data182 == +data182)){
-coerced203 = +data182;
+if(dataType203 === "boolean" || data179 === null
+              || (dataType203 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+coerced203 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
 return false;
 }
 }
 if(coerced203 !== undefined){
-data182 = coerced203;
-if(data179 !== undefined){
-data179["cached_input"] = coerced203;
+data179 = coerced203;
+if(data177 !== undefined){
+data177["max_calls"] = coerced203;
 }
 }
 }
-if(errors === _errs575){
-if(typeof data182 == "number"){
-if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+if(errors === _errs567){
+if(typeof data179 == "number"){
+if(data179 > 1000 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+return false;
+}
+else {
+if(data179 < 1 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
 return false;
 }
 }
 }
-var valid65 = _errs575 === errors;
+}
+var valid62 = _errs567 === errors;
 }
 else {
-var valid65 = true;
+var valid62 = true;
 }
-if(valid65){
-if(data179.cache_write !== undefined){
-let data183 = data179.cache_write;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+return false;
+}
+}
+var valid61 = _errs562 === errors;
+if(!valid61){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+return false;
+}
+}
+var valid60 = _errs560 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data175.service_tiers !== undefined){
+let data180 = data175.service_tiers;
+const _errs569 = errors;
+if(errors === _errs569){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+if(Object.keys(data180).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+return false;
+}
+else {
+var valid63 = true;
+for(const key37 in data180){
+if(pattern8.test(key37)){
+let data181 = data180[key37];
+const _errs571 = errors;
+if(errors === _errs571){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+let missing8;
+if((data181.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+}
+else {
+const _errs573 = errors;
+for(const key38 in data181){
+if(!(key38 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+break;
+}
+}
+if(_errs573 === errors){
+if(data181.pricing !== undefined){
+let data182 = data181.pricing;
+const _errs574 = errors;
+if(errors === _errs574){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+let missing9;
+if(((data182.input === undefined) && (missing9 = "input")) || ((data182.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+}
+else {
+const _errs576 = errors;
+for(const key39 in data182){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+break;
+}
+}
+if(_errs576 === errors){
+if(data182.input !== undefined){
+let data183 = data182.input;
 const _errs577 = errors;
 if(!(typeof data183 == "number")){
 let dataType204 = typeof data183;
@@ -10121,21 +10135,21 @@ if(dataType204 == "boolean" || data183 === null
 coerced204 = +data183;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
 return false;
 }
 }
 if(coerced204 !== undefined){
 data183 = coerced204;
-if(data179 !== undefined){
-data179["cache_write"] = coerced204;
+if(data182 !== undefined){
+data182["input"] = coerced204;
 }
 }
 }
 if(errors === _errs577){
 if(typeof data183 == "number"){
 if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
 return false;
 }
 }
@@ -10146,8 +10160,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.cache_write_1h !== undefined){
-let data184 = data179.cache_write_1h;
+if(data182.output !== undefined){
+let data184 = data182.output;
 const _errs579 = errors;
 if(!(typeof data184 == "number")){
 let dataType205 = typeof data184;
@@ -10158,21 +10172,21 @@ if(dataType205 == "boolean" || data184 === null
 coerced205 = +data184;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
 return false;
 }
 }
 if(coerced205 !== undefined){
 data184 = coerced205;
-if(data179 !== undefined){
-data179["cache_write_1h"] = coerced205;
+if(data182 !== undefined){
+data182["output"] = coerced205;
 }
 }
 }
 if(errors === _errs579){
 if(typeof data184 == "number"){
 if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
 return false;
 }
 }
@@ -10183,8 +10197,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.reasoning !== undefined){
-let data185 = data179.reasoning;
+if(data182.cached_input !== undefined){
+let data185 = data182.cached_input;
 const _errs581 = errors;
 if(!(typeof data185 == "number")){
 let dataType206 = typeof data185;
@@ -10195,26 +10209,137 @@ if(dataType206 == "boolean" || data185 === null
 coerced206 = +data185;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
 return false;
 }
 }
 if(coerced206 !== undefined){
 data185 = coerced206;
-if(data179 !== undefined){
-data179["reasoning"] = coerced206;
+if(data182 !== undefined){
+data182["cached_input"] = coerced206;
 }
 }
 }
 if(errors === _errs581){
 if(typeof data185 == "number"){
 if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
 return false;
 }
 }
 }
 var valid65 = _errs581 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data182.cache_write !== undefined){
+let data186 = data182.cache_write;
+const _errs583 = errors;
+if(!(typeof data186 == "number")){
+let dataType207 = typeof data186;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data186 === null
+              || (dataType207 == "string" && data186 && data186 == +data186)){
+coerced207 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data186 = coerced207;
+if(data182 !== undefined){
+data182["cache_write"] = coerced207;
+}
+}
+}
+if(errors === _errs583){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+return false;
+}
+}
+}
+var valid65 = _errs583 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data182.cache_write_1h !== undefined){
+let data187 = data182.cache_write_1h;
+const _errs585 = errors;
+if(!(typeof data187 == "number")){
+let dataType208 = typeof data187;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "boolean" || data187 === null
+              || (dataType208 == "string" && data187 && data187 == +data187)){
+coerced208 = +data187;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data187 = coerced208;
+if(data182 !== undefined){
+data182["cache_write_1h"] = coerced208;
+}
+}
+}
+if(errors === _errs585){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+return false;
+}
+}
+}
+var valid65 = _errs585 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data182.reasoning !== undefined){
+let data188 = data182.reasoning;
+const _errs587 = errors;
+if(!(typeof data188 == "number")){
+let dataType209 = typeof data188;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "boolean" || data188 === null
+              || (dataType209 == "string" && data188 && data188 == +data188)){
+coerced209 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data188 = coerced209;
+if(data182 !== undefined){
+data182["reasoning"] = coerced209;
+}
+}
+}
+if(errors === _errs587){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+}
+var valid65 = _errs587 === errors;
 }
 else {
 var valid65 = true;
@@ -10228,62 +10353,20 @@ var valid65 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
 return false;
 }
-}
-var valid64 = _errs568 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data178.min_prompt_tokens !== undefined){
-let data186 = data178.min_prompt_tokens;
-const _errs583 = errors;
-if(!((typeof data186 == "number") && (!(data186 % 1) && !isNaN(data186)))){
-let dataType207 = typeof data186;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data186 === null
-              || (dataType207 === "string" && data186 && data186 == +data186 && !(data186 % 1))){
-coerced207 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data186 = coerced207;
-if(data178 !== undefined){
-data178["min_prompt_tokens"] = coerced207;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
-return false;
-}
-}
-}
-var valid64 = _errs583 === errors;
-}
-else {
-var valid64 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
 return false;
 }
 }
-var valid63 = _errs565 === errors;
+var valid63 = _errs571 === errors;
 if(!valid63){
 break;
 }
@@ -10292,169 +10375,300 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
 return false;
 }
 }
-var valid57 = _errs563 === errors;
+var valid60 = _errs569 === errors;
 }
 else {
-var valid57 = true;
+var valid60 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
-return false;
-}
-}
-var valid41 = _errs531 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.routes !== undefined){
-let data187 = data127.routes;
-const _errs585 = errors;
-if(errors === _errs585){
-if(Array.isArray(data187)){
-if(data187.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+if(valid60){
+if(data175.betas !== undefined){
+let data189 = data175.betas;
+const _errs589 = errors;
+if(errors === _errs589){
+if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
+if(Object.keys(data189).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
 return false;
 }
 else {
 var valid66 = true;
-const len7 = data187.length;
-for(let i7=0; i7<len7; i7++){
-let data188 = data187[i7];
-const _errs587 = errors;
-if(errors === _errs587){
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
-let missing12;
-if((data188.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+for(const key40 in data189){
+if(pattern8.test(key40)){
+let data190 = data189[key40];
+const _errs591 = errors;
+if(errors === _errs591){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+let missing10;
+if((data190.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
 return false;
 }
 else {
-const _errs589 = errors;
-for(const key40 in data188){
-if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+const _errs593 = errors;
+for(const key41 in data190){
+if(!((key41 === "pricing") || (key41 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
 return false;
 break;
 }
 }
-if(_errs589 === errors){
-if(data188.node !== undefined){
-let data189 = data188.node;
-const _errs590 = errors;
-if(typeof data189 !== "string"){
-let dataType208 = typeof data189;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data189;
-}
-else if(data189 === null){
-coerced208 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data189 = coerced208;
-if(data188 !== undefined){
-data188["node"] = coerced208;
-}
-}
-}
-if(errors === _errs590){
-if(typeof data189 === "string"){
-if(func3(data189) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-}
-var valid67 = _errs590 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.model !== undefined){
-let data190 = data188.model;
-const _errs592 = errors;
-if(typeof data190 !== "string"){
-let dataType209 = typeof data190;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data190;
-}
-else if(data190 === null){
-coerced209 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data190 = coerced209;
-if(data188 !== undefined){
-data188["model"] = coerced209;
-}
-}
-}
-if(errors === _errs592){
-if(typeof data190 === "string"){
-if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
-}
-}
-}
-var valid67 = _errs592 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.weight !== undefined){
-let data191 = data188.weight;
+if(_errs593 === errors){
+if(data190.pricing !== undefined){
+let data191 = data190.pricing;
 const _errs594 = errors;
-if(!(typeof data191 == "number")){
-let dataType210 = typeof data191;
+if(errors === _errs594){
+if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
+let missing11;
+if(((data191.input === undefined) && (missing11 = "input")) || ((data191.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+return false;
+}
+else {
+const _errs596 = errors;
+for(const key42 in data191){
+if(!((((((key42 === "input") || (key42 === "output")) || (key42 === "cached_input")) || (key42 === "cache_write")) || (key42 === "cache_write_1h")) || (key42 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+return false;
+break;
+}
+}
+if(_errs596 === errors){
+if(data191.input !== undefined){
+let data192 = data191.input;
+const _errs597 = errors;
+if(!(typeof data192 == "number")){
+let dataType210 = typeof data192;
 let coerced210 = undefined;
 if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data191 === null
-              || (dataType210 == "string" && data191 && data191 == +data191)){
-coerced210 = +data191;
+if(dataType210 == "boolean" || data192 === null
+              || (dataType210 == "string" && data192 && data192 == +data192)){
+coerced210 = +data192;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
 return false;
 }
 }
 if(coerced210 !== undefined){
-data191 = coerced210;
-if(data188 !== undefined){
-data188["weight"] = coerced210;
+data192 = coerced210;
+if(data191 !== undefined){
+data191["input"] = coerced210;
 }
 }
 }
-if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 <= 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+if(errors === _errs597){
+if(typeof data192 == "number"){
+if(data192 < 0 || isNaN(data192)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
 return false;
 }
+}
+}
+var valid68 = _errs597 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data191.output !== undefined){
+let data193 = data191.output;
+const _errs599 = errors;
+if(!(typeof data193 == "number")){
+let dataType211 = typeof data193;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "boolean" || data193 === null
+              || (dataType211 == "string" && data193 && data193 == +data193)){
+coerced211 = +data193;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data193 = coerced211;
+if(data191 !== undefined){
+data191["output"] = coerced211;
+}
+}
+}
+if(errors === _errs599){
+if(typeof data193 == "number"){
+if(data193 < 0 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+return false;
+}
+}
+}
+var valid68 = _errs599 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data191.cached_input !== undefined){
+let data194 = data191.cached_input;
+const _errs601 = errors;
+if(!(typeof data194 == "number")){
+let dataType212 = typeof data194;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "boolean" || data194 === null
+              || (dataType212 == "string" && data194 && data194 == +data194)){
+coerced212 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data194 = coerced212;
+if(data191 !== undefined){
+data191["cached_input"] = coerced212;
+}
+}
+}
+if(errors === _errs601){
+if(typeof data194 == "number"){
+if(data194 < 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+return false;
+}
+}
+}
+var valid68 = _errs601 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data191.cache_write !== undefined){
+let data195 = data191.cache_write;
+const _errs603 = errors;
+if(!(typeof data195 == "number")){
+let dataType213 = typeof data195;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data195 === null
+              || (dataType213 == "string" && data195 && data195 == +data195)){
+coerced213 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data195 = coerced213;
+if(data191 !== undefined){
+data191["cache_write"] = coerced213;
+}
+}
+}
+if(errors === _errs603){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+return false;
+}
+}
+}
+var valid68 = _errs603 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data191.cache_write_1h !== undefined){
+let data196 = data191.cache_write_1h;
+const _errs605 = errors;
+if(!(typeof data196 == "number")){
+let dataType214 = typeof data196;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data196 === null
+              || (dataType214 == "string" && data196 && data196 == +data196)){
+coerced214 = +data196;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data196 = coerced214;
+if(data191 !== undefined){
+data191["cache_write_1h"] = coerced214;
+}
+}
+}
+if(errors === _errs605){
+if(typeof data196 == "number"){
+if(data196 < 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+return false;
+}
+}
+}
+var valid68 = _errs605 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data191.reasoning !== undefined){
+let data197 = data191.reasoning;
+const _errs607 = errors;
+if(!(typeof data197 == "number")){
+let dataType215 = typeof data197;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "boolean" || data197 === null
+              || (dataType215 == "string" && data197 && data197 == +data197)){
+coerced215 = +data197;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data197 = coerced215;
+if(data191 !== undefined){
+data191["reasoning"] = coerced215;
+}
+}
+}
+if(errors === _errs607){
+if(typeof data197 == "number"){
+if(data197 < 0 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+return false;
+}
+}
+}
+var valid68 = _errs607 === errors;
+}
+else {
+var valid68 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+return false;
 }
 }
 var valid67 = _errs594 === errors;
@@ -10463,38 +10677,38 @@ else {
 var valid67 = true;
 }
 if(valid67){
-if(data188.priority !== undefined){
-let data192 = data188.priority;
-const _errs596 = errors;
-if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
-let dataType211 = typeof data192;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data192 === null
-              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
-coerced211 = +data192;
+if(data190.min_prompt_tokens !== undefined){
+let data198 = data190.min_prompt_tokens;
+const _errs609 = errors;
+if(!((typeof data198 == "number") && (!(data198 % 1) && !isNaN(data198)))){
+let dataType216 = typeof data198;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 === "boolean" || data198 === null
+              || (dataType216 === "string" && data198 && data198 == +data198 && !(data198 % 1))){
+coerced216 = +data198;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
 return false;
 }
 }
-if(coerced211 !== undefined){
-data192 = coerced211;
-if(data188 !== undefined){
-data188["priority"] = coerced211;
+if(coerced216 !== undefined){
+data198 = coerced216;
+if(data190 !== undefined){
+data190["min_prompt_tokens"] = coerced216;
 }
 }
 }
-if(errors === _errs596){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+if(errors === _errs609){
+if(typeof data198 == "number"){
+if(data198 < 0 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
 return false;
 }
 }
 }
-var valid67 = _errs596 === errors;
+var valid67 = _errs609 === errors;
 }
 else {
 var valid67 = true;
@@ -10503,469 +10717,694 @@ var valid67 = true;
 }
 }
 }
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
 return false;
 }
 }
-var valid66 = _errs587 === errors;
+var valid66 = _errs591 === errors;
 if(!valid66){
 break;
 }
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
 return false;
 }
 }
-var valid41 = _errs585 === errors;
+var valid60 = _errs589 === errors;
 }
 else {
-var valid41 = true;
-}
-}
-}
-}
-}
-}
-}
-}
+var valid60 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
 return false;
 }
 }
-var valid40 = _errs338 === errors;
-if(!valid40){
+var valid44 = _errs557 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data139.routes !== undefined){
+let data199 = data139.routes;
+const _errs611 = errors;
+if(errors === _errs611){
+if(Array.isArray(data199)){
+if(data199.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
+return false;
+}
+else {
+var valid69 = true;
+const len7 = data199.length;
+for(let i7=0; i7<len7; i7++){
+let data200 = data199[i7];
+const _errs613 = errors;
+if(errors === _errs613){
+if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+let missing12;
+if((data200.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+return false;
+}
+else {
+const _errs615 = errors;
+for(const key43 in data200){
+if(!((((key43 === "node") || (key43 === "model")) || (key43 === "weight")) || (key43 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+return false;
+break;
+}
+}
+if(_errs615 === errors){
+if(data200.node !== undefined){
+let data201 = data200.node;
+const _errs616 = errors;
+if(typeof data201 !== "string"){
+let dataType217 = typeof data201;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data201;
+}
+else if(data201 === null){
+coerced217 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data201 = coerced217;
+if(data200 !== undefined){
+data200["node"] = coerced217;
+}
+}
+}
+if(errors === _errs616){
+if(typeof data201 === "string"){
+if(func3(data201) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
+return false;
+}
+}
+}
+var valid70 = _errs616 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data200.model !== undefined){
+let data202 = data200.model;
+const _errs618 = errors;
+if(typeof data202 !== "string"){
+let dataType218 = typeof data202;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data202;
+}
+else if(data202 === null){
+coerced218 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data202 = coerced218;
+if(data200 !== undefined){
+data200["model"] = coerced218;
+}
+}
+}
+if(errors === _errs618){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+return false;
+}
+}
+}
+var valid70 = _errs618 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data200.weight !== undefined){
+let data203 = data200.weight;
+const _errs620 = errors;
+if(!(typeof data203 == "number")){
+let dataType219 = typeof data203;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "boolean" || data203 === null
+              || (dataType219 == "string" && data203 && data203 == +data203)){
+coerced219 = +data203;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data203 = coerced219;
+if(data200 !== undefined){
+data200["weight"] = coerced219;
+}
+}
+}
+if(errors === _errs620){
+if(typeof data203 == "number"){
+if(data203 <= 0 || isNaN(data203)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+return false;
+}
+}
+}
+var valid70 = _errs620 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data200.priority !== undefined){
+let data204 = data200.priority;
+const _errs622 = errors;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType220 = typeof data204;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 === "boolean" || data204 === null
+              || (dataType220 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced220 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data204 = coerced220;
+if(data200 !== undefined){
+data200["priority"] = coerced220;
+}
+}
+}
+if(errors === _errs622){
+if(typeof data204 == "number"){
+if(data204 < 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+return false;
+}
+}
+}
+var valid70 = _errs622 === errors;
+}
+else {
+var valid70 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+return false;
+}
+}
+var valid69 = _errs613 === errors;
+if(!valid69){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data126}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
 return false;
 }
 }
-var valid0 = _errs336 === errors;
+var valid44 = _errs611 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data139}];
+return false;
+}
+}
+var valid43 = _errs364 === errors;
+if(!valid43){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data138}];
+return false;
+}
+}
+var valid0 = _errs362 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data193 = data.accounts;
-const _errs598 = errors;
-if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
-let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-else {
-const _errs602 = errors;
-for(const key41 in data194){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-break;
-}
-}
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
-}
-else if(data195 === null){
-coerced212 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
-}
-}
-}
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs603 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
-const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
-}
-else if(data196 === null){
-coerced213 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
-}
-}
-}
-var valid69 = _errs605 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
-const _errs607 = errors;
-if(!(typeof data197 == "number")){
-let dataType214 = typeof data197;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
-}
-}
-}
-if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs607 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
-const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
-const _errs611 = errors;
-if(typeof data199 !== "string"){
-let dataType215 = typeof data199;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
-}
-else if(data199 === null){
-coerced215 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
-}
-}
-}
-if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-}
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
-return false;
-}
-}
-var valid69 = _errs609 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
-const _errs613 = errors;
-if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-break;
-}
-}
-if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
-const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType216 = typeof data201;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200["rpm"] = coerced216;
-}
-}
-}
-if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
-return false;
-}
-}
-}
-var valid71 = _errs616 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
-const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data202 = coerced217;
-if(data200 !== undefined){
-data200["rps"] = coerced217;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
-return false;
-}
-}
-}
-var valid71 = _errs618 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
-const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType218 = typeof data203;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data203 === null
-              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced218 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
-}
-}
-}
-if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-}
-var valid71 = _errs620 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-}
-}
-var valid69 = _errs613 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
-const _errs622 = errors;
-if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+let data205 = data.accounts;
 const _errs624 = errors;
-for(const key43 in data204){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+if(errors === _errs624){
+if(Array.isArray(data205)){
+var valid71 = true;
+const len8 = data205.length;
+for(let i8=0; i8<len8; i8++){
+let data206 = data205[i8];
+const _errs626 = errors;
+if(errors === _errs626){
+if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
+let missing13;
+if((data206.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data206}];
+return false;
+}
+else {
+const _errs628 = errors;
+for(const key44 in data206){
+if(!((((((key44 === "id") || (key44 === "name")) || (key44 === "balance")) || (key44 === "allowed_models")) || (key44 === "limits")) || (key44 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data206}];
 return false;
 break;
 }
 }
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
+if(_errs628 === errors){
+if(data206.id !== undefined){
+let data207 = data206.id;
+const _errs629 = errors;
+if(typeof data207 !== "string"){
+let dataType221 = typeof data207;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data207;
 }
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
+else if(data207 === null){
+coerced221 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data207}];
 return false;
 }
 }
-if(coerced219 !== undefined){
-data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
+if(coerced221 !== undefined){
+data207 = coerced221;
+if(data206 !== undefined){
+data206["id"] = coerced221;
 }
 }
 }
-var valid72 = _errs625 === errors;
+if(errors === _errs629){
+if(typeof data207 === "string"){
+if(func3(data207) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data207}];
+return false;
+}
+else {
+if(!pattern11.test(data207)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data207}];
+return false;
+}
+}
+}
+}
+var valid72 = _errs629 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
-const _errs628 = errors;
-let valid73 = false;
-const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
+if(data206.name !== undefined){
+let data208 = data206.name;
+const _errs631 = errors;
+if(typeof data208 !== "string"){
+let dataType222 = typeof data208;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data208;
 }
-else if(data206 === null){
-coerced220 = "";
+else if(data208 === null){
+coerced222 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data208}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data208 = coerced222;
+if(data206 !== undefined){
+data206["name"] = coerced222;
+}
+}
+}
+var valid72 = _errs631 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data206.balance !== undefined){
+let data209 = data206.balance;
+const _errs633 = errors;
+if(!(typeof data209 == "number")){
+let dataType223 = typeof data209;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "boolean" || data209 === null
+              || (dataType223 == "string" && data209 && data209 == +data209)){
+coerced223 = +data209;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data209}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data209 = coerced223;
+if(data206 !== undefined){
+data206["balance"] = coerced223;
+}
+}
+}
+if(errors === _errs633){
+if(typeof data209 == "number"){
+if(data209 > 1000000 || isNaN(data209)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data209}];
+return false;
+}
+else {
+if(data209 < -1000000 || isNaN(data209)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data209}];
+return false;
+}
+}
+}
+}
+var valid72 = _errs633 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data206.allowed_models !== undefined){
+let data210 = data206.allowed_models;
+const _errs635 = errors;
+if(errors === _errs635){
+if(Array.isArray(data210)){
+var valid73 = true;
+const len9 = data210.length;
+for(let i9=0; i9<len9; i9++){
+let data211 = data210[i9];
+const _errs637 = errors;
+if(typeof data211 !== "string"){
+let dataType224 = typeof data211;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data211;
+}
+else if(data211 === null){
+coerced224 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data211}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data211 = coerced224;
+if(data210 !== undefined){
+data210[i9] = coerced224;
+}
+}
+}
+if(errors === _errs637){
+if(typeof data211 === "string"){
+if(func3(data211) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data211}];
+return false;
+}
+}
+}
+var valid73 = _errs637 === errors;
+if(!valid73){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data210}];
+return false;
+}
+}
+var valid72 = _errs635 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data206.limits !== undefined){
+let data212 = data206.limits;
+const _errs639 = errors;
+if(errors === _errs639){
+if(data212 && typeof data212 == "object" && !Array.isArray(data212)){
+const _errs641 = errors;
+for(const key45 in data212){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data212}];
+return false;
+break;
+}
+}
+if(_errs641 === errors){
+if(data212.rpm !== undefined){
+let data213 = data212.rpm;
+const _errs642 = errors;
+if(!((typeof data213 == "number") && (!(data213 % 1) && !isNaN(data213)))){
+let dataType225 = typeof data213;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 === "boolean" || data213 === null
+              || (dataType225 === "string" && data213 && data213 == +data213 && !(data213 % 1))){
+coerced225 = +data213;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data213}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data213 = coerced225;
+if(data212 !== undefined){
+data212["rpm"] = coerced225;
+}
+}
+}
+if(errors === _errs642){
+if(typeof data213 == "number"){
+if(data213 < 1 || isNaN(data213)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data213}];
+return false;
+}
+}
+}
+var valid74 = _errs642 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data212.rps !== undefined){
+let data214 = data212.rps;
+const _errs644 = errors;
+if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
+let dataType226 = typeof data214;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 === "boolean" || data214 === null
+              || (dataType226 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
+coerced226 = +data214;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data214}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data214 = coerced226;
+if(data212 !== undefined){
+data212["rps"] = coerced226;
+}
+}
+}
+if(errors === _errs644){
+if(typeof data214 == "number"){
+if(data214 < 1 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data214}];
+return false;
+}
+}
+}
+var valid74 = _errs644 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data212.tpm !== undefined){
+let data215 = data212.tpm;
+const _errs646 = errors;
+if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
+let dataType227 = typeof data215;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 === "boolean" || data215 === null
+              || (dataType227 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
+coerced227 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data215}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data215 = coerced227;
+if(data212 !== undefined){
+data212["tpm"] = coerced227;
+}
+}
+}
+if(errors === _errs646){
+if(typeof data215 == "number"){
+if(data215 < 1 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data215}];
+return false;
+}
+}
+}
+var valid74 = _errs646 === errors;
+}
+else {
+var valid74 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data212}];
+return false;
+}
+}
+var valid72 = _errs639 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data206.policy !== undefined){
+let data216 = data206.policy;
+const _errs648 = errors;
+if(errors === _errs648){
+if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
+const _errs650 = errors;
+for(const key46 in data216){
+if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data216}];
+return false;
+break;
+}
+}
+if(_errs650 === errors){
+if(data216.streaming !== undefined){
+let data217 = data216.streaming;
+const _errs651 = errors;
+if(typeof data217 !== "boolean"){
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(data217 === "false" || data217 === 0 || data217 === null){
+coerced228 = false;
+}
+else if(data217 === "true" || data217 === 1){
+coerced228 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data217}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data217 = coerced228;
+if(data216 !== undefined){
+data216["streaming"] = coerced228;
+}
+}
+}
+var valid75 = _errs651 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data216.max_reasoning_effort !== undefined){
+let data218 = data216.max_reasoning_effort;
+const _errs653 = errors;
+const _errs654 = errors;
+let valid76 = false;
+const _errs655 = errors;
+if(typeof data218 !== "string"){
+let dataType229 = typeof data218;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data218;
+}
+else if(data218 === null){
+coerced229 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data218};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10975,15 +11414,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+if(coerced229 !== undefined){
+data218 = coerced229;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced229;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+if("none" !== data218){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data218};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10992,22 +11431,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs629 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
+var _valid19 = _errs655 === errors;
+valid76 = valid76 || _valid19;
+if(!valid76){
+const _errs657 = errors;
+if(typeof data218 !== "string"){
+let dataType230 = typeof data218;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data218;
 }
-else if(data206 === null){
-coerced221 = "";
+else if(data218 === null){
+coerced230 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data218};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11017,15 +11456,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+if(coerced230 !== undefined){
+data218 = coerced230;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced230;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+if("minimal" !== data218){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data218};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11034,22 +11473,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs633 = errors;
-if(typeof data206 !== "string"){
-let dataType222 = typeof data206;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
+var _valid19 = _errs657 === errors;
+valid76 = valid76 || _valid19;
+if(!valid76){
+const _errs659 = errors;
+if(typeof data218 !== "string"){
+let dataType231 = typeof data218;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data218;
 }
-else if(data206 === null){
-coerced222 = "";
+else if(data218 === null){
+coerced231 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data218};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11059,15 +11498,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(coerced231 !== undefined){
+data218 = coerced231;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced231;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+if("low" !== data218){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data218};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11076,22 +11515,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+var _valid19 = _errs659 === errors;
+valid76 = valid76 || _valid19;
+if(!valid76){
+const _errs661 = errors;
+if(typeof data218 !== "string"){
+let dataType232 = typeof data218;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data218;
 }
-else if(data206 === null){
-coerced223 = "";
+else if(data218 === null){
+coerced232 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data218};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11101,15 +11540,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+if(coerced232 !== undefined){
+data218 = coerced232;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+if("medium" !== data218){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data218};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11557,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
+var _valid19 = _errs661 === errors;
+valid76 = valid76 || _valid19;
+if(!valid76){
+const _errs663 = errors;
+if(typeof data218 !== "string"){
+let dataType233 = typeof data218;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data218;
 }
-else if(data206 === null){
-coerced224 = "";
+else if(data218 === null){
+coerced233 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data218};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11143,15 +11582,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+if(coerced233 !== undefined){
+data218 = coerced233;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if("high" !== data218){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data218};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,497 +11599,10 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
-}
-else if(data206 === null){
-coerced225 = "";
-}
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-}
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
-}
-}
-}
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-}
-var _valid19 = _errs639 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
-}
-else if(data206 === null){
-coerced226 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
-}
-}
-}
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs641 === errors;
-valid73 = valid73 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs628;
-if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid72 = _errs627 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
-return false;
-}
-}
-var valid69 = _errs622 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-}
-var valid68 = _errs600 === errors;
-if(!valid68){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
-return false;
-}
-}
-var valid0 = _errs598 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
-const _errs645 = errors;
-if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-}
-else {
-const _errs647 = errors;
-for(const key44 in data208){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-break;
-}
-}
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
-const _errs648 = errors;
-if(typeof data209 !== "string"){
-let dataType227 = typeof data209;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data209;
-}
-else if(data209 === null){
-coerced227 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
-const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
-}
-else if(data210 === null){
-coerced228 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
-}
-}
-}
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-}
-var valid75 = _errs650 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
-}
-else if(data211 === null){
-coerced229 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
-}
-}
-}
-var valid75 = _errs652 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
-const _errs654 = errors;
-if(!(typeof data212 == "number")){
-let dataType230 = typeof data212;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
-}
-}
-}
-if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-}
-}
-var valid75 = _errs654 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
-const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-const _errs658 = errors;
-for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-break;
-}
-}
-if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
-const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
-coerced231 = +data214;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data213 !== undefined){
-data213["rpm"] = coerced231;
-}
-}
-}
-if(errors === _errs659){
-if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-}
-var valid76 = _errs659 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
-const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data213 !== undefined){
-data213["rps"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType233 = typeof data216;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data216 = coerced233;
-if(data213 !== undefined){
-data213["tpm"] = coerced233;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-}
-var valid76 = _errs663 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
+var _valid19 = _errs663 === errors;
+valid76 = valid76 || _valid19;
+if(!valid76){
 const _errs665 = errors;
-if(errors === _errs665){
-if(Array.isArray(data217)){
-var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
-const _errs667 = errors;
 if(typeof data218 !== "string"){
 let dataType234 = typeof data218;
 let coerced234 = undefined;
@@ -11662,92 +11614,184 @@ else if(data218 === null){
 coerced234 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data218};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
 }
 }
 if(coerced234 !== undefined){
 data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
-}
-}
-}
-var valid77 = _errs667 === errors;
-if(!valid77){
-break;
-}
-}
+if("xhigh" !== data218){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data218};
+if(vErrors === null){
+vErrors = [err204];
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
+vErrors.push(err204);
+}
+errors++;
+}
+var _valid19 = _errs665 === errors;
+valid76 = valid76 || _valid19;
+if(!valid76){
+const _errs667 = errors;
+if(typeof data218 !== "string"){
+let dataType235 = typeof data218;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data218;
+}
+else if(data218 === null){
+coerced235 = "";
+}
+else {
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data218};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
+}
+}
+if(coerced235 !== undefined){
+data218 = coerced235;
+if(data216 !== undefined){
+data216["max_reasoning_effort"] = coerced235;
+}
+}
+}
+if("max" !== data218){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data218};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs667 === errors;
+valid76 = valid76 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid76){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data218};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs654;
+if(vErrors !== null){
+if(_errs654){
+vErrors.length = _errs654;
 }
-var valid75 = _errs665 === errors;
+else {
+vErrors = null;
+}
+}
+}
+var valid75 = _errs653 === errors;
 }
 else {
 var valid75 = true;
 }
-if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data216}];
+return false;
+}
+}
+var valid72 = _errs648 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data206}];
+return false;
+}
+}
+var valid71 = _errs626 === errors;
+if(!valid71){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data205}];
+return false;
+}
+}
+var valid0 = _errs624 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data219 = data.keys;
 const _errs669 = errors;
 if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+if(Array.isArray(data219)){
+var valid77 = true;
+const len10 = data219.length;
+for(let i10=0; i10<len10; i10++){
+let data220 = data219[i10];
 const _errs671 = errors;
-for(const key46 in data219){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
+if(errors === _errs671){
+if(data220 && typeof data220 == "object" && !Array.isArray(data220)){
+let missing14;
+if((data220.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data220}];
+return false;
+}
+else {
+const _errs673 = errors;
+for(const key47 in data220){
+if(!((((((((key47 === "key") || (key47 === "account")) || (key47 === "name")) || (key47 === "spend_limit")) || (key47 === "limits")) || (key47 === "allowed_models")) || (key47 === "policy")) || (key47 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data220}];
 return false;
 break;
 }
 }
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
-}
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219["streaming"] = coerced235;
-}
-}
-}
-var valid78 = _errs672 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
+if(_errs673 === errors){
+if(data220.key !== undefined){
+let data221 = data220.key;
 const _errs674 = errors;
-const _errs675 = errors;
-let valid79 = false;
-const _errs676 = errors;
 if(typeof data221 !== "string"){
 let dataType236 = typeof data221;
 let coerced236 = undefined;
@@ -11759,7 +11803,402 @@ else if(data221 === null){
 coerced236 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data221}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data220 !== undefined){
+data220["key"] = coerced236;
+}
+}
+}
+if(errors === _errs674){
+if(typeof data221 === "string"){
+if(func3(data221) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data221}];
+return false;
+}
+}
+}
+var valid78 = _errs674 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data220.account !== undefined){
+let data222 = data220.account;
+const _errs676 = errors;
+if(typeof data222 !== "string"){
+let dataType237 = typeof data222;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data222;
+}
+else if(data222 === null){
+coerced237 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data222}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data222 = coerced237;
+if(data220 !== undefined){
+data220["account"] = coerced237;
+}
+}
+}
+if(errors === _errs676){
+if(typeof data222 === "string"){
+if(func3(data222) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data222}];
+return false;
+}
+}
+}
+var valid78 = _errs676 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data220.name !== undefined){
+let data223 = data220.name;
+const _errs678 = errors;
+if(typeof data223 !== "string"){
+let dataType238 = typeof data223;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data223;
+}
+else if(data223 === null){
+coerced238 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data223}];
+return false;
+}
+}
+if(coerced238 !== undefined){
+data223 = coerced238;
+if(data220 !== undefined){
+data220["name"] = coerced238;
+}
+}
+}
+var valid78 = _errs678 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data220.spend_limit !== undefined){
+let data224 = data220.spend_limit;
+const _errs680 = errors;
+if(!(typeof data224 == "number")){
+let dataType239 = typeof data224;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "boolean" || data224 === null
+              || (dataType239 == "string" && data224 && data224 == +data224)){
+coerced239 = +data224;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data224}];
+return false;
+}
+}
+if(coerced239 !== undefined){
+data224 = coerced239;
+if(data220 !== undefined){
+data220["spend_limit"] = coerced239;
+}
+}
+}
+if(errors === _errs680){
+if(typeof data224 == "number"){
+if(data224 > 1000000 || isNaN(data224)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data224}];
+return false;
+}
+else {
+if(data224 < 0 || isNaN(data224)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data224}];
+return false;
+}
+}
+}
+}
+var valid78 = _errs680 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data220.limits !== undefined){
+let data225 = data220.limits;
+const _errs682 = errors;
+if(errors === _errs682){
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
+const _errs684 = errors;
+for(const key48 in data225){
+if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data225}];
+return false;
+break;
+}
+}
+if(_errs684 === errors){
+if(data225.rpm !== undefined){
+let data226 = data225.rpm;
+const _errs685 = errors;
+if(!((typeof data226 == "number") && (!(data226 % 1) && !isNaN(data226)))){
+let dataType240 = typeof data226;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 === "boolean" || data226 === null
+              || (dataType240 === "string" && data226 && data226 == +data226 && !(data226 % 1))){
+coerced240 = +data226;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data226}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data226 = coerced240;
+if(data225 !== undefined){
+data225["rpm"] = coerced240;
+}
+}
+}
+if(errors === _errs685){
+if(typeof data226 == "number"){
+if(data226 < 1 || isNaN(data226)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data226}];
+return false;
+}
+}
+}
+var valid79 = _errs685 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data225.rps !== undefined){
+let data227 = data225.rps;
+const _errs687 = errors;
+if(!((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227)))){
+let dataType241 = typeof data227;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 === "boolean" || data227 === null
+              || (dataType241 === "string" && data227 && data227 == +data227 && !(data227 % 1))){
+coerced241 = +data227;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data227}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data227 = coerced241;
+if(data225 !== undefined){
+data225["rps"] = coerced241;
+}
+}
+}
+if(errors === _errs687){
+if(typeof data227 == "number"){
+if(data227 < 1 || isNaN(data227)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data227}];
+return false;
+}
+}
+}
+var valid79 = _errs687 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data225.tpm !== undefined){
+let data228 = data225.tpm;
+const _errs689 = errors;
+if(!((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228)))){
+let dataType242 = typeof data228;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 === "boolean" || data228 === null
+              || (dataType242 === "string" && data228 && data228 == +data228 && !(data228 % 1))){
+coerced242 = +data228;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data228}];
+return false;
+}
+}
+if(coerced242 !== undefined){
+data228 = coerced242;
+if(data225 !== undefined){
+data225["tpm"] = coerced242;
+}
+}
+}
+if(errors === _errs689){
+if(typeof data228 == "number"){
+if(data228 < 1 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data228}];
+return false;
+}
+}
+}
+var valid79 = _errs689 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data225}];
+return false;
+}
+}
+var valid78 = _errs682 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data220.allowed_models !== undefined){
+let data229 = data220.allowed_models;
+const _errs691 = errors;
+if(errors === _errs691){
+if(Array.isArray(data229)){
+var valid80 = true;
+const len11 = data229.length;
+for(let i11=0; i11<len11; i11++){
+let data230 = data229[i11];
+const _errs693 = errors;
+if(typeof data230 !== "string"){
+let dataType243 = typeof data230;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data230;
+}
+else if(data230 === null){
+coerced243 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data230}];
+return false;
+}
+}
+if(coerced243 !== undefined){
+data230 = coerced243;
+if(data229 !== undefined){
+data229[i11] = coerced243;
+}
+}
+}
+if(errors === _errs693){
+if(typeof data230 === "string"){
+if(func3(data230) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data230}];
+return false;
+}
+}
+}
+var valid80 = _errs693 === errors;
+if(!valid80){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data229}];
+return false;
+}
+}
+var valid78 = _errs691 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data220.policy !== undefined){
+let data231 = data220.policy;
+const _errs695 = errors;
+if(errors === _errs695){
+if(data231 && typeof data231 == "object" && !Array.isArray(data231)){
+const _errs697 = errors;
+for(const key49 in data231){
+if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data231}];
+return false;
+break;
+}
+}
+if(_errs697 === errors){
+if(data231.streaming !== undefined){
+let data232 = data231.streaming;
+const _errs698 = errors;
+if(typeof data232 !== "boolean"){
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(data232 === "false" || data232 === 0 || data232 === null){
+coerced244 = false;
+}
+else if(data232 === "true" || data232 === 1){
+coerced244 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data232}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data232 = coerced244;
+if(data231 !== undefined){
+data231["streaming"] = coerced244;
+}
+}
+}
+var valid81 = _errs698 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data231.max_reasoning_effort !== undefined){
+let data233 = data231.max_reasoning_effort;
+const _errs700 = errors;
+const _errs701 = errors;
+let valid82 = false;
+const _errs702 = errors;
+if(typeof data233 !== "string"){
+let dataType245 = typeof data233;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data233;
+}
+else if(data233 === null){
+coerced245 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data233};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11769,15 +12208,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced245 !== undefined){
+data233 = coerced245;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced245;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("none" !== data233){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data233};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11786,22 +12225,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+var _valid20 = _errs702 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs704 = errors;
+if(typeof data233 !== "string"){
+let dataType246 = typeof data233;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data233;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data233 === null){
+coerced246 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data233};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11811,15 +12250,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced246 !== undefined){
+data233 = coerced246;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced246;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("minimal" !== data233){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data233};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11828,22 +12267,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs680 = errors;
-if(typeof data221 !== "string"){
-let dataType238 = typeof data221;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
+var _valid20 = _errs704 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs706 = errors;
+if(typeof data233 !== "string"){
+let dataType247 = typeof data233;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data233;
 }
-else if(data221 === null){
-coerced238 = "";
+else if(data233 === null){
+coerced247 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data233};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11853,15 +12292,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(coerced247 !== undefined){
+data233 = coerced247;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced247;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+if("low" !== data233){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data233};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11870,22 +12309,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+var _valid20 = _errs706 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs708 = errors;
+if(typeof data233 !== "string"){
+let dataType248 = typeof data233;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data233;
 }
-else if(data221 === null){
-coerced239 = "";
+else if(data233 === null){
+coerced248 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data233};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11895,15 +12334,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+if(coerced248 !== undefined){
+data233 = coerced248;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced248;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if("medium" !== data233){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data233};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +12351,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
+var _valid20 = _errs708 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs710 = errors;
+if(typeof data233 !== "string"){
+let dataType249 = typeof data233;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data233;
 }
-else if(data221 === null){
-coerced240 = "";
+else if(data233 === null){
+coerced249 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data233};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11937,15 +12376,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+if(coerced249 !== undefined){
+data233 = coerced249;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced249;
 }
 }
 }
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+if("high" !== data233){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data233};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12393,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
+var _valid20 = _errs710 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs712 = errors;
+if(typeof data233 !== "string"){
+let dataType250 = typeof data233;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data233;
 }
-else if(data221 === null){
-coerced241 = "";
+else if(data233 === null){
+coerced250 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data233};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11979,15 +12418,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+if(coerced250 !== undefined){
+data233 = coerced250;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+if("xhigh" !== data233){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data233};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,22 +12435,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
+var _valid20 = _errs712 === errors;
+valid82 = valid82 || _valid20;
+if(!valid82){
+const _errs714 = errors;
+if(typeof data233 !== "string"){
+let dataType251 = typeof data233;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data233;
 }
-else if(data221 === null){
-coerced242 = "";
+else if(data233 === null){
+coerced251 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data233};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12021,15 +12460,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
+if(coerced251 !== undefined){
+data233 = coerced251;
+if(data231 !== undefined){
+data231["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+if("max" !== data233){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data233};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12038,16 +12477,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
+var _valid20 = _errs714 === errors;
+valid82 = valid82 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if(!valid82){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data233};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12059,53 +12498,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs675;
+errors = _errs701;
 if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
+if(_errs701){
+vErrors.length = _errs701;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs674 === errors;
+var valid81 = _errs700 === errors;
+}
+else {
+var valid81 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data231}];
+return false;
+}
+}
+var valid78 = _errs695 === errors;
 }
 else {
 var valid78 = true;
 }
+if(valid78){
+if(data220.status !== undefined){
+let data234 = data220.status;
+const _errs716 = errors;
+const _errs717 = errors;
+let valid83 = false;
+const _errs718 = errors;
+if(typeof data234 !== "string"){
+let dataType252 = typeof data234;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data234;
 }
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-}
-}
-var valid75 = _errs669 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
-const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
-}
-else if(data222 === null){
-coerced243 = "";
+else if(data234 === null){
+coerced252 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12554,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced252 !== undefined){
+data234 = coerced252;
+if(data220 !== undefined){
+data220["status"] = coerced252;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("active" !== data234){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12571,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+var _valid21 = _errs718 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs720 = errors;
+if(typeof data234 !== "string"){
+let dataType253 = typeof data234;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data234;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data234 === null){
+coerced253 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12596,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced253 !== undefined){
+data234 = coerced253;
+if(data220 !== undefined){
+data220["status"] = coerced253;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("blocked" !== data234){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12613,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+var _valid21 = _errs720 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs722 = errors;
+if(typeof data234 !== "string"){
+let dataType254 = typeof data234;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data234;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data234 === null){
+coerced254 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12638,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced254 !== undefined){
+data234 = coerced254;
+if(data220 !== undefined){
+data220["status"] = coerced254;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("revoked" !== data234){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12655,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+var _valid21 = _errs722 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs724 = errors;
+if(typeof data234 !== "string"){
+let dataType255 = typeof data234;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data234;
 }
-else if(data222 === null){
-coerced246 = "";
+else if(data234 === null){
+coerced255 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12241,15 +12680,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+if(coerced255 !== undefined){
+data234 = coerced255;
+if(data220 !== undefined){
+data220["status"] = coerced255;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+if("deleted" !== data234){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12697,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
+var _valid21 = _errs724 === errors;
+valid83 = valid83 || _valid21;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+if(!valid83){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data234};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12276,20 +12715,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs717;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs717){
+vErrors.length = _errs717;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid78 = _errs716 === errors;
 }
 else {
-var valid75 = true;
+var valid78 = true;
 }
 }
 }
@@ -12302,25 +12741,26 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data220}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
-if(!valid74){
+var valid77 = _errs671 === errors;
+if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data219}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs669 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
