@@ -91,6 +91,7 @@ models:
   - { id: plain, routes: [{ node: good, model: up-plain }] }
   - { id: failover, routes: [{ node: failing, model: up-first, priority: 0 }, { node: good, model: up-second, priority: 1 }] }
   - { id: sonnet, routes: [{ node: claude, model: claude-up }] }
+  - { id: broken, routes: [{ node: failing, model: up-broken }] }
 keys:
   - { key: ${API_KEY} }
 `);
@@ -319,6 +320,32 @@ keys:
       }
     },
   );
+
+  test('every node failing: the SERVER span is an ERROR with the 503 the client got', TIMEOUT, async () => {
+    const response = await postChat(gateway.baseUrl, API_KEY, chatBody('broken'));
+    assert.equal(response.status, 503);
+    const { server, clients } = await traceOf(receiver, response.headers.get('x-request-id'));
+    assert.equal(server.attributes['http.response.status_code'], 503);
+    assert.equal(server.attributes['error.type'], 'router_unavailable');
+    assert.equal(server.status.code, STATUS_CODE.ERROR);
+    assert.equal(clients[0]?.status.code, STATUS_CODE.ERROR);
+  });
+
+  test('a client trace that is not sampled: no span exported, the node still gets a traceparent', TIMEOUT, async () => {
+    const client = clientTraceparent();
+    const unsampled = await postChat(gateway.baseUrl, API_KEY, chatBody('plain'), {
+      headers: { traceparent: client.header.replace(/-01$/, '-00') },
+    });
+    assert.equal(unsampled.status, 200);
+    await unsampled.json();
+    const sent = String(good.stats().lastRequest?.headers.traceparent);
+    assert.match(sent, new RegExp(`^00-${client.traceId}-[0-9a-f]{16}-00$`));
+    // A later request's spans arrive after the unsampled one's would have.
+    const later = await postChat(gateway.baseUrl, API_KEY, chatBody('plain'));
+    await later.json();
+    await traceOf(receiver, later.headers.get('x-request-id'));
+    assert.equal(receiver.spans().filter((span) => span.traceId === client.traceId).length, 0);
+  });
 
   test('paths that are not chat requests make no span', TIMEOUT, async () => {
     const before = receiver.spans().length;
