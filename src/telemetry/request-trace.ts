@@ -6,6 +6,7 @@ import {
   SpanStatusCode,
   trace,
   type Attributes,
+  type Context,
   type Span,
   type TextMapPropagator,
   type Tracer,
@@ -75,6 +76,8 @@ const IDENTITY_PREFIX_CHARS = 2048;
 /** The node attempt in progress, or the successful one waiting for the request's end. */
 interface AttemptSpan {
   readonly span: Span;
+  /** The context whose `traceparent` the node is sent. */
+  readonly context: Context;
   readonly startedAt: number;
   /** When a JSON reply was in: the span ends there, its usage filled in at the request's end. */
   endedAt?: number;
@@ -96,6 +99,8 @@ export class RequestTrace {
   private current: AttemptSpan | undefined;
   private answered: AttemptSpan | undefined;
   private inputText: string | undefined;
+  /** The SERVER span as the parent of the attempts' spans. */
+  private parent: Context | undefined;
 
   constructor(
     private readonly settings: TraceSettings,
@@ -130,15 +135,15 @@ export class RequestTrace {
     const span = this.settings.tracer.startSpan(
       `${CHAT_OPERATION} ${call.upstreamModel}`,
       { kind: SpanKind.CLIENT, attributes },
-      trace.setSpan(ROOT_CONTEXT, this.span),
+      (this.parent ??= trace.setSpan(ROOT_CONTEXT, this.span)),
     );
-    this.current = { span, startedAt: performance.now() };
+    this.current = { span, context: trace.setSpan(ROOT_CONTEXT, span), startedAt: performance.now() };
   }
 
   /** Adds the current attempt's `traceparent` (and `tracestate`) to the node request's headers. */
   injectInto(headers: Record<string, string>): void {
     if (this.current === undefined) return;
-    this.settings.propagator.inject(trace.setSpan(ROOT_CONTEXT, this.current.span), headers, defaultTextMapSetter);
+    this.settings.propagator.inject(this.current.context, headers, defaultTextMapSetter);
   }
 
   /** The current attempt answered well: a JSON reply read, or a stream's first events mapped. */
