@@ -439,6 +439,8 @@ export const ConfigFileSchema = Type.Object(
             ),
           ),
           service_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+          /** The share of new traces recorded (0..1); a client's sampled flag decides for the traces it continues. */
+          sample_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
           capture_content: Type.Optional(Type.Boolean()),
           max_content_chars: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_048_576 })),
           max_queue_spans: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),

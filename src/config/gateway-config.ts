@@ -297,6 +297,8 @@ export interface TelemetrySettings {
   /** How long one export may take before it is given up (its spans counted as dropped). */
   readonly timeoutMs: number;
   readonly serviceName: string;
+  /** The share of traces the gateway starts that are recorded and exported; a client's `traceparent` decides for its own. */
+  readonly sampleRatio: number;
   /** Prompts and completions go into spans only when true. */
   readonly captureContent: boolean;
   /** The most characters of message content one span carries when captured. */

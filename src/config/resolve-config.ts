@@ -413,6 +413,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       headers: file.telemetry?.otlp?.headers ?? {},
       timeoutMs: file.telemetry?.otlp?.timeout_ms ?? DEFAULTS.telemetry.timeoutMs,
       serviceName: file.telemetry?.service_name ?? DEFAULTS.telemetry.serviceName,
+      sampleRatio: file.telemetry?.sample_ratio ?? 1,
       captureContent: file.telemetry?.capture_content ?? false,
       maxContentChars: file.telemetry?.max_content_chars ?? DEFAULTS.telemetry.maxContentChars,
       maxQueueSpans: file.telemetry?.max_queue_spans ?? DEFAULTS.telemetry.maxQueueSpans,

@@ -3,7 +3,7 @@ import { defaultTextMapGetter, ROOT_CONTEXT, SpanKind, type Tracer } from '@open
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_SERVICE_NAME, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
 import type { NodeConfig, TelemetrySettings } from '../config/gateway-config.js';
 import type { RequestContext } from '../context/request-context.js';
@@ -114,6 +114,8 @@ export function startTracing(
     timeoutMillis: telemetry.timeoutMs,
   });
   const provider = new TracerProvider({
+    // A client's traceparent decides whether its trace is recorded; traces the gateway starts are sampled at the ratio.
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(telemetry.sampleRatio) }),
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: telemetry.serviceName }),
     spanProcessors: [
       new BoundedSpanExport({

@@ -488,3 +488,43 @@ keys:
     },
   );
 });
+
+describe('telemetry.sample_ratio', () => {
+  test('0: the traces the gateway starts are not recorded, a client’s sampled trace still is', TIMEOUT, async (t) => {
+    const receiver = await startOtlpReceiver();
+    const node = await startSimulator();
+    const gateway = await startTestGateway(`
+telemetry:
+  otlp: { endpoint: "${receiver.endpoint}" }
+  sample_ratio: 0
+  batch_interval_ms: 20
+nodes:
+  - { id: node, provider: openai, base_url: "${node.baseUrl}" }
+models:
+  - { id: plain, routes: [{ node: node }] }
+keys:
+  - { key: ${API_KEY} }
+`);
+    t.after(async () => {
+      await gateway.close();
+      await node.close();
+      await receiver.close();
+    });
+    const unsampled = await postChat(gateway.baseUrl, API_KEY, chatBody('plain'));
+    await unsampled.json();
+    assert.match(String(node.stats().lastRequest?.headers.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    const client = clientTraceparent();
+    const sampled = await postChat(gateway.baseUrl, API_KEY, chatBody('plain'), {
+      headers: { traceparent: client.header },
+    });
+    await sampled.json();
+    const { server } = await traceOf(receiver, sampled.headers.get('x-request-id'));
+    assert.equal(server.traceId, client.traceId);
+    assert.equal(
+      receiver
+        .spans()
+        .filter((span) => span.attributes['switchyard.request_id'] === unsampled.headers.get('x-request-id')).length,
+      0,
+    );
+  });
+});

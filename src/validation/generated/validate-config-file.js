@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -3594,7 +3594,7 @@ if(errors === _errs210){
 if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
 const _errs212 = errors;
 for(const key17 in data86){
-if(!(((((((key17 === "otlp") || (key17 === "service_name")) || (key17 === "capture_content")) || (key17 === "max_content_chars")) || (key17 === "max_queue_spans")) || (key17 === "batch_spans")) || (key17 === "batch_interval_ms"))){
+if(!((((((((key17 === "otlp") || (key17 === "service_name")) || (key17 === "sample_ratio")) || (key17 === "capture_content")) || (key17 === "max_content_chars")) || (key17 === "max_queue_spans")) || (key17 === "batch_spans")) || (key17 === "batch_interval_ms"))){
 validate10.errors = [{instancePath:instancePath+"/telemetry",schemaPath:"#/properties/telemetry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.telemetry,data:data86}];
 return false;
 break;
@@ -3806,27 +3806,40 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data86.capture_content !== undefined){
-let data93 = data86.capture_content;
+if(data86.sample_ratio !== undefined){
+let data93 = data86.sample_ratio;
 const _errs226 = errors;
-if(typeof data93 !== "boolean"){
+if(!(typeof data93 == "number")){
+let dataType80 = typeof data93;
 let coerced80 = undefined;
 if(!(coerced80 !== undefined)){
-if(data93 === "false" || data93 === 0 || data93 === null){
-coerced80 = false;
-}
-else if(data93 === "true" || data93 === 1){
-coerced80 = true;
+if(dataType80 == "boolean" || data93 === null
+              || (dataType80 == "string" && data93 && data93 == +data93)){
+coerced80 = +data93;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/telemetry/capture_content",schemaPath:"#/properties/telemetry/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.telemetry.properties.capture_content.type,parentSchema:schema11.properties.telemetry.properties.capture_content,data:data93}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/sample_ratio",schemaPath:"#/properties/telemetry/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.telemetry.properties.sample_ratio.type,parentSchema:schema11.properties.telemetry.properties.sample_ratio,data:data93}];
 return false;
 }
 }
 if(coerced80 !== undefined){
 data93 = coerced80;
 if(data86 !== undefined){
-data86["capture_content"] = coerced80;
+data86["sample_ratio"] = coerced80;
+}
+}
+}
+if(errors === _errs226){
+if(typeof data93 == "number"){
+if(data93 > 1 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/sample_ratio",schemaPath:"#/properties/telemetry/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.sample_ratio,data:data93}];
+return false;
+}
+else {
+if(data93 < 0 || isNaN(data93)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/sample_ratio",schemaPath:"#/properties/telemetry/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.telemetry.properties.sample_ratio,data:data93}];
+return false;
+}
 }
 }
 }
@@ -3836,40 +3849,27 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data86.max_content_chars !== undefined){
-let data94 = data86.max_content_chars;
+if(data86.capture_content !== undefined){
+let data94 = data86.capture_content;
 const _errs228 = errors;
-if(!((typeof data94 == "number") && (!(data94 % 1) && !isNaN(data94)))){
-let dataType81 = typeof data94;
+if(typeof data94 !== "boolean"){
 let coerced81 = undefined;
 if(!(coerced81 !== undefined)){
-if(dataType81 === "boolean" || data94 === null
-              || (dataType81 === "string" && data94 && data94 == +data94 && !(data94 % 1))){
-coerced81 = +data94;
+if(data94 === "false" || data94 === 0 || data94 === null){
+coerced81 = false;
+}
+else if(data94 === "true" || data94 === 1){
+coerced81 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_content_chars.type,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data94}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/capture_content",schemaPath:"#/properties/telemetry/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.telemetry.properties.capture_content.type,parentSchema:schema11.properties.telemetry.properties.capture_content,data:data94}];
 return false;
 }
 }
 if(coerced81 !== undefined){
 data94 = coerced81;
 if(data86 !== undefined){
-data86["max_content_chars"] = coerced81;
-}
-}
-}
-if(errors === _errs228){
-if(typeof data94 == "number"){
-if(data94 > 1048576 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576",schema:1048576,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data94}];
-return false;
-}
-else {
-if(data94 < 1 || isNaN(data94)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data94}];
-return false;
-}
+data86["capture_content"] = coerced81;
 }
 }
 }
@@ -3879,8 +3879,8 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data86.max_queue_spans !== undefined){
-let data95 = data86.max_queue_spans;
+if(data86.max_content_chars !== undefined){
+let data95 = data86.max_content_chars;
 const _errs230 = errors;
 if(!((typeof data95 == "number") && (!(data95 % 1) && !isNaN(data95)))){
 let dataType82 = typeof data95;
@@ -3891,26 +3891,26 @@ if(dataType82 === "boolean" || data95 === null
 coerced82 = +data95;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_queue_spans.type,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_content_chars.type,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data95}];
 return false;
 }
 }
 if(coerced82 !== undefined){
 data95 = coerced82;
 if(data86 !== undefined){
-data86["max_queue_spans"] = coerced82;
+data86["max_content_chars"] = coerced82;
 }
 }
 }
 if(errors === _errs230){
 if(typeof data95 == "number"){
-if(data95 > 1000000 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data95}];
+if(data95 > 1048576 || isNaN(data95)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576",schema:1048576,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data95}];
 return false;
 }
 else {
 if(data95 < 1 || isNaN(data95)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data95}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data95}];
 return false;
 }
 }
@@ -3922,8 +3922,8 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data86.batch_spans !== undefined){
-let data96 = data86.batch_spans;
+if(data86.max_queue_spans !== undefined){
+let data96 = data86.max_queue_spans;
 const _errs232 = errors;
 if(!((typeof data96 == "number") && (!(data96 % 1) && !isNaN(data96)))){
 let dataType83 = typeof data96;
@@ -3934,26 +3934,26 @@ if(dataType83 === "boolean" || data96 === null
 coerced83 = +data96;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_spans.type,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_queue_spans.type,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data96}];
 return false;
 }
 }
 if(coerced83 !== undefined){
 data96 = coerced83;
 if(data86 !== undefined){
-data86["batch_spans"] = coerced83;
+data86["max_queue_spans"] = coerced83;
 }
 }
 }
 if(errors === _errs232){
 if(typeof data96 == "number"){
-if(data96 > 100000 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data96}];
+if(data96 > 1000000 || isNaN(data96)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data96}];
 return false;
 }
 else {
 if(data96 < 1 || isNaN(data96)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data96}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data96}];
 return false;
 }
 }
@@ -3965,8 +3965,8 @@ else {
 var valid21 = true;
 }
 if(valid21){
-if(data86.batch_interval_ms !== undefined){
-let data97 = data86.batch_interval_ms;
+if(data86.batch_spans !== undefined){
+let data97 = data86.batch_spans;
 const _errs234 = errors;
 if(!((typeof data97 == "number") && (!(data97 % 1) && !isNaN(data97)))){
 let dataType84 = typeof data97;
@@ -3977,26 +3977,26 @@ if(dataType84 === "boolean" || data97 === null
 coerced84 = +data97;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_interval_ms.type,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_spans.type,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data97}];
 return false;
 }
 }
 if(coerced84 !== undefined){
 data97 = coerced84;
 if(data86 !== undefined){
-data86["batch_interval_ms"] = coerced84;
+data86["batch_spans"] = coerced84;
 }
 }
 }
 if(errors === _errs234){
 if(typeof data97 == "number"){
-if(data97 > 600000 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data97}];
+if(data97 > 100000 || isNaN(data97)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data97}];
 return false;
 }
 else {
 if(data97 < 1 || isNaN(data97)){
-validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data97}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data97}];
 return false;
 }
 }
@@ -4006,6 +4006,50 @@ var valid21 = _errs234 === errors;
 }
 else {
 var valid21 = true;
+}
+if(valid21){
+if(data86.batch_interval_ms !== undefined){
+let data98 = data86.batch_interval_ms;
+const _errs236 = errors;
+if(!((typeof data98 == "number") && (!(data98 % 1) && !isNaN(data98)))){
+let dataType85 = typeof data98;
+let coerced85 = undefined;
+if(!(coerced85 !== undefined)){
+if(dataType85 === "boolean" || data98 === null
+              || (dataType85 === "string" && data98 && data98 == +data98 && !(data98 % 1))){
+coerced85 = +data98;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_interval_ms.type,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data98}];
+return false;
+}
+}
+if(coerced85 !== undefined){
+data98 = coerced85;
+if(data86 !== undefined){
+data86["batch_interval_ms"] = coerced85;
+}
+}
+}
+if(errors === _errs236){
+if(typeof data98 == "number"){
+if(data98 > 600000 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data98}];
+return false;
+}
+else {
+if(data98 < 1 || isNaN(data98)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data98}];
+return false;
+}
+}
+}
+}
+var valid21 = _errs236 === errors;
+}
+else {
+var valid21 = true;
+}
 }
 }
 }
@@ -4027,46 +4071,46 @@ var valid0 = true;
 }
 if(valid0){
 if(data.shutdown !== undefined){
-let data98 = data.shutdown;
-const _errs236 = errors;
-if(errors === _errs236){
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+let data99 = data.shutdown;
 const _errs238 = errors;
-for(const key20 in data98){
+if(errors === _errs238){
+if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
+const _errs240 = errors;
+for(const key20 in data99){
 if(!(key20 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data99}];
 return false;
 break;
 }
 }
-if(_errs238 === errors){
-if(data98.grace_ms !== undefined){
-let data99 = data98.grace_ms;
-const _errs239 = errors;
-if(!((typeof data99 == "number") && (!(data99 % 1) && !isNaN(data99)))){
-let dataType85 = typeof data99;
-let coerced85 = undefined;
-if(!(coerced85 !== undefined)){
-if(dataType85 === "boolean" || data99 === null
-              || (dataType85 === "string" && data99 && data99 == +data99 && !(data99 % 1))){
-coerced85 = +data99;
+if(_errs240 === errors){
+if(data99.grace_ms !== undefined){
+let data100 = data99.grace_ms;
+const _errs241 = errors;
+if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
+let dataType86 = typeof data100;
+let coerced86 = undefined;
+if(!(coerced86 !== undefined)){
+if(dataType86 === "boolean" || data100 === null
+              || (dataType86 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
+coerced86 = +data100;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
 return false;
 }
 }
-if(coerced85 !== undefined){
-data99 = coerced85;
-if(data98 !== undefined){
-data98["grace_ms"] = coerced85;
+if(coerced86 !== undefined){
+data100 = coerced86;
+if(data99 !== undefined){
+data99["grace_ms"] = coerced86;
 }
 }
 }
-if(errors === _errs239){
-if(typeof data99 == "number"){
-if(data99 < 0 || isNaN(data99)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data99}];
+if(errors === _errs241){
+if(typeof data100 == "number"){
+if(data100 < 0 || isNaN(data100)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
 return false;
 }
 }
@@ -4075,99 +4119,51 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data98}];
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data99}];
 return false;
 }
 }
-var valid0 = _errs236 === errors;
+var valid0 = _errs238 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.nodes !== undefined){
-let data100 = data.nodes;
-const _errs241 = errors;
-if(errors === _errs241){
-if(Array.isArray(data100)){
-if(data100.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data100}];
+let data101 = data.nodes;
+const _errs243 = errors;
+if(errors === _errs243){
+if(Array.isArray(data101)){
+if(data101.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data101}];
 return false;
 }
 else {
 var valid25 = true;
-const len2 = data100.length;
+const len2 = data101.length;
 for(let i2=0; i2<len2; i2++){
-let data101 = data100[i2];
-const _errs243 = errors;
-if(errors === _errs243){
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+let data102 = data101[i2];
+const _errs245 = errors;
+if(errors === _errs245){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
 let missing2;
-if(((data101.id === undefined) && (missing2 = "id")) || ((data101.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data101}];
+if(((data102.id === undefined) && (missing2 = "id")) || ((data102.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data102}];
 return false;
 }
 else {
-const _errs245 = errors;
-for(const key21 in data101){
+const _errs247 = errors;
+for(const key21 in data102){
 if(!(func2.call(schema11.properties.nodes.items.properties, key21))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data102}];
 return false;
 break;
 }
 }
-if(_errs245 === errors){
-if(data101.id !== undefined){
-let data102 = data101.id;
-const _errs246 = errors;
-if(typeof data102 !== "string"){
-let dataType86 = typeof data102;
-let coerced86 = undefined;
-if(!(coerced86 !== undefined)){
-if(dataType86 == "number" || dataType86 == "boolean"){
-coerced86 = "" + data102;
-}
-else if(data102 === null){
-coerced86 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
-return false;
-}
-}
-if(coerced86 !== undefined){
-data102 = coerced86;
-if(data101 !== undefined){
-data101["id"] = coerced86;
-}
-}
-}
-if(errors === _errs246){
-if(typeof data102 === "string"){
-if(func3(data102) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
-return false;
-}
-else {
-if(!pattern5.test(data102)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data102}];
-return false;
-}
-}
-}
-}
-var valid26 = _errs246 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data101.provider !== undefined){
-let data103 = data101.provider;
+if(_errs247 === errors){
+if(data102.id !== undefined){
+let data103 = data102.id;
 const _errs248 = errors;
-const _errs249 = errors;
-let valid27 = false;
-const _errs250 = errors;
 if(typeof data103 !== "string"){
 let dataType87 = typeof data103;
 let coerced87 = undefined;
@@ -4179,184 +4175,28 @@ else if(data103 === null){
 coerced87 = "";
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
 }
 }
 if(coerced87 !== undefined){
 data103 = coerced87;
-if(data101 !== undefined){
-data101["provider"] = coerced87;
+if(data102 !== undefined){
+data102["id"] = coerced87;
 }
 }
 }
-if("openai" !== data103){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data103};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid2 = _errs250 === errors;
-valid27 = valid27 || _valid2;
-if(!valid27){
-const _errs252 = errors;
-if(typeof data103 !== "string"){
-let dataType88 = typeof data103;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 == "number" || dataType88 == "boolean"){
-coerced88 = "" + data103;
-}
-else if(data103 === null){
-coerced88 = "";
-}
-else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(coerced88 !== undefined){
-data103 = coerced88;
-if(data101 !== undefined){
-data101["provider"] = coerced88;
-}
-}
-}
-if("anthropic" !== data103){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data103};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-var _valid2 = _errs252 === errors;
-valid27 = valid27 || _valid2;
-if(!valid27){
-const _errs254 = errors;
-if(typeof data103 !== "string"){
-let dataType89 = typeof data103;
-let coerced89 = undefined;
-if(!(coerced89 !== undefined)){
-if(dataType89 == "number" || dataType89 == "boolean"){
-coerced89 = "" + data103;
-}
-else if(data103 === null){
-coerced89 = "";
-}
-else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(coerced89 !== undefined){
-data103 = coerced89;
-if(data101 !== undefined){
-data101["provider"] = coerced89;
-}
-}
-}
-if("gemini" !== data103){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data103};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid2 = _errs254 === errors;
-valid27 = valid27 || _valid2;
-if(!valid27){
-const _errs256 = errors;
-if(typeof data103 !== "string"){
-let dataType90 = typeof data103;
-let coerced90 = undefined;
-if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data103;
-}
-else if(data103 === null){
-coerced90 = "";
-}
-else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(coerced90 !== undefined){
-data103 = coerced90;
-if(data101 !== undefined){
-data101["provider"] = coerced90;
-}
-}
-}
-if("simulated" !== data103){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data103};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-var _valid2 = _errs256 === errors;
-valid27 = valid27 || _valid2;
-}
-}
-}
-if(!valid27){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data103};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs248){
+if(typeof data103 === "string"){
+if(func3(data103) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
 return false;
 }
 else {
-errors = _errs249;
-if(vErrors !== null){
-if(_errs249){
-vErrors.length = _errs249;
+if(!pattern5.test(data103)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+return false;
 }
-else {
-vErrors = null;
 }
 }
 }
@@ -4366,8 +4206,137 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.base_url !== undefined){
-let data104 = data101.base_url;
+if(data102.provider !== undefined){
+let data104 = data102.provider;
+const _errs250 = errors;
+const _errs251 = errors;
+let valid27 = false;
+const _errs252 = errors;
+if(typeof data104 !== "string"){
+let dataType88 = typeof data104;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data104;
+}
+else if(data104 === null){
+coerced88 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(coerced88 !== undefined){
+data104 = coerced88;
+if(data102 !== undefined){
+data102["provider"] = coerced88;
+}
+}
+}
+if("openai" !== data104){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid2 = _errs252 === errors;
+valid27 = valid27 || _valid2;
+if(!valid27){
+const _errs254 = errors;
+if(typeof data104 !== "string"){
+let dataType89 = typeof data104;
+let coerced89 = undefined;
+if(!(coerced89 !== undefined)){
+if(dataType89 == "number" || dataType89 == "boolean"){
+coerced89 = "" + data104;
+}
+else if(data104 === null){
+coerced89 = "";
+}
+else {
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(coerced89 !== undefined){
+data104 = coerced89;
+if(data102 !== undefined){
+data102["provider"] = coerced89;
+}
+}
+}
+if("anthropic" !== data104){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid2 = _errs254 === errors;
+valid27 = valid27 || _valid2;
+if(!valid27){
+const _errs256 = errors;
+if(typeof data104 !== "string"){
+let dataType90 = typeof data104;
+let coerced90 = undefined;
+if(!(coerced90 !== undefined)){
+if(dataType90 == "number" || dataType90 == "boolean"){
+coerced90 = "" + data104;
+}
+else if(data104 === null){
+coerced90 = "";
+}
+else {
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(coerced90 !== undefined){
+data104 = coerced90;
+if(data102 !== undefined){
+data102["provider"] = coerced90;
+}
+}
+}
+if("gemini" !== data104){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid2 = _errs256 === errors;
+valid27 = valid27 || _valid2;
+if(!valid27){
 const _errs258 = errors;
 if(typeof data104 !== "string"){
 let dataType91 = typeof data104;
@@ -4380,33 +4349,69 @@ else if(data104 === null){
 coerced91 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
-return false;
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
 }
 }
 if(coerced91 !== undefined){
 data104 = coerced91;
-if(data101 !== undefined){
-data101["base_url"] = coerced91;
+if(data102 !== undefined){
+data102["provider"] = coerced91;
 }
 }
 }
-if(errors === _errs258){
-if(typeof data104 === "string"){
-if(!pattern3.test(data104)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data104}];
+if("simulated" !== data104){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid2 = _errs258 === errors;
+valid27 = valid27 || _valid2;
+}
+}
+}
+if(!valid27){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data104};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
+else {
+errors = _errs251;
+if(vErrors !== null){
+if(_errs251){
+vErrors.length = _errs251;
+}
+else {
+vErrors = null;
 }
 }
-var valid26 = _errs258 === errors;
+}
+var valid26 = _errs250 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.api_key !== undefined){
-let data105 = data101.api_key;
+if(data102.base_url !== undefined){
+let data105 = data102.base_url;
 const _errs260 = errors;
 if(typeof data105 !== "string"){
 let dataType92 = typeof data105;
@@ -4419,14 +4424,22 @@ else if(data105 === null){
 coerced92 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data105}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
 return false;
 }
 }
 if(coerced92 !== undefined){
 data105 = coerced92;
-if(data101 !== undefined){
-data101["api_key"] = coerced92;
+if(data102 !== undefined){
+data102["base_url"] = coerced92;
+}
+}
+}
+if(errors === _errs260){
+if(typeof data105 === "string"){
+if(!pattern3.test(data105)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
+return false;
 }
 }
 }
@@ -4436,34 +4449,28 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.max_concurrency !== undefined){
-let data106 = data101.max_concurrency;
+if(data102.api_key !== undefined){
+let data106 = data102.api_key;
 const _errs262 = errors;
-if(!((typeof data106 == "number") && (!(data106 % 1) && !isNaN(data106)))){
+if(typeof data106 !== "string"){
 let dataType93 = typeof data106;
 let coerced93 = undefined;
 if(!(coerced93 !== undefined)){
-if(dataType93 === "boolean" || data106 === null
-              || (dataType93 === "string" && data106 && data106 == +data106 && !(data106 % 1))){
-coerced93 = +data106;
+if(dataType93 == "number" || dataType93 == "boolean"){
+coerced93 = "" + data106;
+}
+else if(data106 === null){
+coerced93 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data106}];
 return false;
 }
 }
 if(coerced93 !== undefined){
 data106 = coerced93;
-if(data101 !== undefined){
-data101["max_concurrency"] = coerced93;
-}
-}
-}
-if(errors === _errs262){
-if(typeof data106 == "number"){
-if(data106 < 1 || isNaN(data106)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data106}];
-return false;
+if(data102 !== undefined){
+data102["api_key"] = coerced93;
 }
 }
 }
@@ -4473,33 +4480,33 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.weight !== undefined){
-let data107 = data101.weight;
+if(data102.max_concurrency !== undefined){
+let data107 = data102.max_concurrency;
 const _errs264 = errors;
-if(!(typeof data107 == "number")){
+if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
 let dataType94 = typeof data107;
 let coerced94 = undefined;
 if(!(coerced94 !== undefined)){
-if(dataType94 == "boolean" || data107 === null
-              || (dataType94 == "string" && data107 && data107 == +data107)){
+if(dataType94 === "boolean" || data107 === null
+              || (dataType94 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
 coerced94 = +data107;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
 return false;
 }
 }
 if(coerced94 !== undefined){
 data107 = coerced94;
-if(data101 !== undefined){
-data101["weight"] = coerced94;
+if(data102 !== undefined){
+data102["max_concurrency"] = coerced94;
 }
 }
 }
 if(errors === _errs264){
 if(typeof data107 == "number"){
-if(data107 <= 0 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data107}];
+if(data107 < 1 || isNaN(data107)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
 return false;
 }
 }
@@ -4510,59 +4517,59 @@ else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.timeouts !== undefined){
-let data108 = data101.timeouts;
+if(data102.weight !== undefined){
+let data108 = data102.weight;
 const _errs266 = errors;
-if(errors === _errs266){
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-const _errs268 = errors;
-for(const key22 in data108){
-if(!(((((key22 === "connect_ms") || (key22 === "first_byte_ms")) || (key22 === "idle_ms")) || (key22 === "total_ms")) || (key22 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
-return false;
-break;
-}
-}
-if(_errs268 === errors){
-if(data108.connect_ms !== undefined){
-let data109 = data108.connect_ms;
-const _errs269 = errors;
-if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
-let dataType95 = typeof data109;
+if(!(typeof data108 == "number")){
+let dataType95 = typeof data108;
 let coerced95 = undefined;
 if(!(coerced95 !== undefined)){
-if(dataType95 === "boolean" || data109 === null
-              || (dataType95 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
-coerced95 = +data109;
+if(dataType95 == "boolean" || data108 === null
+              || (dataType95 == "string" && data108 && data108 == +data108)){
+coerced95 = +data108;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
 return false;
 }
 }
 if(coerced95 !== undefined){
-data109 = coerced95;
-if(data108 !== undefined){
-data108["connect_ms"] = coerced95;
+data108 = coerced95;
+if(data102 !== undefined){
+data102["weight"] = coerced95;
 }
 }
 }
-if(errors === _errs269){
-if(typeof data109 == "number"){
-if(data109 < 1 || isNaN(data109)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data109}];
+if(errors === _errs266){
+if(typeof data108 == "number"){
+if(data108 <= 0 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
 return false;
 }
 }
 }
-var valid28 = _errs269 === errors;
+var valid26 = _errs266 === errors;
 }
 else {
-var valid28 = true;
+var valid26 = true;
 }
-if(valid28){
-if(data108.first_byte_ms !== undefined){
-let data110 = data108.first_byte_ms;
+if(valid26){
+if(data102.timeouts !== undefined){
+let data109 = data102.timeouts;
+const _errs268 = errors;
+if(errors === _errs268){
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs270 = errors;
+for(const key22 in data109){
+if(!(((((key22 === "connect_ms") || (key22 === "first_byte_ms")) || (key22 === "idle_ms")) || (key22 === "total_ms")) || (key22 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
+return false;
+break;
+}
+}
+if(_errs270 === errors){
+if(data109.connect_ms !== undefined){
+let data110 = data109.connect_ms;
 const _errs271 = errors;
 if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
 let dataType96 = typeof data110;
@@ -4573,21 +4580,21 @@ if(dataType96 === "boolean" || data110 === null
 coerced96 = +data110;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
 return false;
 }
 }
 if(coerced96 !== undefined){
 data110 = coerced96;
-if(data108 !== undefined){
-data108["first_byte_ms"] = coerced96;
+if(data109 !== undefined){
+data109["connect_ms"] = coerced96;
 }
 }
 }
 if(errors === _errs271){
 if(typeof data110 == "number"){
 if(data110 < 1 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data110}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
 return false;
 }
 }
@@ -4598,8 +4605,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data108.idle_ms !== undefined){
-let data111 = data108.idle_ms;
+if(data109.first_byte_ms !== undefined){
+let data111 = data109.first_byte_ms;
 const _errs273 = errors;
 if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
 let dataType97 = typeof data111;
@@ -4610,21 +4617,21 @@ if(dataType97 === "boolean" || data111 === null
 coerced97 = +data111;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
 return false;
 }
 }
 if(coerced97 !== undefined){
 data111 = coerced97;
-if(data108 !== undefined){
-data108["idle_ms"] = coerced97;
+if(data109 !== undefined){
+data109["first_byte_ms"] = coerced97;
 }
 }
 }
 if(errors === _errs273){
 if(typeof data111 == "number"){
 if(data111 < 1 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data111}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
 return false;
 }
 }
@@ -4635,8 +4642,8 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data108.total_ms !== undefined){
-let data112 = data108.total_ms;
+if(data109.idle_ms !== undefined){
+let data112 = data109.idle_ms;
 const _errs275 = errors;
 if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
 let dataType98 = typeof data112;
@@ -4647,21 +4654,21 @@ if(dataType98 === "boolean" || data112 === null
 coerced98 = +data112;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
 return false;
 }
 }
 if(coerced98 !== undefined){
 data112 = coerced98;
-if(data108 !== undefined){
-data108["total_ms"] = coerced98;
+if(data109 !== undefined){
+data109["idle_ms"] = coerced98;
 }
 }
 }
 if(errors === _errs275){
 if(typeof data112 == "number"){
 if(data112 < 1 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data112}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
 return false;
 }
 }
@@ -4672,38 +4679,75 @@ else {
 var valid28 = true;
 }
 if(valid28){
-if(data108.min_tokens_per_second !== undefined){
-let data113 = data108.min_tokens_per_second;
+if(data109.total_ms !== undefined){
+let data113 = data109.total_ms;
 const _errs277 = errors;
-if(!(typeof data113 == "number")){
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
 let dataType99 = typeof data113;
 let coerced99 = undefined;
 if(!(coerced99 !== undefined)){
-if(dataType99 == "boolean" || data113 === null
-              || (dataType99 == "string" && data113 && data113 == +data113)){
+if(dataType99 === "boolean" || data113 === null
+              || (dataType99 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
 coerced99 = +data113;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
 return false;
 }
 }
 if(coerced99 !== undefined){
 data113 = coerced99;
-if(data108 !== undefined){
-data108["min_tokens_per_second"] = coerced99;
+if(data109 !== undefined){
+data109["total_ms"] = coerced99;
 }
 }
 }
 if(errors === _errs277){
 if(typeof data113 == "number"){
-if(data113 <= 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data113}];
+if(data113 < 1 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
 return false;
 }
 }
 }
 var valid28 = _errs277 === errors;
+}
+else {
+var valid28 = true;
+}
+if(valid28){
+if(data109.min_tokens_per_second !== undefined){
+let data114 = data109.min_tokens_per_second;
+const _errs279 = errors;
+if(!(typeof data114 == "number")){
+let dataType100 = typeof data114;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "boolean" || data114 === null
+              || (dataType100 == "string" && data114 && data114 == +data114)){
+coerced100 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
+return false;
+}
+}
+if(coerced100 !== undefined){
+data114 = coerced100;
+if(data109 !== undefined){
+data109["min_tokens_per_second"] = coerced100;
+}
+}
+}
+if(errors === _errs279){
+if(typeof data114 == "number"){
+if(data114 <= 0 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
+return false;
+}
+}
+}
+var valid28 = _errs279 === errors;
 }
 else {
 var valid28 = true;
@@ -4715,69 +4759,32 @@ var valid28 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data108}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
 return false;
 }
 }
-var valid26 = _errs266 === errors;
+var valid26 = _errs268 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.replies !== undefined){
-let data114 = data101.replies;
-const _errs279 = errors;
-if(errors === _errs279){
-if(data114 && typeof data114 == "object" && !Array.isArray(data114)){
+if(data102.replies !== undefined){
+let data115 = data102.replies;
 const _errs281 = errors;
-for(const key23 in data114){
+if(errors === _errs281){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+const _errs283 = errors;
+for(const key23 in data115){
 if(!((key23 === "max_json_bytes") || (key23 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
 return false;
 break;
 }
 }
-if(_errs281 === errors){
-if(data114.max_json_bytes !== undefined){
-let data115 = data114.max_json_bytes;
-const _errs282 = errors;
-if(!((typeof data115 == "number") && (!(data115 % 1) && !isNaN(data115)))){
-let dataType100 = typeof data115;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 === "boolean" || data115 === null
-              || (dataType100 === "string" && data115 && data115 == +data115 && !(data115 % 1))){
-coerced100 = +data115;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data115 = coerced100;
-if(data114 !== undefined){
-data114["max_json_bytes"] = coerced100;
-}
-}
-}
-if(errors === _errs282){
-if(typeof data115 == "number"){
-if(data115 < 1024 || isNaN(data115)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data115}];
-return false;
-}
-}
-}
-var valid29 = _errs282 === errors;
-}
-else {
-var valid29 = true;
-}
-if(valid29){
-if(data114.max_event_bytes !== undefined){
-let data116 = data114.max_event_bytes;
+if(_errs283 === errors){
+if(data115.max_json_bytes !== undefined){
+let data116 = data115.max_json_bytes;
 const _errs284 = errors;
 if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
 let dataType101 = typeof data116;
@@ -4788,21 +4795,21 @@ if(dataType101 === "boolean" || data116 === null
 coerced101 = +data116;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
 return false;
 }
 }
 if(coerced101 !== undefined){
 data116 = coerced101;
-if(data114 !== undefined){
-data114["max_event_bytes"] = coerced101;
+if(data115 !== undefined){
+data115["max_json_bytes"] = coerced101;
 }
 }
 }
 if(errors === _errs284){
 if(typeof data116 == "number"){
 if(data116 < 1024 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data116}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
 return false;
 }
 }
@@ -4812,38 +4819,75 @@ var valid29 = _errs284 === errors;
 else {
 var valid29 = true;
 }
+if(valid29){
+if(data115.max_event_bytes !== undefined){
+let data117 = data115.max_event_bytes;
+const _errs286 = errors;
+if(!((typeof data117 == "number") && (!(data117 % 1) && !isNaN(data117)))){
+let dataType102 = typeof data117;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 === "boolean" || data117 === null
+              || (dataType102 === "string" && data117 && data117 == +data117 && !(data117 % 1))){
+coerced102 = +data117;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data117 = coerced102;
+if(data115 !== undefined){
+data115["max_event_bytes"] = coerced102;
+}
+}
+}
+if(errors === _errs286){
+if(typeof data117 == "number"){
+if(data117 < 1024 || isNaN(data117)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+return false;
+}
+}
+}
+var valid29 = _errs286 === errors;
+}
+else {
+var valid29 = true;
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data114}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
 return false;
 }
 }
-var valid26 = _errs279 === errors;
+var valid26 = _errs281 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.reasoning_param !== undefined){
-let data117 = data101.reasoning_param;
-const _errs286 = errors;
-const _errs287 = errors;
-let valid30 = false;
+if(data102.reasoning_param !== undefined){
+let data118 = data102.reasoning_param;
 const _errs288 = errors;
-if(typeof data117 !== "string"){
-let dataType102 = typeof data117;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data117;
+const _errs289 = errors;
+let valid30 = false;
+const _errs290 = errors;
+if(typeof data118 !== "string"){
+let dataType103 = typeof data118;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data118;
 }
-else if(data117 === null){
-coerced102 = "";
+else if(data118 === null){
+coerced103 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4853,15 +4897,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data117 = coerced102;
-if(data101 !== undefined){
-data101["reasoning_param"] = coerced102;
+if(coerced103 !== undefined){
+data118 = coerced103;
+if(data102 !== undefined){
+data102["reasoning_param"] = coerced103;
 }
 }
 }
-if("reasoning_effort" !== data117){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data117};
+if("reasoning_effort" !== data118){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4870,86 +4914,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs288 === errors;
-valid30 = valid30 || _valid3;
-if(!valid30){
-const _errs290 = errors;
-if(typeof data117 !== "string"){
-let dataType103 = typeof data117;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 == "number" || dataType103 == "boolean"){
-coerced103 = "" + data117;
-}
-else if(data117 === null){
-coerced103 = "";
-}
-else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-if(coerced103 !== undefined){
-data117 = coerced103;
-if(data101 !== undefined){
-data101["reasoning_param"] = coerced103;
-}
-}
-}
-if("reasoning" !== data117){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data117};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
 var _valid3 = _errs290 === errors;
 valid30 = valid30 || _valid3;
-}
 if(!valid30){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data117};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs287;
-if(vErrors !== null){
-if(_errs287){
-vErrors.length = _errs287;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid26 = _errs286 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data101.max_tokens_field !== undefined){
-let data118 = data101.max_tokens_field;
 const _errs292 = errors;
-const _errs293 = errors;
-let valid31 = false;
-const _errs294 = errors;
 if(typeof data118 !== "string"){
 let dataType104 = typeof data118;
 let coerced104 = undefined;
@@ -4961,7 +4929,83 @@ else if(data118 === null){
 coerced104 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+if(coerced104 !== undefined){
+data118 = coerced104;
+if(data102 !== undefined){
+data102["reasoning_param"] = coerced104;
+}
+}
+}
+if("reasoning" !== data118){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+var _valid3 = _errs292 === errors;
+valid30 = valid30 || _valid3;
+}
+if(!valid30){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data118};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs289;
+if(vErrors !== null){
+if(_errs289){
+vErrors.length = _errs289;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid26 = _errs288 === errors;
+}
+else {
+var valid26 = true;
+}
+if(valid26){
+if(data102.max_tokens_field !== undefined){
+let data119 = data102.max_tokens_field;
+const _errs294 = errors;
+const _errs295 = errors;
+let valid31 = false;
+const _errs296 = errors;
+if(typeof data119 !== "string"){
+let dataType105 = typeof data119;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 == "number" || dataType105 == "boolean"){
+coerced105 = "" + data119;
+}
+else if(data119 === null){
+coerced105 = "";
+}
+else {
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -4971,15 +5015,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data118 = coerced104;
-if(data101 !== undefined){
-data101["max_tokens_field"] = coerced104;
+if(coerced105 !== undefined){
+data119 = coerced105;
+if(data102 !== undefined){
+data102["max_tokens_field"] = coerced105;
 }
 }
 }
-if("max_tokens" !== data118){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data118};
+if("max_tokens" !== data119){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -4988,22 +5032,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs294 === errors;
+var _valid4 = _errs296 === errors;
 valid31 = valid31 || _valid4;
 if(!valid31){
-const _errs296 = errors;
-if(typeof data118 !== "string"){
-let dataType105 = typeof data118;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data118;
+const _errs298 = errors;
+if(typeof data119 !== "string"){
+let dataType106 = typeof data119;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data119;
 }
-else if(data118 === null){
-coerced105 = "";
+else if(data119 === null){
+coerced106 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5013,15 +5057,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data118 = coerced105;
-if(data101 !== undefined){
-data101["max_tokens_field"] = coerced105;
+if(coerced106 !== undefined){
+data119 = coerced106;
+if(data102 !== undefined){
+data102["max_tokens_field"] = coerced106;
 }
 }
 }
-if("max_completion_tokens" !== data118){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data118};
+if("max_completion_tokens" !== data119){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5030,11 +5074,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs296 === errors;
+var _valid4 = _errs298 === errors;
 valid31 = valid31 || _valid4;
 }
 if(!valid31){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data118};
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data119};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5046,57 +5090,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs293;
+errors = _errs295;
 if(vErrors !== null){
-if(_errs293){
-vErrors.length = _errs293;
+if(_errs295){
+vErrors.length = _errs295;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid26 = _errs292 === errors;
+var valid26 = _errs294 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.apis !== undefined){
-let data119 = data101.apis;
-const _errs298 = errors;
-if(errors === _errs298){
-if(Array.isArray(data119)){
-if(data119.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+if(data102.apis !== undefined){
+let data120 = data102.apis;
+const _errs300 = errors;
+if(errors === _errs300){
+if(Array.isArray(data120)){
+if(data120.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
 return false;
 }
 else {
-if(data119.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+if(data120.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
 return false;
 }
 else {
 var valid32 = true;
-const len3 = data119.length;
+const len3 = data120.length;
 for(let i3=0; i3<len3; i3++){
-let data120 = data119[i3];
-const _errs300 = errors;
-const _errs301 = errors;
-let valid33 = false;
+let data121 = data120[i3];
 const _errs302 = errors;
-if(typeof data120 !== "string"){
-let dataType106 = typeof data120;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data120;
+const _errs303 = errors;
+let valid33 = false;
+const _errs304 = errors;
+if(typeof data121 !== "string"){
+let dataType107 = typeof data121;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data121;
 }
-else if(data120 === null){
-coerced106 = "";
+else if(data121 === null){
+coerced107 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -5106,15 +5150,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data120 = coerced106;
-if(data119 !== undefined){
-data119[i3] = coerced106;
+if(coerced107 !== undefined){
+data121 = coerced107;
+if(data120 !== undefined){
+data120[i3] = coerced107;
 }
 }
 }
-if("chat" !== data120){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data120};
+if("chat" !== data121){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5123,22 +5167,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs302 === errors;
+var _valid5 = _errs304 === errors;
 valid33 = valid33 || _valid5;
 if(!valid33){
-const _errs304 = errors;
-if(typeof data120 !== "string"){
-let dataType107 = typeof data120;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data120;
+const _errs306 = errors;
+if(typeof data121 !== "string"){
+let dataType108 = typeof data121;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data121;
 }
-else if(data120 === null){
-coerced107 = "";
+else if(data121 === null){
+coerced108 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5148,15 +5192,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data120 = coerced107;
-if(data119 !== undefined){
-data119[i3] = coerced107;
+if(coerced108 !== undefined){
+data121 = coerced108;
+if(data120 !== undefined){
+data120[i3] = coerced108;
 }
 }
 }
-if("responses" !== data120){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data120};
+if("responses" !== data121){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5165,11 +5209,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs304 === errors;
+var _valid5 = _errs306 === errors;
 valid33 = valid33 || _valid5;
 }
 if(!valid33){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data120};
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data121};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5181,17 +5225,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs301;
+errors = _errs303;
 if(vErrors !== null){
-if(_errs301){
-vErrors.length = _errs301;
+if(_errs303){
+vErrors.length = _errs303;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid32 = _errs300 === errors;
+var valid32 = _errs302 === errors;
 if(!valid32){
 break;
 }
@@ -5200,94 +5244,57 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data119}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
 return false;
 }
 }
-var valid26 = _errs298 === errors;
+var valid26 = _errs300 === errors;
 }
 else {
 var valid26 = true;
 }
 if(valid26){
-if(data101.simulated !== undefined){
-let data121 = data101.simulated;
-const _errs306 = errors;
-if(errors === _errs306){
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+if(data102.simulated !== undefined){
+let data122 = data102.simulated;
 const _errs308 = errors;
-for(const key24 in data121){
+if(errors === _errs308){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs310 = errors;
+for(const key24 in data122){
 if(!((((((key24 === "first_byte_ms") || (key24 === "tokens_per_second")) || (key24 === "reasoning_field")) || (key24 === "port")) || (key24 === "protocol")) || (key24 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
 return false;
 break;
 }
 }
-if(_errs308 === errors){
-if(data121.first_byte_ms !== undefined){
-let data122 = data121.first_byte_ms;
-const _errs309 = errors;
-if(!((typeof data122 == "number") && (!(data122 % 1) && !isNaN(data122)))){
-let dataType108 = typeof data122;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 === "boolean" || data122 === null
-              || (dataType108 === "string" && data122 && data122 == +data122 && !(data122 % 1))){
-coerced108 = +data122;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
-return false;
-}
-}
-if(coerced108 !== undefined){
-data122 = coerced108;
-if(data121 !== undefined){
-data121["first_byte_ms"] = coerced108;
-}
-}
-}
-if(errors === _errs309){
-if(typeof data122 == "number"){
-if(data122 < 0 || isNaN(data122)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data122}];
-return false;
-}
-}
-}
-var valid34 = _errs309 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data121.tokens_per_second !== undefined){
-let data123 = data121.tokens_per_second;
+if(_errs310 === errors){
+if(data122.first_byte_ms !== undefined){
+let data123 = data122.first_byte_ms;
 const _errs311 = errors;
-if(!(typeof data123 == "number")){
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
 let dataType109 = typeof data123;
 let coerced109 = undefined;
 if(!(coerced109 !== undefined)){
-if(dataType109 == "boolean" || data123 === null
-              || (dataType109 == "string" && data123 && data123 == +data123)){
+if(dataType109 === "boolean" || data123 === null
+              || (dataType109 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
 coerced109 = +data123;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
 return false;
 }
 }
 if(coerced109 !== undefined){
 data123 = coerced109;
-if(data121 !== undefined){
-data121["tokens_per_second"] = coerced109;
+if(data122 !== undefined){
+data122["first_byte_ms"] = coerced109;
 }
 }
 }
 if(errors === _errs311){
 if(typeof data123 == "number"){
 if(data123 < 0 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
 return false;
 }
 }
@@ -5298,24 +5305,61 @@ else {
 var valid34 = true;
 }
 if(valid34){
-if(data121.reasoning_field !== undefined){
-let data124 = data121.reasoning_field;
+if(data122.tokens_per_second !== undefined){
+let data124 = data122.tokens_per_second;
 const _errs313 = errors;
-const _errs314 = errors;
-let valid35 = false;
-const _errs315 = errors;
-if(typeof data124 !== "string"){
+if(!(typeof data124 == "number")){
 let dataType110 = typeof data124;
 let coerced110 = undefined;
 if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data124;
-}
-else if(data124 === null){
-coerced110 = "";
+if(dataType110 == "boolean" || data124 === null
+              || (dataType110 == "string" && data124 && data124 == +data124)){
+coerced110 = +data124;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data124 = coerced110;
+if(data122 !== undefined){
+data122["tokens_per_second"] = coerced110;
+}
+}
+}
+if(errors === _errs313){
+if(typeof data124 == "number"){
+if(data124 < 0 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+return false;
+}
+}
+}
+var valid34 = _errs313 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data122.reasoning_field !== undefined){
+let data125 = data122.reasoning_field;
+const _errs315 = errors;
+const _errs316 = errors;
+let valid35 = false;
+const _errs317 = errors;
+if(typeof data125 !== "string"){
+let dataType111 = typeof data125;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data125;
+}
+else if(data125 === null){
+coerced111 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5325,15 +5369,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data124 = coerced110;
-if(data121 !== undefined){
-data121["reasoning_field"] = coerced110;
+if(coerced111 !== undefined){
+data125 = coerced111;
+if(data122 !== undefined){
+data122["reasoning_field"] = coerced111;
 }
 }
 }
-if("reasoning_content" !== data124){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data124};
+if("reasoning_content" !== data125){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5342,22 +5386,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs315 === errors;
+var _valid6 = _errs317 === errors;
 valid35 = valid35 || _valid6;
 if(!valid35){
-const _errs317 = errors;
-if(typeof data124 !== "string"){
-let dataType111 = typeof data124;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data124;
+const _errs319 = errors;
+if(typeof data125 !== "string"){
+let dataType112 = typeof data125;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "number" || dataType112 == "boolean"){
+coerced112 = "" + data125;
 }
-else if(data124 === null){
-coerced111 = "";
+else if(data125 === null){
+coerced112 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5367,15 +5411,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced111 !== undefined){
-data124 = coerced111;
-if(data121 !== undefined){
-data121["reasoning_field"] = coerced111;
+if(coerced112 !== undefined){
+data125 = coerced112;
+if(data122 !== undefined){
+data122["reasoning_field"] = coerced112;
 }
 }
 }
-if("reasoning" !== data124){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data124};
+if("reasoning" !== data125){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5384,11 +5428,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs317 === errors;
+var _valid6 = _errs319 === errors;
 valid35 = valid35 || _valid6;
 }
 if(!valid35){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data124};
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data125};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -5400,83 +5444,83 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs314;
+errors = _errs316;
 if(vErrors !== null){
-if(_errs314){
-vErrors.length = _errs314;
+if(_errs316){
+vErrors.length = _errs316;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid34 = _errs313 === errors;
+var valid34 = _errs315 === errors;
 }
 else {
 var valid34 = true;
 }
 if(valid34){
-if(data121.port !== undefined){
-let data125 = data121.port;
-const _errs319 = errors;
-if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
-let dataType112 = typeof data125;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 === "boolean" || data125 === null
-              || (dataType112 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
-coerced112 = +data125;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data125 = coerced112;
-if(data121 !== undefined){
-data121["port"] = coerced112;
-}
-}
-}
-if(errors === _errs319){
-if(typeof data125 == "number"){
-if(data125 > 65535 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
-return false;
-}
-else {
-if(data125 < 0 || isNaN(data125)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data125}];
-return false;
-}
-}
-}
-}
-var valid34 = _errs319 === errors;
-}
-else {
-var valid34 = true;
-}
-if(valid34){
-if(data121.protocol !== undefined){
-let data126 = data121.protocol;
+if(data122.port !== undefined){
+let data126 = data122.port;
 const _errs321 = errors;
-const _errs322 = errors;
-let valid36 = false;
-const _errs323 = errors;
-if(typeof data126 !== "string"){
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
 let dataType113 = typeof data126;
 let coerced113 = undefined;
 if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data126;
-}
-else if(data126 === null){
-coerced113 = "";
+if(dataType113 === "boolean" || data126 === null
+              || (dataType113 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced113 = +data126;
 }
 else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data126 = coerced113;
+if(data122 !== undefined){
+data122["port"] = coerced113;
+}
+}
+}
+if(errors === _errs321){
+if(typeof data126 == "number"){
+if(data126 > 65535 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+else {
+if(data126 < 0 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
+return false;
+}
+}
+}
+}
+var valid34 = _errs321 === errors;
+}
+else {
+var valid34 = true;
+}
+if(valid34){
+if(data122.protocol !== undefined){
+let data127 = data122.protocol;
+const _errs323 = errors;
+const _errs324 = errors;
+let valid36 = false;
+const _errs325 = errors;
+if(typeof data127 !== "string"){
+let dataType114 = typeof data127;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data127;
+}
+else if(data127 === null){
+coerced114 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -5486,15 +5530,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data126 = coerced113;
-if(data121 !== undefined){
-data121["protocol"] = coerced113;
+if(coerced114 !== undefined){
+data127 = coerced114;
+if(data122 !== undefined){
+data122["protocol"] = coerced114;
 }
 }
 }
-if("openai" !== data126){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data126};
+if("openai" !== data127){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -5503,22 +5547,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs323 === errors;
+var _valid7 = _errs325 === errors;
 valid36 = valid36 || _valid7;
 if(!valid36){
-const _errs325 = errors;
-if(typeof data126 !== "string"){
-let dataType114 = typeof data126;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data126;
+const _errs327 = errors;
+if(typeof data127 !== "string"){
+let dataType115 = typeof data127;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data127;
 }
-else if(data126 === null){
-coerced114 = "";
+else if(data127 === null){
+coerced115 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -5528,15 +5572,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data126 = coerced114;
-if(data121 !== undefined){
-data121["protocol"] = coerced114;
+if(coerced115 !== undefined){
+data127 = coerced115;
+if(data122 !== undefined){
+data122["protocol"] = coerced115;
 }
 }
 }
-if("anthropic" !== data126){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data126};
+if("anthropic" !== data127){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -5545,22 +5589,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs325 === errors;
+var _valid7 = _errs327 === errors;
 valid36 = valid36 || _valid7;
 if(!valid36){
-const _errs327 = errors;
-if(typeof data126 !== "string"){
-let dataType115 = typeof data126;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data126;
+const _errs329 = errors;
+if(typeof data127 !== "string"){
+let dataType116 = typeof data127;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data127;
 }
-else if(data126 === null){
-coerced115 = "";
+else if(data127 === null){
+coerced116 = "";
 }
 else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -5570,15 +5614,15 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(coerced115 !== undefined){
-data126 = coerced115;
-if(data121 !== undefined){
-data121["protocol"] = coerced115;
+if(coerced116 !== undefined){
+data127 = coerced116;
+if(data122 !== undefined){
+data122["protocol"] = coerced116;
 }
 }
 }
-if("gemini" !== data126){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data126};
+if("gemini" !== data127){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -5587,12 +5631,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs327 === errors;
+var _valid7 = _errs329 === errors;
 valid36 = valid36 || _valid7;
 }
 }
 if(!valid36){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data126};
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data127};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -5604,294 +5648,90 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs322;
+errors = _errs324;
 if(vErrors !== null){
-if(_errs322){
-vErrors.length = _errs322;
+if(_errs324){
+vErrors.length = _errs324;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid34 = _errs321 === errors;
+var valid34 = _errs323 === errors;
 }
 else {
 var valid34 = true;
 }
 if(valid34){
-if(data121.scripts !== undefined){
-let data127 = data121.scripts;
-const _errs329 = errors;
-if(errors === _errs329){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-var valid37 = true;
-for(const key25 in data127){
-if(pattern4.test(key25)){
-let data128 = data127[key25];
+if(data122.scripts !== undefined){
+let data128 = data122.scripts;
 const _errs331 = errors;
 if(errors === _errs331){
-if(Array.isArray(data128)){
-if(data128.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+var valid37 = true;
+for(const key25 in data128){
+if(pattern4.test(key25)){
+let data129 = data128[key25];
+const _errs333 = errors;
+if(errors === _errs333){
+if(Array.isArray(data129)){
+if(data129.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
 return false;
 }
 else {
 var valid38 = true;
-const len4 = data128.length;
+const len4 = data129.length;
 for(let i4=0; i4<len4; i4++){
-let data129 = data128[i4];
-const _errs333 = errors;
-if(errors === _errs333){
-if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+let data130 = data129[i4];
 const _errs335 = errors;
-for(const key26 in data129){
-if(!(((key26 === "when") || (key26 === "call")) || (key26 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
-return false;
-break;
-}
-}
-if(_errs335 === errors){
-if(data129.when !== undefined){
-let data130 = data129.when;
-const _errs336 = errors;
-if(errors === _errs336){
+if(errors === _errs335){
 if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-const _errs338 = errors;
-for(const key27 in data130){
-if(!(((key27 === "tools_offered") || (key27 === "last_role")) || (key27 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+const _errs337 = errors;
+for(const key26 in data130){
+if(!(((key26 === "when") || (key26 === "call")) || (key26 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
 return false;
 break;
 }
 }
-if(_errs338 === errors){
-if(data130.tools_offered !== undefined){
-let data131 = data130.tools_offered;
-const _errs339 = errors;
-if(typeof data131 !== "boolean"){
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(data131 === "false" || data131 === 0 || data131 === null){
-coerced116 = false;
-}
-else if(data131 === "true" || data131 === 1){
-coerced116 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data131}];
+if(_errs337 === errors){
+if(data130.when !== undefined){
+let data131 = data130.when;
+const _errs338 = errors;
+if(errors === _errs338){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs340 = errors;
+for(const key27 in data131){
+if(!(((key27 === "tools_offered") || (key27 === "last_role")) || (key27 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
 return false;
+break;
 }
 }
-if(coerced116 !== undefined){
-data131 = coerced116;
-if(data130 !== undefined){
-data130["tools_offered"] = coerced116;
-}
-}
-}
-var valid40 = _errs339 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data130.last_role !== undefined){
-let data132 = data130.last_role;
+if(_errs340 === errors){
+if(data131.tools_offered !== undefined){
+let data132 = data131.tools_offered;
 const _errs341 = errors;
-const _errs342 = errors;
-let valid41 = false;
-const _errs343 = errors;
-if(typeof data132 !== "string"){
-let dataType117 = typeof data132;
+if(typeof data132 !== "boolean"){
 let coerced117 = undefined;
 if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data132;
+if(data132 === "false" || data132 === 0 || data132 === null){
+coerced117 = false;
 }
-else if(data132 === null){
-coerced117 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
-if(vErrors === null){
-vErrors = [err58];
+else if(data132 === "true" || data132 === 1){
+coerced117 = true;
 }
 else {
-vErrors.push(err58);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data132}];
+return false;
 }
 }
 if(coerced117 !== undefined){
 data132 = coerced117;
-if(data130 !== undefined){
-data130["last_role"] = coerced117;
-}
-}
-}
-if("user" !== data132){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data132};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var _valid8 = _errs343 === errors;
-valid41 = valid41 || _valid8;
-if(!valid41){
-const _errs345 = errors;
-if(typeof data132 !== "string"){
-let dataType118 = typeof data132;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data132;
-}
-else if(data132 === null){
-coerced118 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced118 !== undefined){
-data132 = coerced118;
-if(data130 !== undefined){
-data130["last_role"] = coerced118;
-}
-}
-}
-if("assistant" !== data132){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data132};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs345 === errors;
-valid41 = valid41 || _valid8;
-if(!valid41){
-const _errs347 = errors;
-if(typeof data132 !== "string"){
-let dataType119 = typeof data132;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data132;
-}
-else if(data132 === null){
-coerced119 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced119 !== undefined){
-data132 = coerced119;
-if(data130 !== undefined){
-data130["last_role"] = coerced119;
-}
-}
-}
-if("tool" !== data132){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data132};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs347 === errors;
-valid41 = valid41 || _valid8;
-if(!valid41){
-const _errs349 = errors;
-if(typeof data132 !== "string"){
-let dataType120 = typeof data132;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data132;
-}
-else if(data132 === null){
-coerced120 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced120 !== undefined){
-data132 = coerced120;
-if(data130 !== undefined){
-data130["last_role"] = coerced120;
-}
-}
-}
-if("system" !== data132){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data132};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs349 === errors;
-valid41 = valid41 || _valid8;
-}
-}
-}
-if(!valid41){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data132};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs342;
-if(vErrors !== null){
-if(_errs342){
-vErrors.length = _errs342;
-}
-else {
-vErrors = null;
+if(data131 !== undefined){
+data131["tools_offered"] = coerced117;
 }
 }
 }
@@ -5901,8 +5741,137 @@ else {
 var valid40 = true;
 }
 if(valid40){
-if(data130.last_message_matches !== undefined){
-let data133 = data130.last_message_matches;
+if(data131.last_role !== undefined){
+let data133 = data131.last_role;
+const _errs343 = errors;
+const _errs344 = errors;
+let valid41 = false;
+const _errs345 = errors;
+if(typeof data133 !== "string"){
+let dataType118 = typeof data133;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data133;
+}
+else if(data133 === null){
+coerced118 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced118 !== undefined){
+data133 = coerced118;
+if(data131 !== undefined){
+data131["last_role"] = coerced118;
+}
+}
+}
+if("user" !== data133){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs345 === errors;
+valid41 = valid41 || _valid8;
+if(!valid41){
+const _errs347 = errors;
+if(typeof data133 !== "string"){
+let dataType119 = typeof data133;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data133;
+}
+else if(data133 === null){
+coerced119 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced119 !== undefined){
+data133 = coerced119;
+if(data131 !== undefined){
+data131["last_role"] = coerced119;
+}
+}
+}
+if("assistant" !== data133){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs347 === errors;
+valid41 = valid41 || _valid8;
+if(!valid41){
+const _errs349 = errors;
+if(typeof data133 !== "string"){
+let dataType120 = typeof data133;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data133;
+}
+else if(data133 === null){
+coerced120 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced120 !== undefined){
+data133 = coerced120;
+if(data131 !== undefined){
+data131["last_role"] = coerced120;
+}
+}
+}
+if("tool" !== data133){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs349 === errors;
+valid41 = valid41 || _valid8;
+if(!valid41){
 const _errs351 = errors;
 if(typeof data133 !== "string"){
 let dataType121 = typeof data133;
@@ -5915,26 +5884,101 @@ else if(data133 === null){
 coerced121 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
-return false;
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
 }
 }
 if(coerced121 !== undefined){
 data133 = coerced121;
-if(data130 !== undefined){
-data130["last_message_matches"] = coerced121;
+if(data131 !== undefined){
+data131["last_role"] = coerced121;
 }
 }
 }
-if(errors === _errs351){
-if(typeof data133 === "string"){
-if(func3(data133) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data133}];
+if("system" !== data133){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs351 === errors;
+valid41 = valid41 || _valid8;
+}
+}
+}
+if(!valid41){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data133};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs344;
+if(vErrors !== null){
+if(_errs344){
+vErrors.length = _errs344;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid40 = _errs343 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data131.last_message_matches !== undefined){
+let data134 = data131.last_message_matches;
+const _errs353 = errors;
+if(typeof data134 !== "string"){
+let dataType122 = typeof data134;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data134;
+}
+else if(data134 === null){
+coerced122 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data134 = coerced122;
+if(data131 !== undefined){
+data131["last_message_matches"] = coerced122;
+}
+}
+}
+if(errors === _errs353){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
 return false;
 }
 }
 }
-var valid40 = _errs351 === errors;
+var valid40 = _errs353 === errors;
 }
 else {
 var valid40 = true;
@@ -5944,82 +5988,67 @@ var valid40 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
 return false;
 }
 }
-var valid39 = _errs336 === errors;
+var valid39 = _errs338 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data129.call !== undefined){
-let data134 = data129.call;
-const _errs353 = errors;
-if(errors === _errs353){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(data130.call !== undefined){
+let data135 = data130.call;
+const _errs355 = errors;
+if(errors === _errs355){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
 let missing3;
-if((data134.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+if((data135.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 }
 else {
-const _errs355 = errors;
-for(const key28 in data134){
+const _errs357 = errors;
+for(const key28 in data135){
 if(!((key28 === "tool") || (key28 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 break;
 }
 }
-if(_errs355 === errors){
-if(data134.tool !== undefined){
-let data135 = data134.tool;
-const _errs356 = errors;
-if(typeof data135 !== "string"){
-let dataType122 = typeof data135;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data135;
-}
-else if(data135 === null){
-coerced122 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data135 = coerced122;
-if(data134 !== undefined){
-data134["tool"] = coerced122;
-}
-}
-}
-if(errors === _errs356){
-if(typeof data135 === "string"){
-if(func3(data135) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data135}];
-return false;
-}
-}
-}
-var valid42 = _errs356 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.arguments !== undefined){
-let data136 = data134.arguments;
+if(_errs357 === errors){
+if(data135.tool !== undefined){
+let data136 = data135.tool;
 const _errs358 = errors;
-if(errors === _errs358){
-if(!(data136 && typeof data136 == "object" && !Array.isArray(data136))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data136}];
+if(typeof data136 !== "string"){
+let dataType123 = typeof data136;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data136;
+}
+else if(data136 === null){
+coerced123 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
 return false;
+}
+}
+if(coerced123 !== undefined){
+data136 = coerced123;
+if(data135 !== undefined){
+data135["tool"] = coerced123;
+}
+}
+}
+if(errors === _errs358){
+if(typeof data136 === "string"){
+if(func3(data136) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
+return false;
+}
 }
 }
 var valid42 = _errs358 === errors;
@@ -6027,47 +6056,62 @@ var valid42 = _errs358 === errors;
 else {
 var valid42 = true;
 }
+if(valid42){
+if(data135.arguments !== undefined){
+let data137 = data135.arguments;
+const _errs360 = errors;
+if(errors === _errs360){
+if(!(data137 && typeof data137 == "object" && !Array.isArray(data137))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data137}];
+return false;
+}
+}
+var valid42 = _errs360 === errors;
+}
+else {
+var valid42 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
 return false;
 }
 }
-var valid39 = _errs353 === errors;
+var valid39 = _errs355 === errors;
 }
 else {
 var valid39 = true;
 }
 if(valid39){
-if(data129.answer !== undefined){
-let data137 = data129.answer;
-const _errs360 = errors;
-if(typeof data137 !== "string"){
-let dataType123 = typeof data137;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data137;
+if(data130.answer !== undefined){
+let data138 = data130.answer;
+const _errs362 = errors;
+if(typeof data138 !== "string"){
+let dataType124 = typeof data138;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data138;
 }
-else if(data137 === null){
-coerced123 = "";
+else if(data138 === null){
+coerced124 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data138}];
 return false;
 }
 }
-if(coerced123 !== undefined){
-data137 = coerced123;
-if(data129 !== undefined){
-data129["answer"] = coerced123;
+if(coerced124 !== undefined){
+data138 = coerced124;
+if(data130 !== undefined){
+data130["answer"] = coerced124;
 }
 }
 }
-var valid39 = _errs360 === errors;
+var valid39 = _errs362 === errors;
 }
 else {
 var valid39 = true;
@@ -6077,11 +6121,11 @@ var valid39 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
 return false;
 }
 }
-var valid38 = _errs333 === errors;
+var valid38 = _errs335 === errors;
 if(!valid38){
 break;
 }
@@ -6089,11 +6133,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data128}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
 return false;
 }
 }
-var valid37 = _errs331 === errors;
+var valid37 = _errs333 === errors;
 if(!valid37){
 break;
 }
@@ -6101,11 +6145,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data127}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data128}];
 return false;
 }
 }
-var valid34 = _errs329 === errors;
+var valid34 = _errs331 === errors;
 }
 else {
 var valid34 = true;
@@ -6118,11 +6162,11 @@ var valid34 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data121}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
 return false;
 }
 }
-var valid26 = _errs306 === errors;
+var valid26 = _errs308 === errors;
 }
 else {
 var valid26 = true;
@@ -6142,11 +6186,11 @@ var valid26 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data102}];
 return false;
 }
 }
-var valid25 = _errs243 === errors;
+var valid25 = _errs245 === errors;
 if(!valid25){
 break;
 }
@@ -6154,89 +6198,50 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data100}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data101}];
 return false;
 }
 }
-var valid0 = _errs241 === errors;
+var valid0 = _errs243 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data138 = data.models;
-const _errs362 = errors;
-if(errors === _errs362){
-if(Array.isArray(data138)){
-if(data138.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data138}];
+let data139 = data.models;
+const _errs364 = errors;
+if(errors === _errs364){
+if(Array.isArray(data139)){
+if(data139.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data139}];
 return false;
 }
 else {
 var valid43 = true;
-const len5 = data138.length;
+const len5 = data139.length;
 for(let i5=0; i5<len5; i5++){
-let data139 = data138[i5];
-const _errs364 = errors;
-if(errors === _errs364){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let data140 = data139[i5];
+const _errs366 = errors;
+if(errors === _errs366){
+if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
 let missing4;
-if(((data139.id === undefined) && (missing4 = "id")) || ((data139.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data139}];
+if(((data140.id === undefined) && (missing4 = "id")) || ((data140.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data140}];
 return false;
 }
 else {
-const _errs366 = errors;
-for(const key29 in data139){
+const _errs368 = errors;
+for(const key29 in data140){
 if(!(func2.call(schema11.properties.models.items.properties, key29))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data140}];
 return false;
 break;
 }
 }
-if(_errs366 === errors){
-if(data139.id !== undefined){
-let data140 = data139.id;
-const _errs367 = errors;
-if(typeof data140 !== "string"){
-let dataType124 = typeof data140;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data140;
-}
-else if(data140 === null){
-coerced124 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data140 = coerced124;
-if(data139 !== undefined){
-data139["id"] = coerced124;
-}
-}
-}
-if(errors === _errs367){
-if(typeof data140 === "string"){
-if(func3(data140) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data140}];
-return false;
-}
-}
-}
-var valid44 = _errs367 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data139.owned_by !== undefined){
-let data141 = data139.owned_by;
+if(_errs368 === errors){
+if(data140.id !== undefined){
+let data141 = data140.id;
 const _errs369 = errors;
 if(typeof data141 !== "string"){
 let dataType125 = typeof data141;
@@ -6249,21 +6254,21 @@ else if(data141 === null){
 coerced125 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
 return false;
 }
 }
 if(coerced125 !== undefined){
 data141 = coerced125;
-if(data139 !== undefined){
-data139["owned_by"] = coerced125;
+if(data140 !== undefined){
+data140["id"] = coerced125;
 }
 }
 }
 if(errors === _errs369){
 if(typeof data141 === "string"){
 if(func3(data141) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
 return false;
 }
 }
@@ -6274,33 +6279,35 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.context_length !== undefined){
-let data142 = data139.context_length;
+if(data140.owned_by !== undefined){
+let data142 = data140.owned_by;
 const _errs371 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+if(typeof data142 !== "string"){
 let dataType126 = typeof data142;
 let coerced126 = undefined;
 if(!(coerced126 !== undefined)){
-if(dataType126 === "boolean" || data142 === null
-              || (dataType126 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced126 = +data142;
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data142;
+}
+else if(data142 === null){
+coerced126 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
 return false;
 }
 }
 if(coerced126 !== undefined){
 data142 = coerced126;
-if(data139 !== undefined){
-data139["context_length"] = coerced126;
+if(data140 !== undefined){
+data140["owned_by"] = coerced126;
 }
 }
 }
 if(errors === _errs371){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data142}];
+if(typeof data142 === "string"){
+if(func3(data142) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
 return false;
 }
 }
@@ -6311,8 +6318,8 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.max_output_tokens !== undefined){
-let data143 = data139.max_output_tokens;
+if(data140.context_length !== undefined){
+let data143 = data140.context_length;
 const _errs373 = errors;
 if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
 let dataType127 = typeof data143;
@@ -6323,21 +6330,21 @@ if(dataType127 === "boolean" || data143 === null
 coerced127 = +data143;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
 return false;
 }
 }
 if(coerced127 !== undefined){
 data143 = coerced127;
-if(data139 !== undefined){
-data139["max_output_tokens"] = coerced127;
+if(data140 !== undefined){
+data140["context_length"] = coerced127;
 }
 }
 }
 if(errors === _errs373){
 if(typeof data143 == "number"){
 if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
 return false;
 }
 }
@@ -6348,8 +6355,8 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.default_max_tokens !== undefined){
-let data144 = data139.default_max_tokens;
+if(data140.max_output_tokens !== undefined){
+let data144 = data140.max_output_tokens;
 const _errs375 = errors;
 if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
 let dataType128 = typeof data144;
@@ -6360,21 +6367,21 @@ if(dataType128 === "boolean" || data144 === null
 coerced128 = +data144;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
 return false;
 }
 }
 if(coerced128 !== undefined){
 data144 = coerced128;
-if(data139 !== undefined){
-data139["default_max_tokens"] = coerced128;
+if(data140 !== undefined){
+data140["max_output_tokens"] = coerced128;
 }
 }
 }
 if(errors === _errs375){
 if(typeof data144 == "number"){
 if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
 return false;
 }
 }
@@ -6385,8 +6392,8 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.unresolved_input_tokens !== undefined){
-let data145 = data139.unresolved_input_tokens;
+if(data140.default_max_tokens !== undefined){
+let data145 = data140.default_max_tokens;
 const _errs377 = errors;
 if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
 let dataType129 = typeof data145;
@@ -6397,21 +6404,21 @@ if(dataType129 === "boolean" || data145 === null
 coerced129 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
 return false;
 }
 }
 if(coerced129 !== undefined){
 data145 = coerced129;
-if(data139 !== undefined){
-data139["unresolved_input_tokens"] = coerced129;
+if(data140 !== undefined){
+data140["default_max_tokens"] = coerced129;
 }
 }
 }
 if(errors === _errs377){
 if(typeof data145 == "number"){
 if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
 return false;
 }
 }
@@ -6422,44 +6429,81 @@ else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.reasoning !== undefined){
-let data146 = data139.reasoning;
+if(data140.unresolved_input_tokens !== undefined){
+let data146 = data140.unresolved_input_tokens;
 const _errs379 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType130 = typeof data146;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 === "boolean" || data146 === null
+              || (dataType130 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced130 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+return false;
+}
+}
+if(coerced130 !== undefined){
+data146 = coerced130;
+if(data140 !== undefined){
+data140["unresolved_input_tokens"] = coerced130;
+}
+}
+}
 if(errors === _errs379){
-if(data146 && typeof data146 == "object" && !Array.isArray(data146)){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+return false;
+}
+}
+}
+var valid44 = _errs379 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data140.reasoning !== undefined){
+let data147 = data140.reasoning;
+const _errs381 = errors;
+if(errors === _errs381){
+if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
 let missing5;
-if((data146.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+if((data147.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
 return false;
 }
 else {
-const _errs381 = errors;
-for(const key30 in data146){
+const _errs383 = errors;
+for(const key30 in data147){
 if(!((((((key30 === "default_effort") || (key30 === "efforts")) || (key30 === "style")) || (key30 === "budgets")) || (key30 === "levels")) || (key30 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
 return false;
 break;
 }
 }
-if(_errs381 === errors){
-if(data146.default_effort !== undefined){
-let data147 = data146.default_effort;
-const _errs382 = errors;
-const _errs383 = errors;
-let valid46 = false;
+if(_errs383 === errors){
+if(data147.default_effort !== undefined){
+let data148 = data147.default_effort;
 const _errs384 = errors;
-if(typeof data147 !== "string"){
-let dataType130 = typeof data147;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data147;
+const _errs385 = errors;
+let valid46 = false;
+const _errs386 = errors;
+if(typeof data148 !== "string"){
+let dataType131 = typeof data148;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data148;
 }
-else if(data147 === null){
-coerced130 = "";
+else if(data148 === null){
+coerced131 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6469,15 +6513,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data147 = coerced130;
-if(data146 !== undefined){
-data146["default_effort"] = coerced130;
+if(coerced131 !== undefined){
+data148 = coerced131;
+if(data147 !== undefined){
+data147["default_effort"] = coerced131;
 }
 }
 }
-if("none" !== data147){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data147};
+if("none" !== data148){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6486,22 +6530,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs384 === errors;
+var _valid9 = _errs386 === errors;
 valid46 = valid46 || _valid9;
 if(!valid46){
-const _errs386 = errors;
-if(typeof data147 !== "string"){
-let dataType131 = typeof data147;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data147;
+const _errs388 = errors;
+if(typeof data148 !== "string"){
+let dataType132 = typeof data148;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data148;
 }
-else if(data147 === null){
-coerced131 = "";
+else if(data148 === null){
+coerced132 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6511,15 +6555,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data147 = coerced131;
-if(data146 !== undefined){
-data146["default_effort"] = coerced131;
+if(coerced132 !== undefined){
+data148 = coerced132;
+if(data147 !== undefined){
+data147["default_effort"] = coerced132;
 }
 }
 }
-if("minimal" !== data147){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data147};
+if("minimal" !== data148){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6528,22 +6572,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs386 === errors;
+var _valid9 = _errs388 === errors;
 valid46 = valid46 || _valid9;
 if(!valid46){
-const _errs388 = errors;
-if(typeof data147 !== "string"){
-let dataType132 = typeof data147;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data147;
+const _errs390 = errors;
+if(typeof data148 !== "string"){
+let dataType133 = typeof data148;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data148;
 }
-else if(data147 === null){
-coerced132 = "";
+else if(data148 === null){
+coerced133 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6553,15 +6597,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data147 = coerced132;
-if(data146 !== undefined){
-data146["default_effort"] = coerced132;
+if(coerced133 !== undefined){
+data148 = coerced133;
+if(data147 !== undefined){
+data147["default_effort"] = coerced133;
 }
 }
 }
-if("low" !== data147){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data147};
+if("low" !== data148){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6570,22 +6614,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs388 === errors;
+var _valid9 = _errs390 === errors;
 valid46 = valid46 || _valid9;
 if(!valid46){
-const _errs390 = errors;
-if(typeof data147 !== "string"){
-let dataType133 = typeof data147;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data147;
+const _errs392 = errors;
+if(typeof data148 !== "string"){
+let dataType134 = typeof data148;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data148;
 }
-else if(data147 === null){
-coerced133 = "";
+else if(data148 === null){
+coerced134 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6595,15 +6639,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data147 = coerced133;
-if(data146 !== undefined){
-data146["default_effort"] = coerced133;
+if(coerced134 !== undefined){
+data148 = coerced134;
+if(data147 !== undefined){
+data147["default_effort"] = coerced134;
 }
 }
 }
-if("medium" !== data147){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data147};
+if("medium" !== data148){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6612,22 +6656,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs390 === errors;
+var _valid9 = _errs392 === errors;
 valid46 = valid46 || _valid9;
 if(!valid46){
-const _errs392 = errors;
-if(typeof data147 !== "string"){
-let dataType134 = typeof data147;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data147;
+const _errs394 = errors;
+if(typeof data148 !== "string"){
+let dataType135 = typeof data148;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data148;
 }
-else if(data147 === null){
-coerced134 = "";
+else if(data148 === null){
+coerced135 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6637,15 +6681,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data147 = coerced134;
-if(data146 !== undefined){
-data146["default_effort"] = coerced134;
+if(coerced135 !== undefined){
+data148 = coerced135;
+if(data147 !== undefined){
+data147["default_effort"] = coerced135;
 }
 }
 }
-if("high" !== data147){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data147};
+if("high" !== data148){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6654,22 +6698,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs392 === errors;
+var _valid9 = _errs394 === errors;
 valid46 = valid46 || _valid9;
 if(!valid46){
-const _errs394 = errors;
-if(typeof data147 !== "string"){
-let dataType135 = typeof data147;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data147;
+const _errs396 = errors;
+if(typeof data148 !== "string"){
+let dataType136 = typeof data148;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data148;
 }
-else if(data147 === null){
-coerced135 = "";
+else if(data148 === null){
+coerced136 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6679,15 +6723,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data147 = coerced135;
-if(data146 !== undefined){
-data146["default_effort"] = coerced135;
+if(coerced136 !== undefined){
+data148 = coerced136;
+if(data147 !== undefined){
+data147["default_effort"] = coerced136;
 }
 }
 }
-if("xhigh" !== data147){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data147};
+if("xhigh" !== data148){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6696,22 +6740,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs394 === errors;
+var _valid9 = _errs396 === errors;
 valid46 = valid46 || _valid9;
 if(!valid46){
-const _errs396 = errors;
-if(typeof data147 !== "string"){
-let dataType136 = typeof data147;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data147;
+const _errs398 = errors;
+if(typeof data148 !== "string"){
+let dataType137 = typeof data148;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data148;
 }
-else if(data147 === null){
-coerced136 = "";
+else if(data148 === null){
+coerced137 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6721,15 +6765,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data147 = coerced136;
-if(data146 !== undefined){
-data146["default_effort"] = coerced136;
+if(coerced137 !== undefined){
+data148 = coerced137;
+if(data147 !== undefined){
+data147["default_effort"] = coerced137;
 }
 }
 }
-if("max" !== data147){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data147};
+if("max" !== data148){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6738,7 +6782,7 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs396 === errors;
+var _valid9 = _errs398 === errors;
 valid46 = valid46 || _valid9;
 }
 }
@@ -6747,7 +6791,7 @@ valid46 = valid46 || _valid9;
 }
 }
 if(!valid46){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data147};
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data148};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6759,52 +6803,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs383;
+errors = _errs385;
 if(vErrors !== null){
-if(_errs383){
-vErrors.length = _errs383;
+if(_errs385){
+vErrors.length = _errs385;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid45 = _errs382 === errors;
+var valid45 = _errs384 === errors;
 }
 else {
 var valid45 = true;
 }
 if(valid45){
-if(data146.efforts !== undefined){
-let data148 = data146.efforts;
-const _errs398 = errors;
-if(errors === _errs398){
-if(Array.isArray(data148)){
-if(data148.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
+if(data147.efforts !== undefined){
+let data149 = data147.efforts;
+const _errs400 = errors;
+if(errors === _errs400){
+if(Array.isArray(data149)){
+if(data149.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
 return false;
 }
 else {
 var valid47 = true;
-const len6 = data148.length;
+const len6 = data149.length;
 for(let i6=0; i6<len6; i6++){
-let data149 = data148[i6];
-const _errs400 = errors;
-const _errs401 = errors;
-let valid48 = false;
+let data150 = data149[i6];
 const _errs402 = errors;
-if(typeof data149 !== "string"){
-let dataType137 = typeof data149;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data149;
+const _errs403 = errors;
+let valid48 = false;
+const _errs404 = errors;
+if(typeof data150 !== "string"){
+let dataType138 = typeof data150;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data150;
 }
-else if(data149 === null){
-coerced137 = "";
+else if(data150 === null){
+coerced138 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6814,15 +6858,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data149 = coerced137;
-if(data148 !== undefined){
-data148[i6] = coerced137;
+if(coerced138 !== undefined){
+data150 = coerced138;
+if(data149 !== undefined){
+data149[i6] = coerced138;
 }
 }
 }
-if("none" !== data149){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data149};
+if("none" !== data150){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6831,22 +6875,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs402 === errors;
+var _valid10 = _errs404 === errors;
 valid48 = valid48 || _valid10;
 if(!valid48){
-const _errs404 = errors;
-if(typeof data149 !== "string"){
-let dataType138 = typeof data149;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data149;
+const _errs406 = errors;
+if(typeof data150 !== "string"){
+let dataType139 = typeof data150;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data150;
 }
-else if(data149 === null){
-coerced138 = "";
+else if(data150 === null){
+coerced139 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6856,15 +6900,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data149 = coerced138;
-if(data148 !== undefined){
-data148[i6] = coerced138;
+if(coerced139 !== undefined){
+data150 = coerced139;
+if(data149 !== undefined){
+data149[i6] = coerced139;
 }
 }
 }
-if("minimal" !== data149){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data149};
+if("minimal" !== data150){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6873,22 +6917,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs404 === errors;
+var _valid10 = _errs406 === errors;
 valid48 = valid48 || _valid10;
 if(!valid48){
-const _errs406 = errors;
-if(typeof data149 !== "string"){
-let dataType139 = typeof data149;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data149;
+const _errs408 = errors;
+if(typeof data150 !== "string"){
+let dataType140 = typeof data150;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data150;
 }
-else if(data149 === null){
-coerced139 = "";
+else if(data150 === null){
+coerced140 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6898,15 +6942,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data149 = coerced139;
-if(data148 !== undefined){
-data148[i6] = coerced139;
+if(coerced140 !== undefined){
+data150 = coerced140;
+if(data149 !== undefined){
+data149[i6] = coerced140;
 }
 }
 }
-if("low" !== data149){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data149};
+if("low" !== data150){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6915,22 +6959,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs406 === errors;
+var _valid10 = _errs408 === errors;
 valid48 = valid48 || _valid10;
 if(!valid48){
-const _errs408 = errors;
-if(typeof data149 !== "string"){
-let dataType140 = typeof data149;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data149;
+const _errs410 = errors;
+if(typeof data150 !== "string"){
+let dataType141 = typeof data150;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data150;
 }
-else if(data149 === null){
-coerced140 = "";
+else if(data150 === null){
+coerced141 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6940,15 +6984,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data149 = coerced140;
-if(data148 !== undefined){
-data148[i6] = coerced140;
+if(coerced141 !== undefined){
+data150 = coerced141;
+if(data149 !== undefined){
+data149[i6] = coerced141;
 }
 }
 }
-if("medium" !== data149){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data149};
+if("medium" !== data150){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6957,22 +7001,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs408 === errors;
+var _valid10 = _errs410 === errors;
 valid48 = valid48 || _valid10;
 if(!valid48){
-const _errs410 = errors;
-if(typeof data149 !== "string"){
-let dataType141 = typeof data149;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data149;
+const _errs412 = errors;
+if(typeof data150 !== "string"){
+let dataType142 = typeof data150;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data150;
 }
-else if(data149 === null){
-coerced141 = "";
+else if(data150 === null){
+coerced142 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6982,15 +7026,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data149 = coerced141;
-if(data148 !== undefined){
-data148[i6] = coerced141;
+if(coerced142 !== undefined){
+data150 = coerced142;
+if(data149 !== undefined){
+data149[i6] = coerced142;
 }
 }
 }
-if("high" !== data149){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data149};
+if("high" !== data150){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6999,22 +7043,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs410 === errors;
+var _valid10 = _errs412 === errors;
 valid48 = valid48 || _valid10;
 if(!valid48){
-const _errs412 = errors;
-if(typeof data149 !== "string"){
-let dataType142 = typeof data149;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data149;
+const _errs414 = errors;
+if(typeof data150 !== "string"){
+let dataType143 = typeof data150;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data150;
 }
-else if(data149 === null){
-coerced142 = "";
+else if(data150 === null){
+coerced143 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -7024,15 +7068,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data149 = coerced142;
-if(data148 !== undefined){
-data148[i6] = coerced142;
+if(coerced143 !== undefined){
+data150 = coerced143;
+if(data149 !== undefined){
+data149[i6] = coerced143;
 }
 }
 }
-if("xhigh" !== data149){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data149};
+if("xhigh" !== data150){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -7041,103 +7085,10 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs412 === errors;
-valid48 = valid48 || _valid10;
-if(!valid48){
-const _errs414 = errors;
-if(typeof data149 !== "string"){
-let dataType143 = typeof data149;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data149;
-}
-else if(data149 === null){
-coerced143 = "";
-}
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
-if(vErrors === null){
-vErrors = [err94];
-}
-else {
-vErrors.push(err94);
-}
-errors++;
-}
-}
-if(coerced143 !== undefined){
-data149 = coerced143;
-if(data148 !== undefined){
-data148[i6] = coerced143;
-}
-}
-}
-if("max" !== data149){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data149};
-if(vErrors === null){
-vErrors = [err95];
-}
-else {
-vErrors.push(err95);
-}
-errors++;
-}
 var _valid10 = _errs414 === errors;
 valid48 = valid48 || _valid10;
-}
-}
-}
-}
-}
-}
 if(!valid48){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data149};
-if(vErrors === null){
-vErrors = [err96];
-}
-else {
-vErrors.push(err96);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs401;
-if(vErrors !== null){
-if(_errs401){
-vErrors.length = _errs401;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid47 = _errs400 === errors;
-if(!valid47){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data148}];
-return false;
-}
-}
-var valid45 = _errs398 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data146.style !== undefined){
-let data150 = data146.style;
 const _errs416 = errors;
-const _errs417 = errors;
-let valid49 = false;
-const _errs418 = errors;
 if(typeof data150 !== "string"){
 let dataType144 = typeof data150;
 let coerced144 = undefined;
@@ -7149,7 +7100,100 @@ else if(data150 === null){
 coerced144 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
+if(vErrors === null){
+vErrors = [err94];
+}
+else {
+vErrors.push(err94);
+}
+errors++;
+}
+}
+if(coerced144 !== undefined){
+data150 = coerced144;
+if(data149 !== undefined){
+data149[i6] = coerced144;
+}
+}
+}
+if("max" !== data150){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
+if(vErrors === null){
+vErrors = [err95];
+}
+else {
+vErrors.push(err95);
+}
+errors++;
+}
+var _valid10 = _errs416 === errors;
+valid48 = valid48 || _valid10;
+}
+}
+}
+}
+}
+}
+if(!valid48){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data150};
+if(vErrors === null){
+vErrors = [err96];
+}
+else {
+vErrors.push(err96);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs403;
+if(vErrors !== null){
+if(_errs403){
+vErrors.length = _errs403;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid47 = _errs402 === errors;
+if(!valid47){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
+return false;
+}
+}
+var valid45 = _errs400 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data147.style !== undefined){
+let data151 = data147.style;
+const _errs418 = errors;
+const _errs419 = errors;
+let valid49 = false;
+const _errs420 = errors;
+if(typeof data151 !== "string"){
+let dataType145 = typeof data151;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data151;
+}
+else if(data151 === null){
+coerced145 = "";
+}
+else {
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -7159,15 +7203,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data150 = coerced144;
-if(data146 !== undefined){
-data146["style"] = coerced144;
+if(coerced145 !== undefined){
+data151 = coerced145;
+if(data147 !== undefined){
+data147["style"] = coerced145;
 }
 }
 }
-if("budget" !== data150){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data150};
+if("budget" !== data151){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -7176,22 +7220,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs418 === errors;
+var _valid11 = _errs420 === errors;
 valid49 = valid49 || _valid11;
 if(!valid49){
-const _errs420 = errors;
-if(typeof data150 !== "string"){
-let dataType145 = typeof data150;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data150;
+const _errs422 = errors;
+if(typeof data151 !== "string"){
+let dataType146 = typeof data151;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data151;
 }
-else if(data150 === null){
-coerced145 = "";
+else if(data151 === null){
+coerced146 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -7201,15 +7245,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data150 = coerced145;
-if(data146 !== undefined){
-data146["style"] = coerced145;
+if(coerced146 !== undefined){
+data151 = coerced146;
+if(data147 !== undefined){
+data147["style"] = coerced146;
 }
 }
 }
-if("level" !== data150){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data150};
+if("level" !== data151){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -7218,11 +7262,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs420 === errors;
+var _valid11 = _errs422 === errors;
 valid49 = valid49 || _valid11;
 }
 if(!valid49){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data150};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data151};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -7234,75 +7278,38 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs417;
+errors = _errs419;
 if(vErrors !== null){
-if(_errs417){
-vErrors.length = _errs417;
+if(_errs419){
+vErrors.length = _errs419;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid45 = _errs416 === errors;
+var valid45 = _errs418 === errors;
 }
 else {
 var valid45 = true;
 }
 if(valid45){
-if(data146.budgets !== undefined){
-let data151 = data146.budgets;
-const _errs422 = errors;
-if(errors === _errs422){
-if(data151 && typeof data151 == "object" && !Array.isArray(data151)){
+if(data147.budgets !== undefined){
+let data152 = data147.budgets;
 const _errs424 = errors;
-for(const key31 in data151){
+if(errors === _errs424){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+const _errs426 = errors;
+for(const key31 in data152){
 if(!(((((((key31 === "none") || (key31 === "minimal")) || (key31 === "low")) || (key31 === "medium")) || (key31 === "high")) || (key31 === "xhigh")) || (key31 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
 return false;
 break;
 }
 }
-if(_errs424 === errors){
-if(data151.none !== undefined){
-let data152 = data151.none;
-const _errs425 = errors;
-if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
-let dataType146 = typeof data152;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 === "boolean" || data152 === null
-              || (dataType146 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
-coerced146 = +data152;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
-return false;
-}
-}
-if(coerced146 !== undefined){
-data152 = coerced146;
-if(data151 !== undefined){
-data151["none"] = coerced146;
-}
-}
-}
-if(errors === _errs425){
-if(typeof data152 == "number"){
-if(data152 < 0 || isNaN(data152)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data152}];
-return false;
-}
-}
-}
-var valid50 = _errs425 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data151.minimal !== undefined){
-let data153 = data151.minimal;
+if(_errs426 === errors){
+if(data152.none !== undefined){
+let data153 = data152.none;
 const _errs427 = errors;
 if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
 let dataType147 = typeof data153;
@@ -7313,21 +7320,21 @@ if(dataType147 === "boolean" || data153 === null
 coerced147 = +data153;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
 return false;
 }
 }
 if(coerced147 !== undefined){
 data153 = coerced147;
-if(data151 !== undefined){
-data151["minimal"] = coerced147;
+if(data152 !== undefined){
+data152["none"] = coerced147;
 }
 }
 }
 if(errors === _errs427){
 if(typeof data153 == "number"){
-if(data153 < 1 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data153}];
+if(data153 < 0 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
 return false;
 }
 }
@@ -7338,8 +7345,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data151.low !== undefined){
-let data154 = data151.low;
+if(data152.minimal !== undefined){
+let data154 = data152.minimal;
 const _errs429 = errors;
 if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
 let dataType148 = typeof data154;
@@ -7350,21 +7357,21 @@ if(dataType148 === "boolean" || data154 === null
 coerced148 = +data154;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
 return false;
 }
 }
 if(coerced148 !== undefined){
 data154 = coerced148;
-if(data151 !== undefined){
-data151["low"] = coerced148;
+if(data152 !== undefined){
+data152["minimal"] = coerced148;
 }
 }
 }
 if(errors === _errs429){
 if(typeof data154 == "number"){
 if(data154 < 1 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
 return false;
 }
 }
@@ -7375,8 +7382,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data151.medium !== undefined){
-let data155 = data151.medium;
+if(data152.low !== undefined){
+let data155 = data152.low;
 const _errs431 = errors;
 if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
 let dataType149 = typeof data155;
@@ -7387,21 +7394,21 @@ if(dataType149 === "boolean" || data155 === null
 coerced149 = +data155;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
 return false;
 }
 }
 if(coerced149 !== undefined){
 data155 = coerced149;
-if(data151 !== undefined){
-data151["medium"] = coerced149;
+if(data152 !== undefined){
+data152["low"] = coerced149;
 }
 }
 }
 if(errors === _errs431){
 if(typeof data155 == "number"){
 if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
 return false;
 }
 }
@@ -7412,8 +7419,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data151.high !== undefined){
-let data156 = data151.high;
+if(data152.medium !== undefined){
+let data156 = data152.medium;
 const _errs433 = errors;
 if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
 let dataType150 = typeof data156;
@@ -7424,21 +7431,21 @@ if(dataType150 === "boolean" || data156 === null
 coerced150 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
 return false;
 }
 }
 if(coerced150 !== undefined){
 data156 = coerced150;
-if(data151 !== undefined){
-data151["high"] = coerced150;
+if(data152 !== undefined){
+data152["medium"] = coerced150;
 }
 }
 }
 if(errors === _errs433){
 if(typeof data156 == "number"){
 if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
 return false;
 }
 }
@@ -7449,8 +7456,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data151.xhigh !== undefined){
-let data157 = data151.xhigh;
+if(data152.high !== undefined){
+let data157 = data152.high;
 const _errs435 = errors;
 if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
 let dataType151 = typeof data157;
@@ -7461,21 +7468,21 @@ if(dataType151 === "boolean" || data157 === null
 coerced151 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
 return false;
 }
 }
 if(coerced151 !== undefined){
 data157 = coerced151;
-if(data151 !== undefined){
-data151["xhigh"] = coerced151;
+if(data152 !== undefined){
+data152["high"] = coerced151;
 }
 }
 }
 if(errors === _errs435){
 if(typeof data157 == "number"){
 if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
 return false;
 }
 }
@@ -7486,8 +7493,8 @@ else {
 var valid50 = true;
 }
 if(valid50){
-if(data151.max !== undefined){
-let data158 = data151.max;
+if(data152.xhigh !== undefined){
+let data158 = data152.xhigh;
 const _errs437 = errors;
 if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
 let dataType152 = typeof data158;
@@ -7498,26 +7505,63 @@ if(dataType152 === "boolean" || data158 === null
 coerced152 = +data158;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
 return false;
 }
 }
 if(coerced152 !== undefined){
 data158 = coerced152;
-if(data151 !== undefined){
-data151["max"] = coerced152;
+if(data152 !== undefined){
+data152["xhigh"] = coerced152;
 }
 }
 }
 if(errors === _errs437){
 if(typeof data158 == "number"){
 if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
 return false;
 }
 }
 }
 var valid50 = _errs437 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data152.max !== undefined){
+let data159 = data152.max;
+const _errs439 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType153 = typeof data159;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 === "boolean" || data159 === null
+              || (dataType153 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced153 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+return false;
+}
+}
+if(coerced153 !== undefined){
+data159 = coerced153;
+if(data152 !== undefined){
+data152["max"] = coerced153;
+}
+}
+}
+if(errors === _errs439){
+if(typeof data159 == "number"){
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+return false;
+}
+}
+}
+var valid50 = _errs439 === errors;
 }
 else {
 var valid50 = true;
@@ -7531,48 +7575,48 @@ var valid50 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
 return false;
 }
 }
-var valid45 = _errs422 === errors;
+var valid45 = _errs424 === errors;
 }
 else {
 var valid45 = true;
 }
 if(valid45){
-if(data146.levels !== undefined){
-let data159 = data146.levels;
-const _errs439 = errors;
-if(errors === _errs439){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+if(data147.levels !== undefined){
+let data160 = data147.levels;
 const _errs441 = errors;
-for(const key32 in data159){
+if(errors === _errs441){
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
+const _errs443 = errors;
+for(const key32 in data160){
 if(!(((((((key32 === "none") || (key32 === "minimal")) || (key32 === "low")) || (key32 === "medium")) || (key32 === "high")) || (key32 === "xhigh")) || (key32 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
 return false;
 break;
 }
 }
-if(_errs441 === errors){
-if(data159.none !== undefined){
-let data160 = data159.none;
-const _errs442 = errors;
-const _errs443 = errors;
-let valid52 = false;
+if(_errs443 === errors){
+if(data160.none !== undefined){
+let data161 = data160.none;
 const _errs444 = errors;
-if(typeof data160 !== "string"){
-let dataType153 = typeof data160;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data160;
+const _errs445 = errors;
+let valid52 = false;
+const _errs446 = errors;
+if(typeof data161 !== "string"){
+let dataType154 = typeof data161;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data161;
 }
-else if(data160 === null){
-coerced153 = "";
+else if(data161 === null){
+coerced154 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7582,15 +7626,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data160 = coerced153;
-if(data159 !== undefined){
-data159["none"] = coerced153;
+if(coerced154 !== undefined){
+data161 = coerced154;
+if(data160 !== undefined){
+data160["none"] = coerced154;
 }
 }
 }
-if("minimal" !== data160){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data160};
+if("minimal" !== data161){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7599,22 +7643,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs444 === errors;
+var _valid12 = _errs446 === errors;
 valid52 = valid52 || _valid12;
 if(!valid52){
-const _errs446 = errors;
-if(typeof data160 !== "string"){
-let dataType154 = typeof data160;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data160;
+const _errs448 = errors;
+if(typeof data161 !== "string"){
+let dataType155 = typeof data161;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data161;
 }
-else if(data160 === null){
-coerced154 = "";
+else if(data161 === null){
+coerced155 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7624,15 +7668,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data160 = coerced154;
-if(data159 !== undefined){
-data159["none"] = coerced154;
+if(coerced155 !== undefined){
+data161 = coerced155;
+if(data160 !== undefined){
+data160["none"] = coerced155;
 }
 }
 }
-if("low" !== data160){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data160};
+if("low" !== data161){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7641,22 +7685,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs446 === errors;
+var _valid12 = _errs448 === errors;
 valid52 = valid52 || _valid12;
 if(!valid52){
-const _errs448 = errors;
-if(typeof data160 !== "string"){
-let dataType155 = typeof data160;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data160;
+const _errs450 = errors;
+if(typeof data161 !== "string"){
+let dataType156 = typeof data161;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data161;
 }
-else if(data160 === null){
-coerced155 = "";
+else if(data161 === null){
+coerced156 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7666,15 +7710,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data160 = coerced155;
-if(data159 !== undefined){
-data159["none"] = coerced155;
+if(coerced156 !== undefined){
+data161 = coerced156;
+if(data160 !== undefined){
+data160["none"] = coerced156;
 }
 }
 }
-if("medium" !== data160){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data160};
+if("medium" !== data161){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7683,22 +7727,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs448 === errors;
+var _valid12 = _errs450 === errors;
 valid52 = valid52 || _valid12;
 if(!valid52){
-const _errs450 = errors;
-if(typeof data160 !== "string"){
-let dataType156 = typeof data160;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data160;
+const _errs452 = errors;
+if(typeof data161 !== "string"){
+let dataType157 = typeof data161;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data161;
 }
-else if(data160 === null){
-coerced156 = "";
+else if(data161 === null){
+coerced157 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7708,15 +7752,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data160 = coerced156;
-if(data159 !== undefined){
-data159["none"] = coerced156;
+if(coerced157 !== undefined){
+data161 = coerced157;
+if(data160 !== undefined){
+data160["none"] = coerced157;
 }
 }
 }
-if("high" !== data160){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data160};
+if("high" !== data161){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7725,22 +7769,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs450 === errors;
+var _valid12 = _errs452 === errors;
 valid52 = valid52 || _valid12;
 if(!valid52){
-const _errs452 = errors;
-if(typeof data160 !== "string"){
-let dataType157 = typeof data160;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data160;
+const _errs454 = errors;
+if(typeof data161 !== "string"){
+let dataType158 = typeof data161;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data161;
 }
-else if(data160 === null){
-coerced157 = "";
+else if(data161 === null){
+coerced158 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7750,15 +7794,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data160 = coerced157;
-if(data159 !== undefined){
-data159["none"] = coerced157;
+if(coerced158 !== undefined){
+data161 = coerced158;
+if(data160 !== undefined){
+data160["none"] = coerced158;
 }
 }
 }
-if("xhigh" !== data160){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data160};
+if("xhigh" !== data161){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7767,90 +7811,10 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs452 === errors;
-valid52 = valid52 || _valid12;
-if(!valid52){
-const _errs454 = errors;
-if(typeof data160 !== "string"){
-let dataType158 = typeof data160;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data160;
-}
-else if(data160 === null){
-coerced158 = "";
-}
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
-if(vErrors === null){
-vErrors = [err112];
-}
-else {
-vErrors.push(err112);
-}
-errors++;
-}
-}
-if(coerced158 !== undefined){
-data160 = coerced158;
-if(data159 !== undefined){
-data159["none"] = coerced158;
-}
-}
-}
-if("max" !== data160){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data160};
-if(vErrors === null){
-vErrors = [err113];
-}
-else {
-vErrors.push(err113);
-}
-errors++;
-}
 var _valid12 = _errs454 === errors;
 valid52 = valid52 || _valid12;
-}
-}
-}
-}
-}
 if(!valid52){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data160};
-if(vErrors === null){
-vErrors = [err114];
-}
-else {
-vErrors.push(err114);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs443;
-if(vErrors !== null){
-if(_errs443){
-vErrors.length = _errs443;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid51 = _errs442 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data159.minimal !== undefined){
-let data161 = data159.minimal;
 const _errs456 = errors;
-const _errs457 = errors;
-let valid53 = false;
-const _errs458 = errors;
 if(typeof data161 !== "string"){
 let dataType159 = typeof data161;
 let coerced159 = undefined;
@@ -7862,7 +7826,87 @@ else if(data161 === null){
 coerced159 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
+if(vErrors === null){
+vErrors = [err112];
+}
+else {
+vErrors.push(err112);
+}
+errors++;
+}
+}
+if(coerced159 !== undefined){
+data161 = coerced159;
+if(data160 !== undefined){
+data160["none"] = coerced159;
+}
+}
+}
+if("max" !== data161){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
+if(vErrors === null){
+vErrors = [err113];
+}
+else {
+vErrors.push(err113);
+}
+errors++;
+}
+var _valid12 = _errs456 === errors;
+valid52 = valid52 || _valid12;
+}
+}
+}
+}
+}
+if(!valid52){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data161};
+if(vErrors === null){
+vErrors = [err114];
+}
+else {
+vErrors.push(err114);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs445;
+if(vErrors !== null){
+if(_errs445){
+vErrors.length = _errs445;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs444 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data160.minimal !== undefined){
+let data162 = data160.minimal;
+const _errs458 = errors;
+const _errs459 = errors;
+let valid53 = false;
+const _errs460 = errors;
+if(typeof data162 !== "string"){
+let dataType160 = typeof data162;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data162;
+}
+else if(data162 === null){
+coerced160 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7872,15 +7916,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data161 = coerced159;
-if(data159 !== undefined){
-data159["minimal"] = coerced159;
+if(coerced160 !== undefined){
+data162 = coerced160;
+if(data160 !== undefined){
+data160["minimal"] = coerced160;
 }
 }
 }
-if("minimal" !== data161){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data161};
+if("minimal" !== data162){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7889,22 +7933,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs458 === errors;
+var _valid13 = _errs460 === errors;
 valid53 = valid53 || _valid13;
 if(!valid53){
-const _errs460 = errors;
-if(typeof data161 !== "string"){
-let dataType160 = typeof data161;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data161;
+const _errs462 = errors;
+if(typeof data162 !== "string"){
+let dataType161 = typeof data162;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data162;
 }
-else if(data161 === null){
-coerced160 = "";
+else if(data162 === null){
+coerced161 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7914,15 +7958,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data161 = coerced160;
-if(data159 !== undefined){
-data159["minimal"] = coerced160;
+if(coerced161 !== undefined){
+data162 = coerced161;
+if(data160 !== undefined){
+data160["minimal"] = coerced161;
 }
 }
 }
-if("low" !== data161){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data161};
+if("low" !== data162){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7931,22 +7975,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs460 === errors;
+var _valid13 = _errs462 === errors;
 valid53 = valid53 || _valid13;
 if(!valid53){
-const _errs462 = errors;
-if(typeof data161 !== "string"){
-let dataType161 = typeof data161;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data161;
+const _errs464 = errors;
+if(typeof data162 !== "string"){
+let dataType162 = typeof data162;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data162;
 }
-else if(data161 === null){
-coerced161 = "";
+else if(data162 === null){
+coerced162 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7956,15 +8000,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data161 = coerced161;
-if(data159 !== undefined){
-data159["minimal"] = coerced161;
+if(coerced162 !== undefined){
+data162 = coerced162;
+if(data160 !== undefined){
+data160["minimal"] = coerced162;
 }
 }
 }
-if("medium" !== data161){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data161};
+if("medium" !== data162){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7973,22 +8017,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs462 === errors;
+var _valid13 = _errs464 === errors;
 valid53 = valid53 || _valid13;
 if(!valid53){
-const _errs464 = errors;
-if(typeof data161 !== "string"){
-let dataType162 = typeof data161;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data161;
+const _errs466 = errors;
+if(typeof data162 !== "string"){
+let dataType163 = typeof data162;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data162;
 }
-else if(data161 === null){
-coerced162 = "";
+else if(data162 === null){
+coerced163 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7998,15 +8042,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data161 = coerced162;
-if(data159 !== undefined){
-data159["minimal"] = coerced162;
+if(coerced163 !== undefined){
+data162 = coerced163;
+if(data160 !== undefined){
+data160["minimal"] = coerced163;
 }
 }
 }
-if("high" !== data161){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data161};
+if("high" !== data162){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -8015,22 +8059,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs464 === errors;
+var _valid13 = _errs466 === errors;
 valid53 = valid53 || _valid13;
 if(!valid53){
-const _errs466 = errors;
-if(typeof data161 !== "string"){
-let dataType163 = typeof data161;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data161;
+const _errs468 = errors;
+if(typeof data162 !== "string"){
+let dataType164 = typeof data162;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data162;
 }
-else if(data161 === null){
-coerced163 = "";
+else if(data162 === null){
+coerced164 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -8040,15 +8084,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data161 = coerced163;
-if(data159 !== undefined){
-data159["minimal"] = coerced163;
+if(coerced164 !== undefined){
+data162 = coerced164;
+if(data160 !== undefined){
+data160["minimal"] = coerced164;
 }
 }
 }
-if("xhigh" !== data161){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data161};
+if("xhigh" !== data162){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -8057,90 +8101,10 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs466 === errors;
-valid53 = valid53 || _valid13;
-if(!valid53){
-const _errs468 = errors;
-if(typeof data161 !== "string"){
-let dataType164 = typeof data161;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data161;
-}
-else if(data161 === null){
-coerced164 = "";
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(coerced164 !== undefined){
-data161 = coerced164;
-if(data159 !== undefined){
-data159["minimal"] = coerced164;
-}
-}
-}
-if("max" !== data161){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data161};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
 var _valid13 = _errs468 === errors;
 valid53 = valid53 || _valid13;
-}
-}
-}
-}
-}
 if(!valid53){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data161};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs457;
-if(vErrors !== null){
-if(_errs457){
-vErrors.length = _errs457;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid51 = _errs456 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data159.low !== undefined){
-let data162 = data159.low;
 const _errs470 = errors;
-const _errs471 = errors;
-let valid54 = false;
-const _errs472 = errors;
 if(typeof data162 !== "string"){
 let dataType165 = typeof data162;
 let coerced165 = undefined;
@@ -8152,7 +8116,87 @@ else if(data162 === null){
 coerced165 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+}
+if(coerced165 !== undefined){
+data162 = coerced165;
+if(data160 !== undefined){
+data160["minimal"] = coerced165;
+}
+}
+}
+if("max" !== data162){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+var _valid13 = _errs470 === errors;
+valid53 = valid53 || _valid13;
+}
+}
+}
+}
+}
+if(!valid53){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data162};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs459;
+if(vErrors !== null){
+if(_errs459){
+vErrors.length = _errs459;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs458 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data160.low !== undefined){
+let data163 = data160.low;
+const _errs472 = errors;
+const _errs473 = errors;
+let valid54 = false;
+const _errs474 = errors;
+if(typeof data163 !== "string"){
+let dataType166 = typeof data163;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data163;
+}
+else if(data163 === null){
+coerced166 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -8162,15 +8206,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data162 = coerced165;
-if(data159 !== undefined){
-data159["low"] = coerced165;
+if(coerced166 !== undefined){
+data163 = coerced166;
+if(data160 !== undefined){
+data160["low"] = coerced166;
 }
 }
 }
-if("minimal" !== data162){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data162};
+if("minimal" !== data163){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -8179,22 +8223,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs472 === errors;
+var _valid14 = _errs474 === errors;
 valid54 = valid54 || _valid14;
 if(!valid54){
-const _errs474 = errors;
-if(typeof data162 !== "string"){
-let dataType166 = typeof data162;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data162;
+const _errs476 = errors;
+if(typeof data163 !== "string"){
+let dataType167 = typeof data163;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data163;
 }
-else if(data162 === null){
-coerced166 = "";
+else if(data163 === null){
+coerced167 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -8204,15 +8248,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data162 = coerced166;
-if(data159 !== undefined){
-data159["low"] = coerced166;
+if(coerced167 !== undefined){
+data163 = coerced167;
+if(data160 !== undefined){
+data160["low"] = coerced167;
 }
 }
 }
-if("low" !== data162){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data162};
+if("low" !== data163){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -8221,22 +8265,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs474 === errors;
+var _valid14 = _errs476 === errors;
 valid54 = valid54 || _valid14;
 if(!valid54){
-const _errs476 = errors;
-if(typeof data162 !== "string"){
-let dataType167 = typeof data162;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data162;
+const _errs478 = errors;
+if(typeof data163 !== "string"){
+let dataType168 = typeof data163;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data163;
 }
-else if(data162 === null){
-coerced167 = "";
+else if(data163 === null){
+coerced168 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -8246,15 +8290,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data162 = coerced167;
-if(data159 !== undefined){
-data159["low"] = coerced167;
+if(coerced168 !== undefined){
+data163 = coerced168;
+if(data160 !== undefined){
+data160["low"] = coerced168;
 }
 }
 }
-if("medium" !== data162){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data162};
+if("medium" !== data163){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -8263,22 +8307,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs476 === errors;
+var _valid14 = _errs478 === errors;
 valid54 = valid54 || _valid14;
 if(!valid54){
-const _errs478 = errors;
-if(typeof data162 !== "string"){
-let dataType168 = typeof data162;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data162;
+const _errs480 = errors;
+if(typeof data163 !== "string"){
+let dataType169 = typeof data163;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data163;
 }
-else if(data162 === null){
-coerced168 = "";
+else if(data163 === null){
+coerced169 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -8288,15 +8332,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data162 = coerced168;
-if(data159 !== undefined){
-data159["low"] = coerced168;
+if(coerced169 !== undefined){
+data163 = coerced169;
+if(data160 !== undefined){
+data160["low"] = coerced169;
 }
 }
 }
-if("high" !== data162){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data162};
+if("high" !== data163){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -8305,22 +8349,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs478 === errors;
+var _valid14 = _errs480 === errors;
 valid54 = valid54 || _valid14;
 if(!valid54){
-const _errs480 = errors;
-if(typeof data162 !== "string"){
-let dataType169 = typeof data162;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data162;
+const _errs482 = errors;
+if(typeof data163 !== "string"){
+let dataType170 = typeof data163;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data163;
 }
-else if(data162 === null){
-coerced169 = "";
+else if(data163 === null){
+coerced170 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -8330,15 +8374,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data162 = coerced169;
-if(data159 !== undefined){
-data159["low"] = coerced169;
+if(coerced170 !== undefined){
+data163 = coerced170;
+if(data160 !== undefined){
+data160["low"] = coerced170;
 }
 }
 }
-if("xhigh" !== data162){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data162};
+if("xhigh" !== data163){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -8347,90 +8391,10 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs480 === errors;
-valid54 = valid54 || _valid14;
-if(!valid54){
-const _errs482 = errors;
-if(typeof data162 !== "string"){
-let dataType170 = typeof data162;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data162;
-}
-else if(data162 === null){
-coerced170 = "";
-}
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced170 !== undefined){
-data162 = coerced170;
-if(data159 !== undefined){
-data159["low"] = coerced170;
-}
-}
-}
-if("max" !== data162){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data162};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
 var _valid14 = _errs482 === errors;
 valid54 = valid54 || _valid14;
-}
-}
-}
-}
-}
 if(!valid54){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data162};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs471;
-if(vErrors !== null){
-if(_errs471){
-vErrors.length = _errs471;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid51 = _errs470 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data159.medium !== undefined){
-let data163 = data159.medium;
 const _errs484 = errors;
-const _errs485 = errors;
-let valid55 = false;
-const _errs486 = errors;
 if(typeof data163 !== "string"){
 let dataType171 = typeof data163;
 let coerced171 = undefined;
@@ -8442,7 +8406,87 @@ else if(data163 === null){
 coerced171 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
+if(vErrors === null){
+vErrors = [err138];
+}
+else {
+vErrors.push(err138);
+}
+errors++;
+}
+}
+if(coerced171 !== undefined){
+data163 = coerced171;
+if(data160 !== undefined){
+data160["low"] = coerced171;
+}
+}
+}
+if("max" !== data163){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
+if(vErrors === null){
+vErrors = [err139];
+}
+else {
+vErrors.push(err139);
+}
+errors++;
+}
+var _valid14 = _errs484 === errors;
+valid54 = valid54 || _valid14;
+}
+}
+}
+}
+}
+if(!valid54){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data163};
+if(vErrors === null){
+vErrors = [err140];
+}
+else {
+vErrors.push(err140);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs473;
+if(vErrors !== null){
+if(_errs473){
+vErrors.length = _errs473;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs472 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data160.medium !== undefined){
+let data164 = data160.medium;
+const _errs486 = errors;
+const _errs487 = errors;
+let valid55 = false;
+const _errs488 = errors;
+if(typeof data164 !== "string"){
+let dataType172 = typeof data164;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data164;
+}
+else if(data164 === null){
+coerced172 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8452,15 +8496,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data163 = coerced171;
-if(data159 !== undefined){
-data159["medium"] = coerced171;
+if(coerced172 !== undefined){
+data164 = coerced172;
+if(data160 !== undefined){
+data160["medium"] = coerced172;
 }
 }
 }
-if("minimal" !== data163){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data163};
+if("minimal" !== data164){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8469,22 +8513,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs486 === errors;
+var _valid15 = _errs488 === errors;
 valid55 = valid55 || _valid15;
 if(!valid55){
-const _errs488 = errors;
-if(typeof data163 !== "string"){
-let dataType172 = typeof data163;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data163;
+const _errs490 = errors;
+if(typeof data164 !== "string"){
+let dataType173 = typeof data164;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data164;
 }
-else if(data163 === null){
-coerced172 = "";
+else if(data164 === null){
+coerced173 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8494,15 +8538,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data163 = coerced172;
-if(data159 !== undefined){
-data159["medium"] = coerced172;
+if(coerced173 !== undefined){
+data164 = coerced173;
+if(data160 !== undefined){
+data160["medium"] = coerced173;
 }
 }
 }
-if("low" !== data163){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data163};
+if("low" !== data164){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8511,22 +8555,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs488 === errors;
+var _valid15 = _errs490 === errors;
 valid55 = valid55 || _valid15;
 if(!valid55){
-const _errs490 = errors;
-if(typeof data163 !== "string"){
-let dataType173 = typeof data163;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data163;
+const _errs492 = errors;
+if(typeof data164 !== "string"){
+let dataType174 = typeof data164;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data164;
 }
-else if(data163 === null){
-coerced173 = "";
+else if(data164 === null){
+coerced174 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8536,15 +8580,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data163 = coerced173;
-if(data159 !== undefined){
-data159["medium"] = coerced173;
+if(coerced174 !== undefined){
+data164 = coerced174;
+if(data160 !== undefined){
+data160["medium"] = coerced174;
 }
 }
 }
-if("medium" !== data163){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data163};
+if("medium" !== data164){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8553,22 +8597,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs490 === errors;
+var _valid15 = _errs492 === errors;
 valid55 = valid55 || _valid15;
 if(!valid55){
-const _errs492 = errors;
-if(typeof data163 !== "string"){
-let dataType174 = typeof data163;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data163;
+const _errs494 = errors;
+if(typeof data164 !== "string"){
+let dataType175 = typeof data164;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data164;
 }
-else if(data163 === null){
-coerced174 = "";
+else if(data164 === null){
+coerced175 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8578,15 +8622,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data163 = coerced174;
-if(data159 !== undefined){
-data159["medium"] = coerced174;
+if(coerced175 !== undefined){
+data164 = coerced175;
+if(data160 !== undefined){
+data160["medium"] = coerced175;
 }
 }
 }
-if("high" !== data163){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data163};
+if("high" !== data164){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8595,22 +8639,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs492 === errors;
+var _valid15 = _errs494 === errors;
 valid55 = valid55 || _valid15;
 if(!valid55){
-const _errs494 = errors;
-if(typeof data163 !== "string"){
-let dataType175 = typeof data163;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data163;
+const _errs496 = errors;
+if(typeof data164 !== "string"){
+let dataType176 = typeof data164;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data164;
 }
-else if(data163 === null){
-coerced175 = "";
+else if(data164 === null){
+coerced176 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8620,15 +8664,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data163 = coerced175;
-if(data159 !== undefined){
-data159["medium"] = coerced175;
+if(coerced176 !== undefined){
+data164 = coerced176;
+if(data160 !== undefined){
+data160["medium"] = coerced176;
 }
 }
 }
-if("xhigh" !== data163){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data163};
+if("xhigh" !== data164){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8637,90 +8681,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs494 === errors;
-valid55 = valid55 || _valid15;
-if(!valid55){
-const _errs496 = errors;
-if(typeof data163 !== "string"){
-let dataType176 = typeof data163;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data163;
-}
-else if(data163 === null){
-coerced176 = "";
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-if(coerced176 !== undefined){
-data163 = coerced176;
-if(data159 !== undefined){
-data159["medium"] = coerced176;
-}
-}
-}
-if("max" !== data163){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
 var _valid15 = _errs496 === errors;
 valid55 = valid55 || _valid15;
-}
-}
-}
-}
-}
 if(!valid55){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data163};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs485;
-if(vErrors !== null){
-if(_errs485){
-vErrors.length = _errs485;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid51 = _errs484 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data159.high !== undefined){
-let data164 = data159.high;
 const _errs498 = errors;
-const _errs499 = errors;
-let valid56 = false;
-const _errs500 = errors;
 if(typeof data164 !== "string"){
 let dataType177 = typeof data164;
 let coerced177 = undefined;
@@ -8732,7 +8696,87 @@ else if(data164 === null){
 coerced177 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
+if(vErrors === null){
+vErrors = [err151];
+}
+else {
+vErrors.push(err151);
+}
+errors++;
+}
+}
+if(coerced177 !== undefined){
+data164 = coerced177;
+if(data160 !== undefined){
+data160["medium"] = coerced177;
+}
+}
+}
+if("max" !== data164){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
+if(vErrors === null){
+vErrors = [err152];
+}
+else {
+vErrors.push(err152);
+}
+errors++;
+}
+var _valid15 = _errs498 === errors;
+valid55 = valid55 || _valid15;
+}
+}
+}
+}
+}
+if(!valid55){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data164};
+if(vErrors === null){
+vErrors = [err153];
+}
+else {
+vErrors.push(err153);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs487;
+if(vErrors !== null){
+if(_errs487){
+vErrors.length = _errs487;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs486 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data160.high !== undefined){
+let data165 = data160.high;
+const _errs500 = errors;
+const _errs501 = errors;
+let valid56 = false;
+const _errs502 = errors;
+if(typeof data165 !== "string"){
+let dataType178 = typeof data165;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data165;
+}
+else if(data165 === null){
+coerced178 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8742,15 +8786,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data164 = coerced177;
-if(data159 !== undefined){
-data159["high"] = coerced177;
+if(coerced178 !== undefined){
+data165 = coerced178;
+if(data160 !== undefined){
+data160["high"] = coerced178;
 }
 }
 }
-if("minimal" !== data164){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data164};
+if("minimal" !== data165){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8759,22 +8803,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs500 === errors;
+var _valid16 = _errs502 === errors;
 valid56 = valid56 || _valid16;
 if(!valid56){
-const _errs502 = errors;
-if(typeof data164 !== "string"){
-let dataType178 = typeof data164;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data164;
+const _errs504 = errors;
+if(typeof data165 !== "string"){
+let dataType179 = typeof data165;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data165;
 }
-else if(data164 === null){
-coerced178 = "";
+else if(data165 === null){
+coerced179 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8784,15 +8828,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data164 = coerced178;
-if(data159 !== undefined){
-data159["high"] = coerced178;
+if(coerced179 !== undefined){
+data165 = coerced179;
+if(data160 !== undefined){
+data160["high"] = coerced179;
 }
 }
 }
-if("low" !== data164){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data164};
+if("low" !== data165){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8801,22 +8845,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs502 === errors;
+var _valid16 = _errs504 === errors;
 valid56 = valid56 || _valid16;
 if(!valid56){
-const _errs504 = errors;
-if(typeof data164 !== "string"){
-let dataType179 = typeof data164;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data164;
+const _errs506 = errors;
+if(typeof data165 !== "string"){
+let dataType180 = typeof data165;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data165;
 }
-else if(data164 === null){
-coerced179 = "";
+else if(data165 === null){
+coerced180 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8826,15 +8870,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data164 = coerced179;
-if(data159 !== undefined){
-data159["high"] = coerced179;
+if(coerced180 !== undefined){
+data165 = coerced180;
+if(data160 !== undefined){
+data160["high"] = coerced180;
 }
 }
 }
-if("medium" !== data164){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data164};
+if("medium" !== data165){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8843,22 +8887,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs504 === errors;
+var _valid16 = _errs506 === errors;
 valid56 = valid56 || _valid16;
 if(!valid56){
-const _errs506 = errors;
-if(typeof data164 !== "string"){
-let dataType180 = typeof data164;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data164;
+const _errs508 = errors;
+if(typeof data165 !== "string"){
+let dataType181 = typeof data165;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data165;
 }
-else if(data164 === null){
-coerced180 = "";
+else if(data165 === null){
+coerced181 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8868,15 +8912,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data164 = coerced180;
-if(data159 !== undefined){
-data159["high"] = coerced180;
+if(coerced181 !== undefined){
+data165 = coerced181;
+if(data160 !== undefined){
+data160["high"] = coerced181;
 }
 }
 }
-if("high" !== data164){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data164};
+if("high" !== data165){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8885,22 +8929,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs506 === errors;
+var _valid16 = _errs508 === errors;
 valid56 = valid56 || _valid16;
 if(!valid56){
-const _errs508 = errors;
-if(typeof data164 !== "string"){
-let dataType181 = typeof data164;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data164;
+const _errs510 = errors;
+if(typeof data165 !== "string"){
+let dataType182 = typeof data165;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data165;
 }
-else if(data164 === null){
-coerced181 = "";
+else if(data165 === null){
+coerced182 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8910,15 +8954,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data164 = coerced181;
-if(data159 !== undefined){
-data159["high"] = coerced181;
+if(coerced182 !== undefined){
+data165 = coerced182;
+if(data160 !== undefined){
+data160["high"] = coerced182;
 }
 }
 }
-if("xhigh" !== data164){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data164};
+if("xhigh" !== data165){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8927,90 +8971,10 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs508 === errors;
-valid56 = valid56 || _valid16;
-if(!valid56){
-const _errs510 = errors;
-if(typeof data164 !== "string"){
-let dataType182 = typeof data164;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data164;
-}
-else if(data164 === null){
-coerced182 = "";
-}
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-if(coerced182 !== undefined){
-data164 = coerced182;
-if(data159 !== undefined){
-data159["high"] = coerced182;
-}
-}
-}
-if("max" !== data164){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data164};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
 var _valid16 = _errs510 === errors;
 valid56 = valid56 || _valid16;
-}
-}
-}
-}
-}
 if(!valid56){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data164};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs499;
-if(vErrors !== null){
-if(_errs499){
-vErrors.length = _errs499;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid51 = _errs498 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data159.xhigh !== undefined){
-let data165 = data159.xhigh;
 const _errs512 = errors;
-const _errs513 = errors;
-let valid57 = false;
-const _errs514 = errors;
 if(typeof data165 !== "string"){
 let dataType183 = typeof data165;
 let coerced183 = undefined;
@@ -9022,7 +8986,87 @@ else if(data165 === null){
 coerced183 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err164];
+}
+else {
+vErrors.push(err164);
+}
+errors++;
+}
+}
+if(coerced183 !== undefined){
+data165 = coerced183;
+if(data160 !== undefined){
+data160["high"] = coerced183;
+}
+}
+}
+if("max" !== data165){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
+if(vErrors === null){
+vErrors = [err165];
+}
+else {
+vErrors.push(err165);
+}
+errors++;
+}
+var _valid16 = _errs512 === errors;
+valid56 = valid56 || _valid16;
+}
+}
+}
+}
+}
+if(!valid56){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data165};
+if(vErrors === null){
+vErrors = [err166];
+}
+else {
+vErrors.push(err166);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs501;
+if(vErrors !== null){
+if(_errs501){
+vErrors.length = _errs501;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs500 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data160.xhigh !== undefined){
+let data166 = data160.xhigh;
+const _errs514 = errors;
+const _errs515 = errors;
+let valid57 = false;
+const _errs516 = errors;
+if(typeof data166 !== "string"){
+let dataType184 = typeof data166;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data166;
+}
+else if(data166 === null){
+coerced184 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -9032,15 +9076,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data165 = coerced183;
-if(data159 !== undefined){
-data159["xhigh"] = coerced183;
+if(coerced184 !== undefined){
+data166 = coerced184;
+if(data160 !== undefined){
+data160["xhigh"] = coerced184;
 }
 }
 }
-if("minimal" !== data165){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data165};
+if("minimal" !== data166){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -9049,22 +9093,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs514 === errors;
+var _valid17 = _errs516 === errors;
 valid57 = valid57 || _valid17;
 if(!valid57){
-const _errs516 = errors;
-if(typeof data165 !== "string"){
-let dataType184 = typeof data165;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data165;
+const _errs518 = errors;
+if(typeof data166 !== "string"){
+let dataType185 = typeof data166;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data166;
 }
-else if(data165 === null){
-coerced184 = "";
+else if(data166 === null){
+coerced185 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -9074,15 +9118,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data165 = coerced184;
-if(data159 !== undefined){
-data159["xhigh"] = coerced184;
+if(coerced185 !== undefined){
+data166 = coerced185;
+if(data160 !== undefined){
+data160["xhigh"] = coerced185;
 }
 }
 }
-if("low" !== data165){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data165};
+if("low" !== data166){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -9091,22 +9135,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs516 === errors;
+var _valid17 = _errs518 === errors;
 valid57 = valid57 || _valid17;
 if(!valid57){
-const _errs518 = errors;
-if(typeof data165 !== "string"){
-let dataType185 = typeof data165;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data165;
+const _errs520 = errors;
+if(typeof data166 !== "string"){
+let dataType186 = typeof data166;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data166;
 }
-else if(data165 === null){
-coerced185 = "";
+else if(data166 === null){
+coerced186 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -9116,15 +9160,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data165 = coerced185;
-if(data159 !== undefined){
-data159["xhigh"] = coerced185;
+if(coerced186 !== undefined){
+data166 = coerced186;
+if(data160 !== undefined){
+data160["xhigh"] = coerced186;
 }
 }
 }
-if("medium" !== data165){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data165};
+if("medium" !== data166){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -9133,22 +9177,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs518 === errors;
+var _valid17 = _errs520 === errors;
 valid57 = valid57 || _valid17;
 if(!valid57){
-const _errs520 = errors;
-if(typeof data165 !== "string"){
-let dataType186 = typeof data165;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data165;
+const _errs522 = errors;
+if(typeof data166 !== "string"){
+let dataType187 = typeof data166;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data166;
 }
-else if(data165 === null){
-coerced186 = "";
+else if(data166 === null){
+coerced187 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -9158,15 +9202,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced186 !== undefined){
-data165 = coerced186;
-if(data159 !== undefined){
-data159["xhigh"] = coerced186;
+if(coerced187 !== undefined){
+data166 = coerced187;
+if(data160 !== undefined){
+data160["xhigh"] = coerced187;
 }
 }
 }
-if("high" !== data165){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data165};
+if("high" !== data166){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -9175,22 +9219,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs520 === errors;
+var _valid17 = _errs522 === errors;
 valid57 = valid57 || _valid17;
 if(!valid57){
-const _errs522 = errors;
-if(typeof data165 !== "string"){
-let dataType187 = typeof data165;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data165;
+const _errs524 = errors;
+if(typeof data166 !== "string"){
+let dataType188 = typeof data166;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data166;
 }
-else if(data165 === null){
-coerced187 = "";
+else if(data166 === null){
+coerced188 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -9200,15 +9244,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced187 !== undefined){
-data165 = coerced187;
-if(data159 !== undefined){
-data159["xhigh"] = coerced187;
+if(coerced188 !== undefined){
+data166 = coerced188;
+if(data160 !== undefined){
+data160["xhigh"] = coerced188;
 }
 }
 }
-if("xhigh" !== data165){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data165};
+if("xhigh" !== data166){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -9217,90 +9261,10 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs522 === errors;
-valid57 = valid57 || _valid17;
-if(!valid57){
-const _errs524 = errors;
-if(typeof data165 !== "string"){
-let dataType188 = typeof data165;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data165;
-}
-else if(data165 === null){
-coerced188 = "";
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-if(coerced188 !== undefined){
-data165 = coerced188;
-if(data159 !== undefined){
-data159["xhigh"] = coerced188;
-}
-}
-}
-if("max" !== data165){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data165};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
 var _valid17 = _errs524 === errors;
 valid57 = valid57 || _valid17;
-}
-}
-}
-}
-}
 if(!valid57){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data165};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs513;
-if(vErrors !== null){
-if(_errs513){
-vErrors.length = _errs513;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid51 = _errs512 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data159.max !== undefined){
-let data166 = data159.max;
 const _errs526 = errors;
-const _errs527 = errors;
-let valid58 = false;
-const _errs528 = errors;
 if(typeof data166 !== "string"){
 let dataType189 = typeof data166;
 let coerced189 = undefined;
@@ -9312,7 +9276,87 @@ else if(data166 === null){
 coerced189 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
+}
+}
+if(coerced189 !== undefined){
+data166 = coerced189;
+if(data160 !== undefined){
+data160["xhigh"] = coerced189;
+}
+}
+}
+if("max" !== data166){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
+if(vErrors === null){
+vErrors = [err178];
+}
+else {
+vErrors.push(err178);
+}
+errors++;
+}
+var _valid17 = _errs526 === errors;
+valid57 = valid57 || _valid17;
+}
+}
+}
+}
+}
+if(!valid57){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data166};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs515;
+if(vErrors !== null){
+if(_errs515){
+vErrors.length = _errs515;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid51 = _errs514 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data160.max !== undefined){
+let data167 = data160.max;
+const _errs528 = errors;
+const _errs529 = errors;
+let valid58 = false;
+const _errs530 = errors;
+if(typeof data167 !== "string"){
+let dataType190 = typeof data167;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data167;
+}
+else if(data167 === null){
+coerced190 = "";
+}
+else {
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -9322,15 +9366,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced189 !== undefined){
-data166 = coerced189;
-if(data159 !== undefined){
-data159["max"] = coerced189;
+if(coerced190 !== undefined){
+data167 = coerced190;
+if(data160 !== undefined){
+data160["max"] = coerced190;
 }
 }
 }
-if("minimal" !== data166){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data166};
+if("minimal" !== data167){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -9339,22 +9383,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs528 === errors;
+var _valid18 = _errs530 === errors;
 valid58 = valid58 || _valid18;
 if(!valid58){
-const _errs530 = errors;
-if(typeof data166 !== "string"){
-let dataType190 = typeof data166;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data166;
+const _errs532 = errors;
+if(typeof data167 !== "string"){
+let dataType191 = typeof data167;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data167;
 }
-else if(data166 === null){
-coerced190 = "";
+else if(data167 === null){
+coerced191 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -9364,15 +9408,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced190 !== undefined){
-data166 = coerced190;
-if(data159 !== undefined){
-data159["max"] = coerced190;
+if(coerced191 !== undefined){
+data167 = coerced191;
+if(data160 !== undefined){
+data160["max"] = coerced191;
 }
 }
 }
-if("low" !== data166){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data166};
+if("low" !== data167){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -9381,22 +9425,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs530 === errors;
+var _valid18 = _errs532 === errors;
 valid58 = valid58 || _valid18;
 if(!valid58){
-const _errs532 = errors;
-if(typeof data166 !== "string"){
-let dataType191 = typeof data166;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data166;
+const _errs534 = errors;
+if(typeof data167 !== "string"){
+let dataType192 = typeof data167;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data167;
 }
-else if(data166 === null){
-coerced191 = "";
+else if(data167 === null){
+coerced192 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -9406,15 +9450,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data166 = coerced191;
-if(data159 !== undefined){
-data159["max"] = coerced191;
+if(coerced192 !== undefined){
+data167 = coerced192;
+if(data160 !== undefined){
+data160["max"] = coerced192;
 }
 }
 }
-if("medium" !== data166){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data166};
+if("medium" !== data167){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -9423,22 +9467,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs532 === errors;
+var _valid18 = _errs534 === errors;
 valid58 = valid58 || _valid18;
 if(!valid58){
-const _errs534 = errors;
-if(typeof data166 !== "string"){
-let dataType192 = typeof data166;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data166;
+const _errs536 = errors;
+if(typeof data167 !== "string"){
+let dataType193 = typeof data167;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data167;
 }
-else if(data166 === null){
-coerced192 = "";
+else if(data167 === null){
+coerced193 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9448,15 +9492,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced192 !== undefined){
-data166 = coerced192;
-if(data159 !== undefined){
-data159["max"] = coerced192;
+if(coerced193 !== undefined){
+data167 = coerced193;
+if(data160 !== undefined){
+data160["max"] = coerced193;
 }
 }
 }
-if("high" !== data166){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data166};
+if("high" !== data167){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9465,22 +9509,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs534 === errors;
+var _valid18 = _errs536 === errors;
 valid58 = valid58 || _valid18;
 if(!valid58){
-const _errs536 = errors;
-if(typeof data166 !== "string"){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data166;
+const _errs538 = errors;
+if(typeof data167 !== "string"){
+let dataType194 = typeof data167;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data167;
 }
-else if(data166 === null){
-coerced193 = "";
+else if(data167 === null){
+coerced194 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9490,15 +9534,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data159 !== undefined){
-data159["max"] = coerced193;
+if(coerced194 !== undefined){
+data167 = coerced194;
+if(data160 !== undefined){
+data160["max"] = coerced194;
 }
 }
 }
-if("xhigh" !== data166){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data166};
+if("xhigh" !== data167){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9507,22 +9551,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs536 === errors;
+var _valid18 = _errs538 === errors;
 valid58 = valid58 || _valid18;
 if(!valid58){
-const _errs538 = errors;
-if(typeof data166 !== "string"){
-let dataType194 = typeof data166;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data166;
+const _errs540 = errors;
+if(typeof data167 !== "string"){
+let dataType195 = typeof data167;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data167;
 }
-else if(data166 === null){
-coerced194 = "";
+else if(data167 === null){
+coerced195 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9532,15 +9576,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data166 = coerced194;
-if(data159 !== undefined){
-data159["max"] = coerced194;
+if(coerced195 !== undefined){
+data167 = coerced195;
+if(data160 !== undefined){
+data160["max"] = coerced195;
 }
 }
 }
-if("max" !== data166){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data166};
+if("max" !== data167){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9549,7 +9593,7 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs538 === errors;
+var _valid18 = _errs540 === errors;
 valid58 = valid58 || _valid18;
 }
 }
@@ -9557,7 +9601,7 @@ valid58 = valid58 || _valid18;
 }
 }
 if(!valid58){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data166};
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data167};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9569,17 +9613,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs527;
+errors = _errs529;
 if(vErrors !== null){
-if(_errs527){
-vErrors.length = _errs527;
+if(_errs529){
+vErrors.length = _errs529;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid51 = _errs526 === errors;
+var valid51 = _errs528 === errors;
 }
 else {
 var valid51 = true;
@@ -9593,48 +9637,48 @@ var valid51 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
 return false;
 }
 }
-var valid45 = _errs439 === errors;
+var valid45 = _errs441 === errors;
 }
 else {
 var valid45 = true;
 }
 if(valid45){
-if(data146.answer_tokens !== undefined){
-let data167 = data146.answer_tokens;
-const _errs540 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType195 = typeof data167;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 === "boolean" || data167 === null
-              || (dataType195 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced195 = +data167;
+if(data147.answer_tokens !== undefined){
+let data168 = data147.answer_tokens;
+const _errs542 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType196 = typeof data168;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 === "boolean" || data168 === null
+              || (dataType196 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced196 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
 return false;
 }
 }
-if(coerced195 !== undefined){
-data167 = coerced195;
-if(data146 !== undefined){
-data146["answer_tokens"] = coerced195;
+if(coerced196 !== undefined){
+data168 = coerced196;
+if(data147 !== undefined){
+data147["answer_tokens"] = coerced196;
 }
 }
 }
-if(errors === _errs540){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data167}];
+if(errors === _errs542){
+if(typeof data168 == "number"){
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
 return false;
 }
 }
 }
-var valid45 = _errs540 === errors;
+var valid45 = _errs542 === errors;
 }
 else {
 var valid45 = true;
@@ -9648,75 +9692,38 @@ var valid45 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
 return false;
 }
 }
-var valid44 = _errs379 === errors;
+var valid44 = _errs381 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.pricing !== undefined){
-let data168 = data139.pricing;
-const _errs542 = errors;
-if(errors === _errs542){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+if(data140.pricing !== undefined){
+let data169 = data140.pricing;
+const _errs544 = errors;
+if(errors === _errs544){
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
 let missing6;
-if(((data168.input === undefined) && (missing6 = "input")) || ((data168.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
+if(((data169.input === undefined) && (missing6 = "input")) || ((data169.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 }
 else {
-const _errs544 = errors;
-for(const key33 in data168){
+const _errs546 = errors;
+for(const key33 in data169){
 if(!((((((key33 === "input") || (key33 === "output")) || (key33 === "cached_input")) || (key33 === "cache_write")) || (key33 === "cache_write_1h")) || (key33 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 break;
 }
 }
-if(_errs544 === errors){
-if(data168.input !== undefined){
-let data169 = data168.input;
-const _errs545 = errors;
-if(!(typeof data169 == "number")){
-let dataType196 = typeof data169;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data169 === null
-              || (dataType196 == "string" && data169 && data169 == +data169)){
-coerced196 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data169 = coerced196;
-if(data168 !== undefined){
-data168["input"] = coerced196;
-}
-}
-}
-if(errors === _errs545){
-if(typeof data169 == "number"){
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data169}];
-return false;
-}
-}
-}
-var valid59 = _errs545 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data168.output !== undefined){
-let data170 = data168.output;
+if(_errs546 === errors){
+if(data169.input !== undefined){
+let data170 = data169.input;
 const _errs547 = errors;
 if(!(typeof data170 == "number")){
 let dataType197 = typeof data170;
@@ -9727,21 +9734,21 @@ if(dataType197 == "boolean" || data170 === null
 coerced197 = +data170;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
 return false;
 }
 }
 if(coerced197 !== undefined){
 data170 = coerced197;
-if(data168 !== undefined){
-data168["output"] = coerced197;
+if(data169 !== undefined){
+data169["input"] = coerced197;
 }
 }
 }
 if(errors === _errs547){
 if(typeof data170 == "number"){
 if(data170 < 0 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
 return false;
 }
 }
@@ -9752,8 +9759,8 @@ else {
 var valid59 = true;
 }
 if(valid59){
-if(data168.cached_input !== undefined){
-let data171 = data168.cached_input;
+if(data169.output !== undefined){
+let data171 = data169.output;
 const _errs549 = errors;
 if(!(typeof data171 == "number")){
 let dataType198 = typeof data171;
@@ -9764,21 +9771,21 @@ if(dataType198 == "boolean" || data171 === null
 coerced198 = +data171;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
 return false;
 }
 }
 if(coerced198 !== undefined){
 data171 = coerced198;
-if(data168 !== undefined){
-data168["cached_input"] = coerced198;
+if(data169 !== undefined){
+data169["output"] = coerced198;
 }
 }
 }
 if(errors === _errs549){
 if(typeof data171 == "number"){
 if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
 return false;
 }
 }
@@ -9789,8 +9796,8 @@ else {
 var valid59 = true;
 }
 if(valid59){
-if(data168.cache_write !== undefined){
-let data172 = data168.cache_write;
+if(data169.cached_input !== undefined){
+let data172 = data169.cached_input;
 const _errs551 = errors;
 if(!(typeof data172 == "number")){
 let dataType199 = typeof data172;
@@ -9801,21 +9808,21 @@ if(dataType199 == "boolean" || data172 === null
 coerced199 = +data172;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
 return false;
 }
 }
 if(coerced199 !== undefined){
 data172 = coerced199;
-if(data168 !== undefined){
-data168["cache_write"] = coerced199;
+if(data169 !== undefined){
+data169["cached_input"] = coerced199;
 }
 }
 }
 if(errors === _errs551){
 if(typeof data172 == "number"){
 if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data172}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
 return false;
 }
 }
@@ -9826,8 +9833,8 @@ else {
 var valid59 = true;
 }
 if(valid59){
-if(data168.cache_write_1h !== undefined){
-let data173 = data168.cache_write_1h;
+if(data169.cache_write !== undefined){
+let data173 = data169.cache_write;
 const _errs553 = errors;
 if(!(typeof data173 == "number")){
 let dataType200 = typeof data173;
@@ -9838,21 +9845,21 @@ if(dataType200 == "boolean" || data173 === null
 coerced200 = +data173;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
 return false;
 }
 }
 if(coerced200 !== undefined){
 data173 = coerced200;
-if(data168 !== undefined){
-data168["cache_write_1h"] = coerced200;
+if(data169 !== undefined){
+data169["cache_write"] = coerced200;
 }
 }
 }
 if(errors === _errs553){
 if(typeof data173 == "number"){
 if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
 return false;
 }
 }
@@ -9863,8 +9870,8 @@ else {
 var valid59 = true;
 }
 if(valid59){
-if(data168.reasoning !== undefined){
-let data174 = data168.reasoning;
+if(data169.cache_write_1h !== undefined){
+let data174 = data169.cache_write_1h;
 const _errs555 = errors;
 if(!(typeof data174 == "number")){
 let dataType201 = typeof data174;
@@ -9875,26 +9882,63 @@ if(dataType201 == "boolean" || data174 === null
 coerced201 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
 return false;
 }
 }
 if(coerced201 !== undefined){
 data174 = coerced201;
-if(data168 !== undefined){
-data168["reasoning"] = coerced201;
+if(data169 !== undefined){
+data169["cache_write_1h"] = coerced201;
 }
 }
 }
 if(errors === _errs555){
 if(typeof data174 == "number"){
 if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
 return false;
 }
 }
 }
 var valid59 = _errs555 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data169.reasoning !== undefined){
+let data175 = data169.reasoning;
+const _errs557 = errors;
+if(!(typeof data175 == "number")){
+let dataType202 = typeof data175;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "boolean" || data175 === null
+              || (dataType202 == "string" && data175 && data175 == +data175)){
+coerced202 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data175 = coerced202;
+if(data169 !== undefined){
+data169["reasoning"] = coerced202;
+}
+}
+}
+if(errors === _errs557){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
+return false;
+}
+}
+}
+var valid59 = _errs557 === errors;
 }
 else {
 var valid59 = true;
@@ -9908,133 +9952,90 @@ var valid59 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
 return false;
 }
 }
-var valid44 = _errs542 === errors;
+var valid44 = _errs544 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.priced_features !== undefined){
-let data175 = data139.priced_features;
-const _errs557 = errors;
-if(errors === _errs557){
-if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+if(data140.priced_features !== undefined){
+let data176 = data140.priced_features;
 const _errs559 = errors;
-for(const key34 in data175){
+if(errors === _errs559){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+const _errs561 = errors;
+for(const key34 in data176){
 if(!(((key34 === "server_tools") || (key34 === "service_tiers")) || (key34 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
 return false;
 break;
 }
 }
-if(_errs559 === errors){
-if(data175.server_tools !== undefined){
-let data176 = data175.server_tools;
-const _errs560 = errors;
-if(errors === _errs560){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-if(Object.keys(data176).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+if(_errs561 === errors){
+if(data176.server_tools !== undefined){
+let data177 = data176.server_tools;
+const _errs562 = errors;
+if(errors === _errs562){
+if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+if(Object.keys(data177).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
 return false;
 }
 else {
 var valid61 = true;
-for(const key35 in data176){
+for(const key35 in data177){
 if(pattern8.test(key35)){
-let data177 = data176[key35];
-const _errs562 = errors;
-if(errors === _errs562){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
+let data178 = data177[key35];
+const _errs564 = errors;
+if(errors === _errs564){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
 let missing7;
-if((data177.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+if((data178.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 }
 else {
-const _errs564 = errors;
-for(const key36 in data177){
+const _errs566 = errors;
+for(const key36 in data178){
 if(!((key36 === "usd_per_call") || (key36 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 break;
 }
 }
-if(_errs564 === errors){
-if(data177.usd_per_call !== undefined){
-let data178 = data177.usd_per_call;
-const _errs565 = errors;
-if(!(typeof data178 == "number")){
-let dataType202 = typeof data178;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data178 === null
-              || (dataType202 == "string" && data178 && data178 == +data178)){
-coerced202 = +data178;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data178 = coerced202;
-if(data177 !== undefined){
-data177["usd_per_call"] = coerced202;
-}
-}
-}
-if(errors === _errs565){
-if(typeof data178 == "number"){
-if(data178 < 0 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data178}];
-return false;
-}
-}
-}
-var valid62 = _errs565 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data177.max_calls !== undefined){
-let data179 = data177.max_calls;
+if(_errs566 === errors){
+if(data178.usd_per_call !== undefined){
+let data179 = data178.usd_per_call;
 const _errs567 = errors;
-if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+if(!(typeof data179 == "number")){
 let dataType203 = typeof data179;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 === "boolean" || data179 === null
-              || (dataType203 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+if(dataType203 == "boolean" || data179 === null
+              || (dataType203 == "string" && data179 && data179 == +data179)){
 coerced203 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
 return false;
 }
 }
 if(coerced203 !== undefined){
 data179 = coerced203;
-if(data177 !== undefined){
-data177["max_calls"] = coerced203;
+if(data178 !== undefined){
+data178["usd_per_call"] = coerced203;
 }
 }
 }
 if(errors === _errs567){
 if(typeof data179 == "number"){
-if(data179 > 1000 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
 return false;
-}
-else {
-if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data179}];
-return false;
-}
 }
 }
 }
@@ -10043,16 +10044,59 @@ var valid62 = _errs567 === errors;
 else {
 var valid62 = true;
 }
+if(valid62){
+if(data178.max_calls !== undefined){
+let data180 = data178.max_calls;
+const _errs569 = errors;
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
+let dataType204 = typeof data180;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 === "boolean" || data180 === null
+              || (dataType204 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced204 = +data180;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data180 = coerced204;
+if(data178 !== undefined){
+data178["max_calls"] = coerced204;
+}
+}
+}
+if(errors === _errs569){
+if(typeof data180 == "number"){
+if(data180 > 1000 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+else {
+if(data180 < 1 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+return false;
+}
+}
+}
+}
+var valid62 = _errs569 === errors;
+}
+else {
+var valid62 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
 return false;
 }
 }
-var valid61 = _errs562 === errors;
+var valid61 = _errs564 === errors;
 if(!valid61){
 break;
 }
@@ -10061,107 +10105,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
 return false;
 }
 }
-var valid60 = _errs560 === errors;
+var valid60 = _errs562 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data175.service_tiers !== undefined){
-let data180 = data175.service_tiers;
-const _errs569 = errors;
-if(errors === _errs569){
-if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
-if(Object.keys(data180).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+if(data176.service_tiers !== undefined){
+let data181 = data176.service_tiers;
+const _errs571 = errors;
+if(errors === _errs571){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+if(Object.keys(data181).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
 return false;
 }
 else {
 var valid63 = true;
-for(const key37 in data180){
+for(const key37 in data181){
 if(pattern8.test(key37)){
-let data181 = data180[key37];
-const _errs571 = errors;
-if(errors === _errs571){
-if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
-let missing8;
-if((data181.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
-return false;
-}
-else {
+let data182 = data181[key37];
 const _errs573 = errors;
-for(const key38 in data181){
-if(!(key38 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
-return false;
-break;
-}
-}
-if(_errs573 === errors){
-if(data181.pricing !== undefined){
-let data182 = data181.pricing;
-const _errs574 = errors;
-if(errors === _errs574){
+if(errors === _errs573){
 if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
-let missing9;
-if(((data182.input === undefined) && (missing9 = "input")) || ((data182.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+let missing8;
+if((data182.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
 return false;
 }
 else {
-const _errs576 = errors;
-for(const key39 in data182){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+const _errs575 = errors;
+for(const key38 in data182){
+if(!(key38 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
 return false;
 break;
 }
 }
-if(_errs576 === errors){
-if(data182.input !== undefined){
-let data183 = data182.input;
-const _errs577 = errors;
-if(!(typeof data183 == "number")){
-let dataType204 = typeof data183;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data183 === null
-              || (dataType204 == "string" && data183 && data183 == +data183)){
-coerced204 = +data183;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
+if(_errs575 === errors){
+if(data182.pricing !== undefined){
+let data183 = data182.pricing;
+const _errs576 = errors;
+if(errors === _errs576){
+if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+let missing9;
+if(((data183.input === undefined) && (missing9 = "input")) || ((data183.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
 return false;
 }
-}
-if(coerced204 !== undefined){
-data183 = coerced204;
-if(data182 !== undefined){
-data182["input"] = coerced204;
-}
-}
-}
-if(errors === _errs577){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
-return false;
-}
-}
-}
-var valid65 = _errs577 === errors;
-}
 else {
-var valid65 = true;
+const _errs578 = errors;
+for(const key39 in data183){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
+return false;
+break;
 }
-if(valid65){
-if(data182.output !== undefined){
-let data184 = data182.output;
+}
+if(_errs578 === errors){
+if(data183.input !== undefined){
+let data184 = data183.input;
 const _errs579 = errors;
 if(!(typeof data184 == "number")){
 let dataType205 = typeof data184;
@@ -10172,21 +10179,21 @@ if(dataType205 == "boolean" || data184 === null
 coerced205 = +data184;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
 return false;
 }
 }
 if(coerced205 !== undefined){
 data184 = coerced205;
-if(data182 !== undefined){
-data182["output"] = coerced205;
+if(data183 !== undefined){
+data183["input"] = coerced205;
 }
 }
 }
 if(errors === _errs579){
 if(typeof data184 == "number"){
 if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
 return false;
 }
 }
@@ -10197,8 +10204,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data182.cached_input !== undefined){
-let data185 = data182.cached_input;
+if(data183.output !== undefined){
+let data185 = data183.output;
 const _errs581 = errors;
 if(!(typeof data185 == "number")){
 let dataType206 = typeof data185;
@@ -10209,21 +10216,21 @@ if(dataType206 == "boolean" || data185 === null
 coerced206 = +data185;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
 return false;
 }
 }
 if(coerced206 !== undefined){
 data185 = coerced206;
-if(data182 !== undefined){
-data182["cached_input"] = coerced206;
+if(data183 !== undefined){
+data183["output"] = coerced206;
 }
 }
 }
 if(errors === _errs581){
 if(typeof data185 == "number"){
 if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
 return false;
 }
 }
@@ -10234,8 +10241,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data182.cache_write !== undefined){
-let data186 = data182.cache_write;
+if(data183.cached_input !== undefined){
+let data186 = data183.cached_input;
 const _errs583 = errors;
 if(!(typeof data186 == "number")){
 let dataType207 = typeof data186;
@@ -10246,21 +10253,21 @@ if(dataType207 == "boolean" || data186 === null
 coerced207 = +data186;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
 return false;
 }
 }
 if(coerced207 !== undefined){
 data186 = coerced207;
-if(data182 !== undefined){
-data182["cache_write"] = coerced207;
+if(data183 !== undefined){
+data183["cached_input"] = coerced207;
 }
 }
 }
 if(errors === _errs583){
 if(typeof data186 == "number"){
 if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
 return false;
 }
 }
@@ -10271,8 +10278,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data182.cache_write_1h !== undefined){
-let data187 = data182.cache_write_1h;
+if(data183.cache_write !== undefined){
+let data187 = data183.cache_write;
 const _errs585 = errors;
 if(!(typeof data187 == "number")){
 let dataType208 = typeof data187;
@@ -10283,21 +10290,21 @@ if(dataType208 == "boolean" || data187 === null
 coerced208 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
 return false;
 }
 }
 if(coerced208 !== undefined){
 data187 = coerced208;
-if(data182 !== undefined){
-data182["cache_write_1h"] = coerced208;
+if(data183 !== undefined){
+data183["cache_write"] = coerced208;
 }
 }
 }
 if(errors === _errs585){
 if(typeof data187 == "number"){
 if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
 return false;
 }
 }
@@ -10308,8 +10315,8 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data182.reasoning !== undefined){
-let data188 = data182.reasoning;
+if(data183.cache_write_1h !== undefined){
+let data188 = data183.cache_write_1h;
 const _errs587 = errors;
 if(!(typeof data188 == "number")){
 let dataType209 = typeof data188;
@@ -10320,26 +10327,63 @@ if(dataType209 == "boolean" || data188 === null
 coerced209 = +data188;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
 return false;
 }
 }
 if(coerced209 !== undefined){
 data188 = coerced209;
-if(data182 !== undefined){
-data182["reasoning"] = coerced209;
+if(data183 !== undefined){
+data183["cache_write_1h"] = coerced209;
 }
 }
 }
 if(errors === _errs587){
 if(typeof data188 == "number"){
 if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
 return false;
 }
 }
 }
 var valid65 = _errs587 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data183.reasoning !== undefined){
+let data189 = data183.reasoning;
+const _errs589 = errors;
+if(!(typeof data189 == "number")){
+let dataType210 = typeof data189;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "boolean" || data189 === null
+              || (dataType210 == "string" && data189 && data189 == +data189)){
+coerced210 = +data189;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data189 = coerced210;
+if(data183 !== undefined){
+data183["reasoning"] = coerced210;
+}
+}
+}
+if(errors === _errs589){
+if(typeof data189 == "number"){
+if(data189 < 0 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
+return false;
+}
+}
+}
+var valid65 = _errs589 === errors;
 }
 else {
 var valid65 = true;
@@ -10353,7 +10397,7 @@ var valid65 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
 return false;
 }
 }
@@ -10362,11 +10406,11 @@ return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
 return false;
 }
 }
-var valid63 = _errs571 === errors;
+var valid63 = _errs573 === errors;
 if(!valid63){
 break;
 }
@@ -10375,107 +10419,70 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
 return false;
 }
 }
-var valid60 = _errs569 === errors;
+var valid60 = _errs571 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data175.betas !== undefined){
-let data189 = data175.betas;
-const _errs589 = errors;
-if(errors === _errs589){
-if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
-if(Object.keys(data189).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
+if(data176.betas !== undefined){
+let data190 = data176.betas;
+const _errs591 = errors;
+if(errors === _errs591){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+if(Object.keys(data190).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
 return false;
 }
 else {
 var valid66 = true;
-for(const key40 in data189){
+for(const key40 in data190){
 if(pattern8.test(key40)){
-let data190 = data189[key40];
-const _errs591 = errors;
-if(errors === _errs591){
-if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
-let missing10;
-if((data190.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
-return false;
-}
-else {
+let data191 = data190[key40];
 const _errs593 = errors;
-for(const key41 in data190){
-if(!((key41 === "pricing") || (key41 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
-return false;
-break;
-}
-}
-if(_errs593 === errors){
-if(data190.pricing !== undefined){
-let data191 = data190.pricing;
-const _errs594 = errors;
-if(errors === _errs594){
+if(errors === _errs593){
 if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
-let missing11;
-if(((data191.input === undefined) && (missing11 = "input")) || ((data191.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+let missing10;
+if((data191.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 }
 else {
-const _errs596 = errors;
-for(const key42 in data191){
-if(!((((((key42 === "input") || (key42 === "output")) || (key42 === "cached_input")) || (key42 === "cache_write")) || (key42 === "cache_write_1h")) || (key42 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+const _errs595 = errors;
+for(const key41 in data191){
+if(!((key41 === "pricing") || (key41 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 break;
 }
 }
-if(_errs596 === errors){
-if(data191.input !== undefined){
-let data192 = data191.input;
-const _errs597 = errors;
-if(!(typeof data192 == "number")){
-let dataType210 = typeof data192;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data192 === null
-              || (dataType210 == "string" && data192 && data192 == +data192)){
-coerced210 = +data192;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
+if(_errs595 === errors){
+if(data191.pricing !== undefined){
+let data192 = data191.pricing;
+const _errs596 = errors;
+if(errors === _errs596){
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+let missing11;
+if(((data192.input === undefined) && (missing11 = "input")) || ((data192.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
 return false;
 }
-}
-if(coerced210 !== undefined){
-data192 = coerced210;
-if(data191 !== undefined){
-data191["input"] = coerced210;
-}
-}
-}
-if(errors === _errs597){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data192}];
-return false;
-}
-}
-}
-var valid68 = _errs597 === errors;
-}
 else {
-var valid68 = true;
+const _errs598 = errors;
+for(const key42 in data192){
+if(!((((((key42 === "input") || (key42 === "output")) || (key42 === "cached_input")) || (key42 === "cache_write")) || (key42 === "cache_write_1h")) || (key42 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
+return false;
+break;
 }
-if(valid68){
-if(data191.output !== undefined){
-let data193 = data191.output;
+}
+if(_errs598 === errors){
+if(data192.input !== undefined){
+let data193 = data192.input;
 const _errs599 = errors;
 if(!(typeof data193 == "number")){
 let dataType211 = typeof data193;
@@ -10486,21 +10493,21 @@ if(dataType211 == "boolean" || data193 === null
 coerced211 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
 return false;
 }
 }
 if(coerced211 !== undefined){
 data193 = coerced211;
-if(data191 !== undefined){
-data191["output"] = coerced211;
+if(data192 !== undefined){
+data192["input"] = coerced211;
 }
 }
 }
 if(errors === _errs599){
 if(typeof data193 == "number"){
 if(data193 < 0 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
 return false;
 }
 }
@@ -10511,8 +10518,8 @@ else {
 var valid68 = true;
 }
 if(valid68){
-if(data191.cached_input !== undefined){
-let data194 = data191.cached_input;
+if(data192.output !== undefined){
+let data194 = data192.output;
 const _errs601 = errors;
 if(!(typeof data194 == "number")){
 let dataType212 = typeof data194;
@@ -10523,21 +10530,21 @@ if(dataType212 == "boolean" || data194 === null
 coerced212 = +data194;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
 return false;
 }
 }
 if(coerced212 !== undefined){
 data194 = coerced212;
-if(data191 !== undefined){
-data191["cached_input"] = coerced212;
+if(data192 !== undefined){
+data192["output"] = coerced212;
 }
 }
 }
 if(errors === _errs601){
 if(typeof data194 == "number"){
 if(data194 < 0 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
 return false;
 }
 }
@@ -10548,8 +10555,8 @@ else {
 var valid68 = true;
 }
 if(valid68){
-if(data191.cache_write !== undefined){
-let data195 = data191.cache_write;
+if(data192.cached_input !== undefined){
+let data195 = data192.cached_input;
 const _errs603 = errors;
 if(!(typeof data195 == "number")){
 let dataType213 = typeof data195;
@@ -10560,21 +10567,21 @@ if(dataType213 == "boolean" || data195 === null
 coerced213 = +data195;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
 return false;
 }
 }
 if(coerced213 !== undefined){
 data195 = coerced213;
-if(data191 !== undefined){
-data191["cache_write"] = coerced213;
+if(data192 !== undefined){
+data192["cached_input"] = coerced213;
 }
 }
 }
 if(errors === _errs603){
 if(typeof data195 == "number"){
 if(data195 < 0 || isNaN(data195)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
 return false;
 }
 }
@@ -10585,8 +10592,8 @@ else {
 var valid68 = true;
 }
 if(valid68){
-if(data191.cache_write_1h !== undefined){
-let data196 = data191.cache_write_1h;
+if(data192.cache_write !== undefined){
+let data196 = data192.cache_write;
 const _errs605 = errors;
 if(!(typeof data196 == "number")){
 let dataType214 = typeof data196;
@@ -10597,21 +10604,21 @@ if(dataType214 == "boolean" || data196 === null
 coerced214 = +data196;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
 return false;
 }
 }
 if(coerced214 !== undefined){
 data196 = coerced214;
-if(data191 !== undefined){
-data191["cache_write_1h"] = coerced214;
+if(data192 !== undefined){
+data192["cache_write"] = coerced214;
 }
 }
 }
 if(errors === _errs605){
 if(typeof data196 == "number"){
 if(data196 < 0 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
 return false;
 }
 }
@@ -10622,8 +10629,8 @@ else {
 var valid68 = true;
 }
 if(valid68){
-if(data191.reasoning !== undefined){
-let data197 = data191.reasoning;
+if(data192.cache_write_1h !== undefined){
+let data197 = data192.cache_write_1h;
 const _errs607 = errors;
 if(!(typeof data197 == "number")){
 let dataType215 = typeof data197;
@@ -10634,26 +10641,63 @@ if(dataType215 == "boolean" || data197 === null
 coerced215 = +data197;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
 return false;
 }
 }
 if(coerced215 !== undefined){
 data197 = coerced215;
-if(data191 !== undefined){
-data191["reasoning"] = coerced215;
+if(data192 !== undefined){
+data192["cache_write_1h"] = coerced215;
 }
 }
 }
 if(errors === _errs607){
 if(typeof data197 == "number"){
 if(data197 < 0 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
 return false;
 }
 }
 }
 var valid68 = _errs607 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data192.reasoning !== undefined){
+let data198 = data192.reasoning;
+const _errs609 = errors;
+if(!(typeof data198 == "number")){
+let dataType216 = typeof data198;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "boolean" || data198 === null
+              || (dataType216 == "string" && data198 && data198 == +data198)){
+coerced216 = +data198;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data198 = coerced216;
+if(data192 !== undefined){
+data192["reasoning"] = coerced216;
+}
+}
+}
+if(errors === _errs609){
+if(typeof data198 == "number"){
+if(data198 < 0 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+return false;
+}
+}
+}
+var valid68 = _errs609 === errors;
 }
 else {
 var valid68 = true;
@@ -10667,48 +10711,48 @@ var valid68 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
 return false;
 }
 }
-var valid67 = _errs594 === errors;
+var valid67 = _errs596 === errors;
 }
 else {
 var valid67 = true;
 }
 if(valid67){
-if(data190.min_prompt_tokens !== undefined){
-let data198 = data190.min_prompt_tokens;
-const _errs609 = errors;
-if(!((typeof data198 == "number") && (!(data198 % 1) && !isNaN(data198)))){
-let dataType216 = typeof data198;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data198 === null
-              || (dataType216 === "string" && data198 && data198 == +data198 && !(data198 % 1))){
-coerced216 = +data198;
+if(data191.min_prompt_tokens !== undefined){
+let data199 = data191.min_prompt_tokens;
+const _errs611 = errors;
+if(!((typeof data199 == "number") && (!(data199 % 1) && !isNaN(data199)))){
+let dataType217 = typeof data199;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 === "boolean" || data199 === null
+              || (dataType217 === "string" && data199 && data199 == +data199 && !(data199 % 1))){
+coerced217 = +data199;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
 return false;
 }
 }
-if(coerced216 !== undefined){
-data198 = coerced216;
-if(data190 !== undefined){
-data190["min_prompt_tokens"] = coerced216;
+if(coerced217 !== undefined){
+data199 = coerced217;
+if(data191 !== undefined){
+data191["min_prompt_tokens"] = coerced217;
 }
 }
 }
-if(errors === _errs609){
-if(typeof data198 == "number"){
-if(data198 < 0 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data198}];
+if(errors === _errs611){
+if(typeof data199 == "number"){
+if(data199 < 0 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
 return false;
 }
 }
 }
-var valid67 = _errs609 === errors;
+var valid67 = _errs611 === errors;
 }
 else {
 var valid67 = true;
@@ -10718,11 +10762,11 @@ var valid67 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 }
 }
-var valid66 = _errs591 === errors;
+var valid66 = _errs593 === errors;
 if(!valid66){
 break;
 }
@@ -10731,11 +10775,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data189}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
 return false;
 }
 }
-var valid60 = _errs589 === errors;
+var valid60 = _errs591 === errors;
 }
 else {
 var valid60 = true;
@@ -10745,89 +10789,50 @@ var valid60 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
 return false;
 }
 }
-var valid44 = _errs557 === errors;
+var valid44 = _errs559 === errors;
 }
 else {
 var valid44 = true;
 }
 if(valid44){
-if(data139.routes !== undefined){
-let data199 = data139.routes;
-const _errs611 = errors;
-if(errors === _errs611){
-if(Array.isArray(data199)){
-if(data199.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
+if(data140.routes !== undefined){
+let data200 = data140.routes;
+const _errs613 = errors;
+if(errors === _errs613){
+if(Array.isArray(data200)){
+if(data200.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
 return false;
 }
 else {
 var valid69 = true;
-const len7 = data199.length;
+const len7 = data200.length;
 for(let i7=0; i7<len7; i7++){
-let data200 = data199[i7];
-const _errs613 = errors;
-if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+let data201 = data200[i7];
+const _errs615 = errors;
+if(errors === _errs615){
+if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
 let missing12;
-if((data200.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+if((data201.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 }
 else {
-const _errs615 = errors;
-for(const key43 in data200){
+const _errs617 = errors;
+for(const key43 in data201){
 if(!((((key43 === "node") || (key43 === "model")) || (key43 === "weight")) || (key43 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 break;
 }
 }
-if(_errs615 === errors){
-if(data200.node !== undefined){
-let data201 = data200.node;
-const _errs616 = errors;
-if(typeof data201 !== "string"){
-let dataType217 = typeof data201;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data201;
-}
-else if(data201 === null){
-coerced217 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data201 = coerced217;
-if(data200 !== undefined){
-data200["node"] = coerced217;
-}
-}
-}
-if(errors === _errs616){
-if(typeof data201 === "string"){
-if(func3(data201) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data201}];
-return false;
-}
-}
-}
-var valid70 = _errs616 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data200.model !== undefined){
-let data202 = data200.model;
+if(_errs617 === errors){
+if(data201.node !== undefined){
+let data202 = data201.node;
 const _errs618 = errors;
 if(typeof data202 !== "string"){
 let dataType218 = typeof data202;
@@ -10840,21 +10845,21 @@ else if(data202 === null){
 coerced218 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
 return false;
 }
 }
 if(coerced218 !== undefined){
 data202 = coerced218;
-if(data200 !== undefined){
-data200["model"] = coerced218;
+if(data201 !== undefined){
+data201["node"] = coerced218;
 }
 }
 }
 if(errors === _errs618){
 if(typeof data202 === "string"){
 if(func3(data202) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
 return false;
 }
 }
@@ -10865,33 +10870,35 @@ else {
 var valid70 = true;
 }
 if(valid70){
-if(data200.weight !== undefined){
-let data203 = data200.weight;
+if(data201.model !== undefined){
+let data203 = data201.model;
 const _errs620 = errors;
-if(!(typeof data203 == "number")){
+if(typeof data203 !== "string"){
 let dataType219 = typeof data203;
 let coerced219 = undefined;
 if(!(coerced219 !== undefined)){
-if(dataType219 == "boolean" || data203 === null
-              || (dataType219 == "string" && data203 && data203 == +data203)){
-coerced219 = +data203;
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data203;
+}
+else if(data203 === null){
+coerced219 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
 return false;
 }
 }
 if(coerced219 !== undefined){
 data203 = coerced219;
-if(data200 !== undefined){
-data200["weight"] = coerced219;
+if(data201 !== undefined){
+data201["model"] = coerced219;
 }
 }
 }
 if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 <= 0 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data203}];
+if(typeof data203 === "string"){
+if(func3(data203) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
 return false;
 }
 }
@@ -10902,38 +10909,75 @@ else {
 var valid70 = true;
 }
 if(valid70){
-if(data200.priority !== undefined){
-let data204 = data200.priority;
+if(data201.weight !== undefined){
+let data204 = data201.weight;
 const _errs622 = errors;
-if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+if(!(typeof data204 == "number")){
 let dataType220 = typeof data204;
 let coerced220 = undefined;
 if(!(coerced220 !== undefined)){
-if(dataType220 === "boolean" || data204 === null
-              || (dataType220 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+if(dataType220 == "boolean" || data204 === null
+              || (dataType220 == "string" && data204 && data204 == +data204)){
 coerced220 = +data204;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
 return false;
 }
 }
 if(coerced220 !== undefined){
 data204 = coerced220;
-if(data200 !== undefined){
-data200["priority"] = coerced220;
+if(data201 !== undefined){
+data201["weight"] = coerced220;
 }
 }
 }
 if(errors === _errs622){
 if(typeof data204 == "number"){
-if(data204 < 0 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data204}];
+if(data204 <= 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
 return false;
 }
 }
 }
 var valid70 = _errs622 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data201.priority !== undefined){
+let data205 = data201.priority;
+const _errs624 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType221 = typeof data205;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 === "boolean" || data205 === null
+              || (dataType221 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced221 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data205 = coerced221;
+if(data201 !== undefined){
+data201["priority"] = coerced221;
+}
+}
+}
+if(errors === _errs624){
+if(typeof data205 == "number"){
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+}
+var valid70 = _errs624 === errors;
 }
 else {
 var valid70 = true;
@@ -10945,11 +10989,11 @@ var valid70 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 }
 }
-var valid69 = _errs613 === errors;
+var valid69 = _errs615 === errors;
 if(!valid69){
 break;
 }
@@ -10957,11 +11001,11 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data199}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
 return false;
 }
 }
-var valid44 = _errs611 === errors;
+var valid44 = _errs613 === errors;
 }
 else {
 var valid44 = true;
@@ -10979,11 +11023,11 @@ var valid44 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data140}];
 return false;
 }
 }
-var valid43 = _errs364 === errors;
+var valid43 = _errs366 === errors;
 if(!valid43){
 break;
 }
@@ -10991,90 +11035,45 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data139}];
 return false;
 }
 }
-var valid0 = _errs362 === errors;
+var valid0 = _errs364 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data205 = data.accounts;
-const _errs624 = errors;
-if(errors === _errs624){
-if(Array.isArray(data205)){
-var valid71 = true;
-const len8 = data205.length;
-for(let i8=0; i8<len8; i8++){
-let data206 = data205[i8];
+let data206 = data.accounts;
 const _errs626 = errors;
 if(errors === _errs626){
-if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
+if(Array.isArray(data206)){
+var valid71 = true;
+const len8 = data206.length;
+for(let i8=0; i8<len8; i8++){
+let data207 = data206[i8];
+const _errs628 = errors;
+if(errors === _errs628){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
 let missing13;
-if((data206.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data206}];
+if((data207.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data207}];
 return false;
 }
 else {
-const _errs628 = errors;
-for(const key44 in data206){
+const _errs630 = errors;
+for(const key44 in data207){
 if(!((((((key44 === "id") || (key44 === "name")) || (key44 === "balance")) || (key44 === "allowed_models")) || (key44 === "limits")) || (key44 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data206}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data207}];
 return false;
 break;
 }
 }
-if(_errs628 === errors){
-if(data206.id !== undefined){
-let data207 = data206.id;
-const _errs629 = errors;
-if(typeof data207 !== "string"){
-let dataType221 = typeof data207;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data207;
-}
-else if(data207 === null){
-coerced221 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data207}];
-return false;
-}
-}
-if(coerced221 !== undefined){
-data207 = coerced221;
-if(data206 !== undefined){
-data206["id"] = coerced221;
-}
-}
-}
-if(errors === _errs629){
-if(typeof data207 === "string"){
-if(func3(data207) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data207}];
-return false;
-}
-else {
-if(!pattern11.test(data207)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data207}];
-return false;
-}
-}
-}
-}
-var valid72 = _errs629 === errors;
-}
-else {
-var valid72 = true;
-}
-if(valid72){
-if(data206.name !== undefined){
-let data208 = data206.name;
+if(_errs630 === errors){
+if(data207.id !== undefined){
+let data208 = data207.id;
 const _errs631 = errors;
 if(typeof data208 !== "string"){
 let dataType222 = typeof data208;
@@ -11087,14 +11086,28 @@ else if(data208 === null){
 coerced222 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data208}];
 return false;
 }
 }
 if(coerced222 !== undefined){
 data208 = coerced222;
-if(data206 !== undefined){
-data206["name"] = coerced222;
+if(data207 !== undefined){
+data207["id"] = coerced222;
+}
+}
+}
+if(errors === _errs631){
+if(typeof data208 === "string"){
+if(func3(data208) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data208}];
+return false;
+}
+else {
+if(!pattern11.test(data208)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data208}];
+return false;
+}
 }
 }
 }
@@ -11104,40 +11117,28 @@ else {
 var valid72 = true;
 }
 if(valid72){
-if(data206.balance !== undefined){
-let data209 = data206.balance;
+if(data207.name !== undefined){
+let data209 = data207.name;
 const _errs633 = errors;
-if(!(typeof data209 == "number")){
+if(typeof data209 !== "string"){
 let dataType223 = typeof data209;
 let coerced223 = undefined;
 if(!(coerced223 !== undefined)){
-if(dataType223 == "boolean" || data209 === null
-              || (dataType223 == "string" && data209 && data209 == +data209)){
-coerced223 = +data209;
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data209;
+}
+else if(data209 === null){
+coerced223 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data209}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data209}];
 return false;
 }
 }
 if(coerced223 !== undefined){
 data209 = coerced223;
-if(data206 !== undefined){
-data206["balance"] = coerced223;
-}
-}
-}
-if(errors === _errs633){
-if(typeof data209 == "number"){
-if(data209 > 1000000 || isNaN(data209)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data209}];
-return false;
-}
-else {
-if(data209 < -1000000 || isNaN(data209)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data209}];
-return false;
-}
+if(data207 !== undefined){
+data207["name"] = coerced223;
 }
 }
 }
@@ -11147,55 +11148,41 @@ else {
 var valid72 = true;
 }
 if(valid72){
-if(data206.allowed_models !== undefined){
-let data210 = data206.allowed_models;
+if(data207.balance !== undefined){
+let data210 = data207.balance;
 const _errs635 = errors;
-if(errors === _errs635){
-if(Array.isArray(data210)){
-var valid73 = true;
-const len9 = data210.length;
-for(let i9=0; i9<len9; i9++){
-let data211 = data210[i9];
-const _errs637 = errors;
-if(typeof data211 !== "string"){
-let dataType224 = typeof data211;
+if(!(typeof data210 == "number")){
+let dataType224 = typeof data210;
 let coerced224 = undefined;
 if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data211;
-}
-else if(data211 === null){
-coerced224 = "";
+if(dataType224 == "boolean" || data210 === null
+              || (dataType224 == "string" && data210 && data210 == +data210)){
+coerced224 = +data210;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data210}];
 return false;
 }
 }
 if(coerced224 !== undefined){
-data211 = coerced224;
-if(data210 !== undefined){
-data210[i9] = coerced224;
+data210 = coerced224;
+if(data207 !== undefined){
+data207["balance"] = coerced224;
 }
 }
 }
-if(errors === _errs637){
-if(typeof data211 === "string"){
-if(func3(data211) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data211}];
+if(errors === _errs635){
+if(typeof data210 == "number"){
+if(data210 > 1000000 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data210}];
 return false;
-}
-}
-}
-var valid73 = _errs637 === errors;
-if(!valid73){
-break;
-}
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data210}];
+if(data210 < -1000000 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data210}];
 return false;
+}
+}
 }
 }
 var valid72 = _errs635 === errors;
@@ -11204,59 +11191,79 @@ else {
 var valid72 = true;
 }
 if(valid72){
-if(data206.limits !== undefined){
-let data212 = data206.limits;
+if(data207.allowed_models !== undefined){
+let data211 = data207.allowed_models;
+const _errs637 = errors;
+if(errors === _errs637){
+if(Array.isArray(data211)){
+var valid73 = true;
+const len9 = data211.length;
+for(let i9=0; i9<len9; i9++){
+let data212 = data211[i9];
 const _errs639 = errors;
-if(errors === _errs639){
-if(data212 && typeof data212 == "object" && !Array.isArray(data212)){
-const _errs641 = errors;
-for(const key45 in data212){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data212}];
-return false;
-break;
-}
-}
-if(_errs641 === errors){
-if(data212.rpm !== undefined){
-let data213 = data212.rpm;
-const _errs642 = errors;
-if(!((typeof data213 == "number") && (!(data213 % 1) && !isNaN(data213)))){
-let dataType225 = typeof data213;
+if(typeof data212 !== "string"){
+let dataType225 = typeof data212;
 let coerced225 = undefined;
 if(!(coerced225 !== undefined)){
-if(dataType225 === "boolean" || data213 === null
-              || (dataType225 === "string" && data213 && data213 == +data213 && !(data213 % 1))){
-coerced225 = +data213;
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data212;
+}
+else if(data212 === null){
+coerced225 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data212}];
 return false;
 }
 }
 if(coerced225 !== undefined){
-data213 = coerced225;
-if(data212 !== undefined){
-data212["rpm"] = coerced225;
+data212 = coerced225;
+if(data211 !== undefined){
+data211[i9] = coerced225;
 }
 }
 }
-if(errors === _errs642){
-if(typeof data213 == "number"){
-if(data213 < 1 || isNaN(data213)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data213}];
+if(errors === _errs639){
+if(typeof data212 === "string"){
+if(func3(data212) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data212}];
 return false;
 }
 }
 }
-var valid74 = _errs642 === errors;
+var valid73 = _errs639 === errors;
+if(!valid73){
+break;
+}
+}
 }
 else {
-var valid74 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data211}];
+return false;
 }
-if(valid74){
-if(data212.rps !== undefined){
-let data214 = data212.rps;
+}
+var valid72 = _errs637 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data207.limits !== undefined){
+let data213 = data207.limits;
+const _errs641 = errors;
+if(errors === _errs641){
+if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
+const _errs643 = errors;
+for(const key45 in data213){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data213}];
+return false;
+break;
+}
+}
+if(_errs643 === errors){
+if(data213.rpm !== undefined){
+let data214 = data213.rpm;
 const _errs644 = errors;
 if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
 let dataType226 = typeof data214;
@@ -11267,21 +11274,21 @@ if(dataType226 === "boolean" || data214 === null
 coerced226 = +data214;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data214}];
 return false;
 }
 }
 if(coerced226 !== undefined){
 data214 = coerced226;
-if(data212 !== undefined){
-data212["rps"] = coerced226;
+if(data213 !== undefined){
+data213["rpm"] = coerced226;
 }
 }
 }
 if(errors === _errs644){
 if(typeof data214 == "number"){
 if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data214}];
 return false;
 }
 }
@@ -11292,8 +11299,8 @@ else {
 var valid74 = true;
 }
 if(valid74){
-if(data212.tpm !== undefined){
-let data215 = data212.tpm;
+if(data213.rps !== undefined){
+let data215 = data213.rps;
 const _errs646 = errors;
 if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
 let dataType227 = typeof data215;
@@ -11304,21 +11311,21 @@ if(dataType227 === "boolean" || data215 === null
 coerced227 = +data215;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data215}];
 return false;
 }
 }
 if(coerced227 !== undefined){
 data215 = coerced227;
-if(data212 !== undefined){
-data212["tpm"] = coerced227;
+if(data213 !== undefined){
+data213["rps"] = coerced227;
 }
 }
 }
 if(errors === _errs646){
 if(typeof data215 == "number"){
 if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data215}];
 return false;
 }
 }
@@ -11328,83 +11335,120 @@ var valid74 = _errs646 === errors;
 else {
 var valid74 = true;
 }
+if(valid74){
+if(data213.tpm !== undefined){
+let data216 = data213.tpm;
+const _errs648 = errors;
+if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+let dataType228 = typeof data216;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 === "boolean" || data216 === null
+              || (dataType228 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
+coerced228 = +data216;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data216}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data216 = coerced228;
+if(data213 !== undefined){
+data213["tpm"] = coerced228;
+}
+}
+}
+if(errors === _errs648){
+if(typeof data216 == "number"){
+if(data216 < 1 || isNaN(data216)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data216}];
+return false;
+}
+}
+}
+var valid74 = _errs648 === errors;
+}
+else {
+var valid74 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data212}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data213}];
 return false;
 }
 }
-var valid72 = _errs639 === errors;
+var valid72 = _errs641 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data206.policy !== undefined){
-let data216 = data206.policy;
-const _errs648 = errors;
-if(errors === _errs648){
-if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
+if(data207.policy !== undefined){
+let data217 = data207.policy;
 const _errs650 = errors;
-for(const key46 in data216){
+if(errors === _errs650){
+if(data217 && typeof data217 == "object" && !Array.isArray(data217)){
+const _errs652 = errors;
+for(const key46 in data217){
 if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data217}];
 return false;
 break;
 }
 }
-if(_errs650 === errors){
-if(data216.streaming !== undefined){
-let data217 = data216.streaming;
-const _errs651 = errors;
-if(typeof data217 !== "boolean"){
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(data217 === "false" || data217 === 0 || data217 === null){
-coerced228 = false;
+if(_errs652 === errors){
+if(data217.streaming !== undefined){
+let data218 = data217.streaming;
+const _errs653 = errors;
+if(typeof data218 !== "boolean"){
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(data218 === "false" || data218 === 0 || data218 === null){
+coerced229 = false;
 }
-else if(data217 === "true" || data217 === 1){
-coerced228 = true;
+else if(data218 === "true" || data218 === 1){
+coerced229 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data217}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data218}];
 return false;
 }
 }
-if(coerced228 !== undefined){
-data217 = coerced228;
-if(data216 !== undefined){
-data216["streaming"] = coerced228;
+if(coerced229 !== undefined){
+data218 = coerced229;
+if(data217 !== undefined){
+data217["streaming"] = coerced229;
 }
 }
 }
-var valid75 = _errs651 === errors;
+var valid75 = _errs653 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data216.max_reasoning_effort !== undefined){
-let data218 = data216.max_reasoning_effort;
-const _errs653 = errors;
-const _errs654 = errors;
-let valid76 = false;
+if(data217.max_reasoning_effort !== undefined){
+let data219 = data217.max_reasoning_effort;
 const _errs655 = errors;
-if(typeof data218 !== "string"){
-let dataType229 = typeof data218;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data218;
+const _errs656 = errors;
+let valid76 = false;
+const _errs657 = errors;
+if(typeof data219 !== "string"){
+let dataType230 = typeof data219;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data219;
 }
-else if(data218 === null){
-coerced229 = "";
+else if(data219 === null){
+coerced230 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data218};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data219};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11414,15 +11458,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced229 !== undefined){
-data218 = coerced229;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced229;
+if(coerced230 !== undefined){
+data219 = coerced230;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced230;
 }
 }
 }
-if("none" !== data218){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data218};
+if("none" !== data219){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data219};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11431,22 +11475,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs655 === errors;
+var _valid19 = _errs657 === errors;
 valid76 = valid76 || _valid19;
 if(!valid76){
-const _errs657 = errors;
-if(typeof data218 !== "string"){
-let dataType230 = typeof data218;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data218;
+const _errs659 = errors;
+if(typeof data219 !== "string"){
+let dataType231 = typeof data219;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data219;
 }
-else if(data218 === null){
-coerced230 = "";
+else if(data219 === null){
+coerced231 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data218};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data219};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11456,15 +11500,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced230 !== undefined){
-data218 = coerced230;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced230;
+if(coerced231 !== undefined){
+data219 = coerced231;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced231;
 }
 }
 }
-if("minimal" !== data218){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data218};
+if("minimal" !== data219){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data219};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11473,22 +11517,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs657 === errors;
+var _valid19 = _errs659 === errors;
 valid76 = valid76 || _valid19;
 if(!valid76){
-const _errs659 = errors;
-if(typeof data218 !== "string"){
-let dataType231 = typeof data218;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "number" || dataType231 == "boolean"){
-coerced231 = "" + data218;
+const _errs661 = errors;
+if(typeof data219 !== "string"){
+let dataType232 = typeof data219;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data219;
 }
-else if(data218 === null){
-coerced231 = "";
+else if(data219 === null){
+coerced232 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data218};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data219};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11498,15 +11542,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced231 !== undefined){
-data218 = coerced231;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced231;
+if(coerced232 !== undefined){
+data219 = coerced232;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("low" !== data218){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data218};
+if("low" !== data219){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data219};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11515,22 +11559,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs659 === errors;
+var _valid19 = _errs661 === errors;
 valid76 = valid76 || _valid19;
 if(!valid76){
-const _errs661 = errors;
-if(typeof data218 !== "string"){
-let dataType232 = typeof data218;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "number" || dataType232 == "boolean"){
-coerced232 = "" + data218;
+const _errs663 = errors;
+if(typeof data219 !== "string"){
+let dataType233 = typeof data219;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data219;
 }
-else if(data218 === null){
-coerced232 = "";
+else if(data219 === null){
+coerced233 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data218};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data219};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11540,15 +11584,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced232 !== undefined){
-data218 = coerced232;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced232;
+if(coerced233 !== undefined){
+data219 = coerced233;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("medium" !== data218){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data218};
+if("medium" !== data219){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data219};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11557,22 +11601,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs661 === errors;
+var _valid19 = _errs663 === errors;
 valid76 = valid76 || _valid19;
 if(!valid76){
-const _errs663 = errors;
-if(typeof data218 !== "string"){
-let dataType233 = typeof data218;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data218;
+const _errs665 = errors;
+if(typeof data219 !== "string"){
+let dataType234 = typeof data219;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data219;
 }
-else if(data218 === null){
-coerced233 = "";
+else if(data219 === null){
+coerced234 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data218};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data219};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11582,15 +11626,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced233 !== undefined){
-data218 = coerced233;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced233;
+if(coerced234 !== undefined){
+data219 = coerced234;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("high" !== data218){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data218};
+if("high" !== data219){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data219};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11599,22 +11643,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs663 === errors;
+var _valid19 = _errs665 === errors;
 valid76 = valid76 || _valid19;
 if(!valid76){
-const _errs665 = errors;
-if(typeof data218 !== "string"){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
+const _errs667 = errors;
+if(typeof data219 !== "string"){
+let dataType235 = typeof data219;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data219;
 }
-else if(data218 === null){
-coerced234 = "";
+else if(data219 === null){
+coerced235 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data218};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data219};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11624,15 +11668,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced234;
+if(coerced235 !== undefined){
+data219 = coerced235;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced235;
 }
 }
 }
-if("xhigh" !== data218){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data218};
+if("xhigh" !== data219){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data219};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11641,22 +11685,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs665 === errors;
+var _valid19 = _errs667 === errors;
 valid76 = valid76 || _valid19;
 if(!valid76){
-const _errs667 = errors;
-if(typeof data218 !== "string"){
-let dataType235 = typeof data218;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data218;
+const _errs669 = errors;
+if(typeof data219 !== "string"){
+let dataType236 = typeof data219;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data219;
 }
-else if(data218 === null){
-coerced235 = "";
+else if(data219 === null){
+coerced236 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data218};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data219};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11666,15 +11710,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced235 !== undefined){
-data218 = coerced235;
-if(data216 !== undefined){
-data216["max_reasoning_effort"] = coerced235;
+if(coerced236 !== undefined){
+data219 = coerced236;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("max" !== data218){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data218};
+if("max" !== data219){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data219};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11683,7 +11727,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs667 === errors;
+var _valid19 = _errs669 === errors;
 valid76 = valid76 || _valid19;
 }
 }
@@ -11692,7 +11736,7 @@ valid76 = valid76 || _valid19;
 }
 }
 if(!valid76){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data218};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data219};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11704,17 +11748,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs654;
+errors = _errs656;
 if(vErrors !== null){
-if(_errs654){
-vErrors.length = _errs654;
+if(_errs656){
+vErrors.length = _errs656;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs653 === errors;
+var valid75 = _errs655 === errors;
 }
 else {
 var valid75 = true;
@@ -11723,11 +11767,11 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data217}];
 return false;
 }
 }
-var valid72 = _errs648 === errors;
+var valid72 = _errs650 === errors;
 }
 else {
 var valid72 = true;
@@ -11741,95 +11785,56 @@ var valid72 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data206}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data207}];
 return false;
 }
 }
-var valid71 = _errs626 === errors;
+var valid71 = _errs628 === errors;
 if(!valid71){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data206}];
 return false;
 }
 }
-var valid0 = _errs624 === errors;
+var valid0 = _errs626 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data219 = data.keys;
-const _errs669 = errors;
-if(errors === _errs669){
-if(Array.isArray(data219)){
-var valid77 = true;
-const len10 = data219.length;
-for(let i10=0; i10<len10; i10++){
-let data220 = data219[i10];
+let data220 = data.keys;
 const _errs671 = errors;
 if(errors === _errs671){
-if(data220 && typeof data220 == "object" && !Array.isArray(data220)){
+if(Array.isArray(data220)){
+var valid77 = true;
+const len10 = data220.length;
+for(let i10=0; i10<len10; i10++){
+let data221 = data220[i10];
+const _errs673 = errors;
+if(errors === _errs673){
+if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
 let missing14;
-if((data220.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data220}];
+if((data221.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data221}];
 return false;
 }
 else {
-const _errs673 = errors;
-for(const key47 in data220){
+const _errs675 = errors;
+for(const key47 in data221){
 if(!((((((((key47 === "key") || (key47 === "account")) || (key47 === "name")) || (key47 === "spend_limit")) || (key47 === "limits")) || (key47 === "allowed_models")) || (key47 === "policy")) || (key47 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data221}];
 return false;
 break;
 }
 }
-if(_errs673 === errors){
-if(data220.key !== undefined){
-let data221 = data220.key;
-const _errs674 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
-}
-else if(data221 === null){
-coerced236 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data221}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data220 !== undefined){
-data220["key"] = coerced236;
-}
-}
-}
-if(errors === _errs674){
-if(typeof data221 === "string"){
-if(func3(data221) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data221}];
-return false;
-}
-}
-}
-var valid78 = _errs674 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data220.account !== undefined){
-let data222 = data220.account;
+if(_errs675 === errors){
+if(data221.key !== undefined){
+let data222 = data221.key;
 const _errs676 = errors;
 if(typeof data222 !== "string"){
 let dataType237 = typeof data222;
@@ -11842,21 +11847,21 @@ else if(data222 === null){
 coerced237 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data222}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data222}];
 return false;
 }
 }
 if(coerced237 !== undefined){
 data222 = coerced237;
-if(data220 !== undefined){
-data220["account"] = coerced237;
+if(data221 !== undefined){
+data221["key"] = coerced237;
 }
 }
 }
 if(errors === _errs676){
 if(typeof data222 === "string"){
-if(func3(data222) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data222}];
+if(func3(data222) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data222}];
 return false;
 }
 }
@@ -11867,8 +11872,8 @@ else {
 var valid78 = true;
 }
 if(valid78){
-if(data220.name !== undefined){
-let data223 = data220.name;
+if(data221.account !== undefined){
+let data223 = data221.account;
 const _errs678 = errors;
 if(typeof data223 !== "string"){
 let dataType238 = typeof data223;
@@ -11881,14 +11886,22 @@ else if(data223 === null){
 coerced238 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data223}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data223}];
 return false;
 }
 }
 if(coerced238 !== undefined){
 data223 = coerced238;
-if(data220 !== undefined){
-data220["name"] = coerced238;
+if(data221 !== undefined){
+data221["account"] = coerced238;
+}
+}
+}
+if(errors === _errs678){
+if(typeof data223 === "string"){
+if(func3(data223) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data223}];
+return false;
 }
 }
 }
@@ -11898,40 +11911,28 @@ else {
 var valid78 = true;
 }
 if(valid78){
-if(data220.spend_limit !== undefined){
-let data224 = data220.spend_limit;
+if(data221.name !== undefined){
+let data224 = data221.name;
 const _errs680 = errors;
-if(!(typeof data224 == "number")){
+if(typeof data224 !== "string"){
 let dataType239 = typeof data224;
 let coerced239 = undefined;
 if(!(coerced239 !== undefined)){
-if(dataType239 == "boolean" || data224 === null
-              || (dataType239 == "string" && data224 && data224 == +data224)){
-coerced239 = +data224;
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data224;
+}
+else if(data224 === null){
+coerced239 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data224}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data224}];
 return false;
 }
 }
 if(coerced239 !== undefined){
 data224 = coerced239;
-if(data220 !== undefined){
-data220["spend_limit"] = coerced239;
-}
-}
-}
-if(errors === _errs680){
-if(typeof data224 == "number"){
-if(data224 > 1000000 || isNaN(data224)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data224}];
-return false;
-}
-else {
-if(data224 < 0 || isNaN(data224)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data224}];
-return false;
-}
+if(data221 !== undefined){
+data221["name"] = coerced239;
 }
 }
 }
@@ -11941,59 +11942,65 @@ else {
 var valid78 = true;
 }
 if(valid78){
-if(data220.limits !== undefined){
-let data225 = data220.limits;
+if(data221.spend_limit !== undefined){
+let data225 = data221.spend_limit;
 const _errs682 = errors;
-if(errors === _errs682){
-if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
-const _errs684 = errors;
-for(const key48 in data225){
-if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data225}];
-return false;
-break;
-}
-}
-if(_errs684 === errors){
-if(data225.rpm !== undefined){
-let data226 = data225.rpm;
-const _errs685 = errors;
-if(!((typeof data226 == "number") && (!(data226 % 1) && !isNaN(data226)))){
-let dataType240 = typeof data226;
+if(!(typeof data225 == "number")){
+let dataType240 = typeof data225;
 let coerced240 = undefined;
 if(!(coerced240 !== undefined)){
-if(dataType240 === "boolean" || data226 === null
-              || (dataType240 === "string" && data226 && data226 == +data226 && !(data226 % 1))){
-coerced240 = +data226;
+if(dataType240 == "boolean" || data225 === null
+              || (dataType240 == "string" && data225 && data225 == +data225)){
+coerced240 = +data225;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data226}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data225}];
 return false;
 }
 }
 if(coerced240 !== undefined){
-data226 = coerced240;
-if(data225 !== undefined){
-data225["rpm"] = coerced240;
+data225 = coerced240;
+if(data221 !== undefined){
+data221["spend_limit"] = coerced240;
 }
 }
 }
-if(errors === _errs685){
-if(typeof data226 == "number"){
-if(data226 < 1 || isNaN(data226)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data226}];
+if(errors === _errs682){
+if(typeof data225 == "number"){
+if(data225 > 1000000 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data225}];
+return false;
+}
+else {
+if(data225 < 0 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data225}];
 return false;
 }
 }
 }
-var valid79 = _errs685 === errors;
+}
+var valid78 = _errs682 === errors;
 }
 else {
-var valid79 = true;
+var valid78 = true;
 }
-if(valid79){
-if(data225.rps !== undefined){
-let data227 = data225.rps;
+if(valid78){
+if(data221.limits !== undefined){
+let data226 = data221.limits;
+const _errs684 = errors;
+if(errors === _errs684){
+if(data226 && typeof data226 == "object" && !Array.isArray(data226)){
+const _errs686 = errors;
+for(const key48 in data226){
+if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data226}];
+return false;
+break;
+}
+}
+if(_errs686 === errors){
+if(data226.rpm !== undefined){
+let data227 = data226.rpm;
 const _errs687 = errors;
 if(!((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227)))){
 let dataType241 = typeof data227;
@@ -12004,21 +12011,21 @@ if(dataType241 === "boolean" || data227 === null
 coerced241 = +data227;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data227}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data227}];
 return false;
 }
 }
 if(coerced241 !== undefined){
 data227 = coerced241;
-if(data225 !== undefined){
-data225["rps"] = coerced241;
+if(data226 !== undefined){
+data226["rpm"] = coerced241;
 }
 }
 }
 if(errors === _errs687){
 if(typeof data227 == "number"){
 if(data227 < 1 || isNaN(data227)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data227}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data227}];
 return false;
 }
 }
@@ -12029,8 +12036,8 @@ else {
 var valid79 = true;
 }
 if(valid79){
-if(data225.tpm !== undefined){
-let data228 = data225.tpm;
+if(data226.rps !== undefined){
+let data228 = data226.rps;
 const _errs689 = errors;
 if(!((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228)))){
 let dataType242 = typeof data228;
@@ -12041,21 +12048,21 @@ if(dataType242 === "boolean" || data228 === null
 coerced242 = +data228;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data228}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data228}];
 return false;
 }
 }
 if(coerced242 !== undefined){
 data228 = coerced242;
-if(data225 !== undefined){
-data225["tpm"] = coerced242;
+if(data226 !== undefined){
+data226["rps"] = coerced242;
 }
 }
 }
 if(errors === _errs689){
 if(typeof data228 == "number"){
 if(data228 < 1 || isNaN(data228)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data228}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data228}];
 return false;
 }
 }
@@ -12065,140 +12072,177 @@ var valid79 = _errs689 === errors;
 else {
 var valid79 = true;
 }
+if(valid79){
+if(data226.tpm !== undefined){
+let data229 = data226.tpm;
+const _errs691 = errors;
+if(!((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229)))){
+let dataType243 = typeof data229;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 === "boolean" || data229 === null
+              || (dataType243 === "string" && data229 && data229 == +data229 && !(data229 % 1))){
+coerced243 = +data229;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data229}];
+return false;
+}
+}
+if(coerced243 !== undefined){
+data229 = coerced243;
+if(data226 !== undefined){
+data226["tpm"] = coerced243;
+}
+}
+}
+if(errors === _errs691){
+if(typeof data229 == "number"){
+if(data229 < 1 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data229}];
+return false;
+}
+}
+}
+var valid79 = _errs691 === errors;
+}
+else {
+var valid79 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data225}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data226}];
 return false;
 }
 }
-var valid78 = _errs682 === errors;
+var valid78 = _errs684 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data220.allowed_models !== undefined){
-let data229 = data220.allowed_models;
-const _errs691 = errors;
-if(errors === _errs691){
-if(Array.isArray(data229)){
-var valid80 = true;
-const len11 = data229.length;
-for(let i11=0; i11<len11; i11++){
-let data230 = data229[i11];
+if(data221.allowed_models !== undefined){
+let data230 = data221.allowed_models;
 const _errs693 = errors;
-if(typeof data230 !== "string"){
-let dataType243 = typeof data230;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data230;
+if(errors === _errs693){
+if(Array.isArray(data230)){
+var valid80 = true;
+const len11 = data230.length;
+for(let i11=0; i11<len11; i11++){
+let data231 = data230[i11];
+const _errs695 = errors;
+if(typeof data231 !== "string"){
+let dataType244 = typeof data231;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data231;
 }
-else if(data230 === null){
-coerced243 = "";
+else if(data231 === null){
+coerced244 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data230}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data231}];
 return false;
 }
 }
-if(coerced243 !== undefined){
-data230 = coerced243;
-if(data229 !== undefined){
-data229[i11] = coerced243;
+if(coerced244 !== undefined){
+data231 = coerced244;
+if(data230 !== undefined){
+data230[i11] = coerced244;
 }
 }
 }
-if(errors === _errs693){
-if(typeof data230 === "string"){
-if(func3(data230) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data230}];
+if(errors === _errs695){
+if(typeof data231 === "string"){
+if(func3(data231) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data231}];
 return false;
 }
 }
 }
-var valid80 = _errs693 === errors;
+var valid80 = _errs695 === errors;
 if(!valid80){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data229}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data230}];
 return false;
 }
 }
-var valid78 = _errs691 === errors;
+var valid78 = _errs693 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data220.policy !== undefined){
-let data231 = data220.policy;
-const _errs695 = errors;
-if(errors === _errs695){
-if(data231 && typeof data231 == "object" && !Array.isArray(data231)){
+if(data221.policy !== undefined){
+let data232 = data221.policy;
 const _errs697 = errors;
-for(const key49 in data231){
+if(errors === _errs697){
+if(data232 && typeof data232 == "object" && !Array.isArray(data232)){
+const _errs699 = errors;
+for(const key49 in data232){
 if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data231}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data232}];
 return false;
 break;
 }
 }
-if(_errs697 === errors){
-if(data231.streaming !== undefined){
-let data232 = data231.streaming;
-const _errs698 = errors;
-if(typeof data232 !== "boolean"){
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(data232 === "false" || data232 === 0 || data232 === null){
-coerced244 = false;
+if(_errs699 === errors){
+if(data232.streaming !== undefined){
+let data233 = data232.streaming;
+const _errs700 = errors;
+if(typeof data233 !== "boolean"){
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(data233 === "false" || data233 === 0 || data233 === null){
+coerced245 = false;
 }
-else if(data232 === "true" || data232 === 1){
-coerced244 = true;
+else if(data233 === "true" || data233 === 1){
+coerced245 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data232}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data233}];
 return false;
 }
 }
-if(coerced244 !== undefined){
-data232 = coerced244;
-if(data231 !== undefined){
-data231["streaming"] = coerced244;
+if(coerced245 !== undefined){
+data233 = coerced245;
+if(data232 !== undefined){
+data232["streaming"] = coerced245;
 }
 }
 }
-var valid81 = _errs698 === errors;
+var valid81 = _errs700 === errors;
 }
 else {
 var valid81 = true;
 }
 if(valid81){
-if(data231.max_reasoning_effort !== undefined){
-let data233 = data231.max_reasoning_effort;
-const _errs700 = errors;
-const _errs701 = errors;
-let valid82 = false;
+if(data232.max_reasoning_effort !== undefined){
+let data234 = data232.max_reasoning_effort;
 const _errs702 = errors;
-if(typeof data233 !== "string"){
-let dataType245 = typeof data233;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data233;
+const _errs703 = errors;
+let valid82 = false;
+const _errs704 = errors;
+if(typeof data234 !== "string"){
+let dataType246 = typeof data234;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data234;
 }
-else if(data233 === null){
-coerced245 = "";
+else if(data234 === null){
+coerced246 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data233};
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -12208,15 +12252,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data233 = coerced245;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced245;
+if(coerced246 !== undefined){
+data234 = coerced246;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced246;
 }
 }
 }
-if("none" !== data233){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data233};
+if("none" !== data234){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -12225,22 +12269,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs702 === errors;
+var _valid20 = _errs704 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs704 = errors;
-if(typeof data233 !== "string"){
-let dataType246 = typeof data233;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data233;
+const _errs706 = errors;
+if(typeof data234 !== "string"){
+let dataType247 = typeof data234;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data234;
 }
-else if(data233 === null){
-coerced246 = "";
+else if(data234 === null){
+coerced247 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data233};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -12250,15 +12294,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data233 = coerced246;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced246;
+if(coerced247 !== undefined){
+data234 = coerced247;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced247;
 }
 }
 }
-if("minimal" !== data233){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data233};
+if("minimal" !== data234){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -12267,22 +12311,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs704 === errors;
+var _valid20 = _errs706 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs706 = errors;
-if(typeof data233 !== "string"){
-let dataType247 = typeof data233;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data233;
+const _errs708 = errors;
+if(typeof data234 !== "string"){
+let dataType248 = typeof data234;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data234;
 }
-else if(data233 === null){
-coerced247 = "";
+else if(data234 === null){
+coerced248 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data233};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -12292,15 +12336,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced247 !== undefined){
-data233 = coerced247;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced247;
+if(coerced248 !== undefined){
+data234 = coerced248;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced248;
 }
 }
 }
-if("low" !== data233){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data233};
+if("low" !== data234){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -12309,22 +12353,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs706 === errors;
+var _valid20 = _errs708 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs708 = errors;
-if(typeof data233 !== "string"){
-let dataType248 = typeof data233;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data233;
+const _errs710 = errors;
+if(typeof data234 !== "string"){
+let dataType249 = typeof data234;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data234;
 }
-else if(data233 === null){
-coerced248 = "";
+else if(data234 === null){
+coerced249 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data233};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -12334,15 +12378,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced248 !== undefined){
-data233 = coerced248;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced248;
+if(coerced249 !== undefined){
+data234 = coerced249;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced249;
 }
 }
 }
-if("medium" !== data233){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data233};
+if("medium" !== data234){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12351,22 +12395,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs708 === errors;
+var _valid20 = _errs710 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs710 = errors;
-if(typeof data233 !== "string"){
-let dataType249 = typeof data233;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data233;
+const _errs712 = errors;
+if(typeof data234 !== "string"){
+let dataType250 = typeof data234;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data234;
 }
-else if(data233 === null){
-coerced249 = "";
+else if(data234 === null){
+coerced250 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data233};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12376,15 +12420,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced249 !== undefined){
-data233 = coerced249;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced249;
+if(coerced250 !== undefined){
+data234 = coerced250;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("high" !== data233){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data233};
+if("high" !== data234){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12393,22 +12437,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs710 === errors;
+var _valid20 = _errs712 === errors;
 valid82 = valid82 || _valid20;
 if(!valid82){
-const _errs712 = errors;
-if(typeof data233 !== "string"){
-let dataType250 = typeof data233;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "number" || dataType250 == "boolean"){
-coerced250 = "" + data233;
+const _errs714 = errors;
+if(typeof data234 !== "string"){
+let dataType251 = typeof data234;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data234;
 }
-else if(data233 === null){
-coerced250 = "";
+else if(data234 === null){
+coerced251 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data233};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12418,15 +12462,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced250 !== undefined){
-data233 = coerced250;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced250;
+if(coerced251 !== undefined){
+data234 = coerced251;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("xhigh" !== data233){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data233};
+if("xhigh" !== data234){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12435,104 +12479,10 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs712 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs714 = errors;
-if(typeof data233 !== "string"){
-let dataType251 = typeof data233;
-let coerced251 = undefined;
-if(!(coerced251 !== undefined)){
-if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data233;
-}
-else if(data233 === null){
-coerced251 = "";
-}
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data233};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-}
-if(coerced251 !== undefined){
-data233 = coerced251;
-if(data231 !== undefined){
-data231["max_reasoning_effort"] = coerced251;
-}
-}
-}
-if("max" !== data233){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data233};
-if(vErrors === null){
-vErrors = [err221];
-}
-else {
-vErrors.push(err221);
-}
-errors++;
-}
 var _valid20 = _errs714 === errors;
 valid82 = valid82 || _valid20;
-}
-}
-}
-}
-}
-}
 if(!valid82){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data233};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs701;
-if(vErrors !== null){
-if(_errs701){
-vErrors.length = _errs701;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid81 = _errs700 === errors;
-}
-else {
-var valid81 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data231}];
-return false;
-}
-}
-var valid78 = _errs695 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data220.status !== undefined){
-let data234 = data220.status;
 const _errs716 = errors;
-const _errs717 = errors;
-let valid83 = false;
-const _errs718 = errors;
 if(typeof data234 !== "string"){
 let dataType252 = typeof data234;
 let coerced252 = undefined;
@@ -12544,7 +12494,101 @@ else if(data234 === null){
 coerced252 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data234};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced252 !== undefined){
+data234 = coerced252;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced252;
+}
+}
+}
+if("max" !== data234){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid20 = _errs716 === errors;
+valid82 = valid82 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid82){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data234};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs703;
+if(vErrors !== null){
+if(_errs703){
+vErrors.length = _errs703;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid81 = _errs702 === errors;
+}
+else {
+var valid81 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data232}];
+return false;
+}
+}
+var valid78 = _errs697 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data221.status !== undefined){
+let data235 = data221.status;
+const _errs718 = errors;
+const _errs719 = errors;
+let valid83 = false;
+const _errs720 = errors;
+if(typeof data235 !== "string"){
+let dataType253 = typeof data235;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data235;
+}
+else if(data235 === null){
+coerced253 = "";
+}
+else {
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data235};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12554,15 +12598,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced252 !== undefined){
-data234 = coerced252;
-if(data220 !== undefined){
-data220["status"] = coerced252;
+if(coerced253 !== undefined){
+data235 = coerced253;
+if(data221 !== undefined){
+data221["status"] = coerced253;
 }
 }
 }
-if("active" !== data234){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data234};
+if("active" !== data235){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data235};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12571,22 +12615,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs718 === errors;
+var _valid21 = _errs720 === errors;
 valid83 = valid83 || _valid21;
 if(!valid83){
-const _errs720 = errors;
-if(typeof data234 !== "string"){
-let dataType253 = typeof data234;
-let coerced253 = undefined;
-if(!(coerced253 !== undefined)){
-if(dataType253 == "number" || dataType253 == "boolean"){
-coerced253 = "" + data234;
+const _errs722 = errors;
+if(typeof data235 !== "string"){
+let dataType254 = typeof data235;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data235;
 }
-else if(data234 === null){
-coerced253 = "";
+else if(data235 === null){
+coerced254 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data234};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data235};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12596,15 +12640,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced253 !== undefined){
-data234 = coerced253;
-if(data220 !== undefined){
-data220["status"] = coerced253;
+if(coerced254 !== undefined){
+data235 = coerced254;
+if(data221 !== undefined){
+data221["status"] = coerced254;
 }
 }
 }
-if("blocked" !== data234){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data234};
+if("blocked" !== data235){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data235};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12613,22 +12657,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs720 === errors;
+var _valid21 = _errs722 === errors;
 valid83 = valid83 || _valid21;
 if(!valid83){
-const _errs722 = errors;
-if(typeof data234 !== "string"){
-let dataType254 = typeof data234;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 == "number" || dataType254 == "boolean"){
-coerced254 = "" + data234;
+const _errs724 = errors;
+if(typeof data235 !== "string"){
+let dataType255 = typeof data235;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data235;
 }
-else if(data234 === null){
-coerced254 = "";
+else if(data235 === null){
+coerced255 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data234};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data235};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12638,15 +12682,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced254 !== undefined){
-data234 = coerced254;
-if(data220 !== undefined){
-data220["status"] = coerced254;
+if(coerced255 !== undefined){
+data235 = coerced255;
+if(data221 !== undefined){
+data221["status"] = coerced255;
 }
 }
 }
-if("revoked" !== data234){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data234};
+if("revoked" !== data235){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data235};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12655,22 +12699,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs722 === errors;
+var _valid21 = _errs724 === errors;
 valid83 = valid83 || _valid21;
 if(!valid83){
-const _errs724 = errors;
-if(typeof data234 !== "string"){
-let dataType255 = typeof data234;
-let coerced255 = undefined;
-if(!(coerced255 !== undefined)){
-if(dataType255 == "number" || dataType255 == "boolean"){
-coerced255 = "" + data234;
+const _errs726 = errors;
+if(typeof data235 !== "string"){
+let dataType256 = typeof data235;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data235;
 }
-else if(data234 === null){
-coerced255 = "";
+else if(data235 === null){
+coerced256 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data234};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data235};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12680,15 +12724,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced255 !== undefined){
-data234 = coerced255;
-if(data220 !== undefined){
-data220["status"] = coerced255;
+if(coerced256 !== undefined){
+data235 = coerced256;
+if(data221 !== undefined){
+data221["status"] = coerced256;
 }
 }
 }
-if("deleted" !== data234){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data234};
+if("deleted" !== data235){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data235};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12697,13 +12741,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs724 === errors;
+var _valid21 = _errs726 === errors;
 valid83 = valid83 || _valid21;
 }
 }
 }
 if(!valid83){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data234};
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data235};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12715,17 +12759,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs717;
+errors = _errs719;
 if(vErrors !== null){
-if(_errs717){
-vErrors.length = _errs717;
+if(_errs719){
+vErrors.length = _errs719;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs716 === errors;
+var valid78 = _errs718 === errors;
 }
 else {
 var valid78 = true;
@@ -12741,22 +12785,22 @@ var valid78 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data221}];
 return false;
 }
 }
-var valid77 = _errs671 === errors;
+var valid77 = _errs673 === errors;
 if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data219}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data220}];
 return false;
 }
 }
-var valid0 = _errs669 === errors;
+var valid0 = _errs671 === errors;
 }
 else {
 var valid0 = true;
