@@ -13,6 +13,7 @@ import type { UsageLedger } from './billing/usage-ledger.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { BlockList } from 'node:net';
 import type { RequestLogWriter } from './request-log/request-log-writer.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 /**
  * What the routes need. Built at start; `config` and `models` are
@@ -45,4 +46,6 @@ export interface GatewayServices {
   readonly requestRecords: RequestLogWriter | undefined;
   /** Prometheus metrics; `metrics.recordCost(model, usd)` books cost. */
   readonly metrics: GatewayMetrics;
+  /** OpenTelemetry traces; undefined when off (no OTLP endpoint), and then nothing on the request path reads them. */
+  readonly tracing: Tracing | undefined;
 }

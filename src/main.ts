@@ -26,6 +26,7 @@ import { trustedProxyList } from './limits/client-ip.js';
 import { UsageLedger } from './billing/usage-ledger.js';
 import { RequestLogWriter } from './request-log/request-log-writer.js';
 import { BoundedResponseStore } from './responses-state/bounded-response-store.js';
+import { startTracing } from './telemetry/tracing.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -130,6 +131,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         metrics.registry,
       )
     : undefined;
+  const tracing = startTracing(config.telemetry, {
+    onDrop: (reason, count) => metrics.traceSpansDropped(reason, count),
+  });
   const services: GatewayServices = {
     config,
     models: modelsOf(config),
@@ -147,6 +151,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     shutdownHooks: new ShutdownHooks(),
     requestRecords,
     metrics,
+    tracing,
   };
   readiness.register(modelsRoutableCheck(services));
   readiness.register({ name: 'store', check: () => store.ping() });
@@ -162,6 +167,11 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   }
   services.shutdownHooks.add({ name: 'instance registry', run: () => cluster.leave() });
   services.shutdownHooks.add({ name: 'stored responses sweep', run: () => responses.stop() });
+  if (tracing !== undefined) {
+    // Registered last, run first: the spans of the requests just finished go out while the rest closes.
+    services.shutdownHooks.add({ name: 'traces', run: () => tracing.shutdown() });
+    logger.info({ capture_content: config.telemetry.captureContent }, 'traces exported over OTLP');
+  }
   responses.startSweeping();
   const prober = new HealthProber(nodes, () => services.config.health, logger);
   prober.start();

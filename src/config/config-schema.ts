@@ -452,6 +452,33 @@ export const ConfigFileSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** OpenTelemetry traces (PRODUCT.md decision 29): off unless an OTLP endpoint is set here or in OTEL_EXPORTER_OTLP_*. */
+    telemetry: Type.Optional(
+      Type.Object(
+        {
+          otlp: Type.Optional(
+            Type.Object(
+              {
+                /** The collector's OTLP/HTTP address; traces go to `{endpoint}/v1/traces` unless it already ends so. */
+                endpoint: Type.Optional(Type.String({ pattern: '^https?://' })),
+                headers: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String())),
+                timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+          service_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+          /** The share of new traces recorded (0..1); a client's sampled flag decides for the traces it continues. */
+          sample_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          capture_content: Type.Optional(Type.Boolean()),
+          max_content_chars: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_048_576 })),
+          max_queue_spans: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+          batch_spans: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+          batch_interval_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     shutdown: Type.Optional(
       Type.Object({ grace_ms: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
     ),

@@ -68,6 +68,15 @@ export const DEFAULTS = {
     maxDrainBytes: 64 * 1024 * 1024,
     drainTimeoutMs: 30_000,
   },
+  /** Traces: a short export time-out and a bounded queue, so a slow collector costs spans, never requests. */
+  telemetry: {
+    timeoutMs: 3_000,
+    serviceName: 'switchyard',
+    maxContentChars: 16_384,
+    maxQueueSpans: 4_096,
+    batchSpans: 512,
+    batchIntervalMs: 2_000,
+  },
   shutdownGraceMs: 30_000,
   maxConcurrency: 64,
   /** Calls of an allowed server tool one request may make, when `priced_features.server_tools.<tool>.max_calls` says none. */

@@ -320,6 +320,28 @@ export interface MetricsSettings {
   readonly listen: { readonly host: string; readonly port: number } | undefined;
 }
 
+/** OpenTelemetry traces (PRODUCT.md decision 29); read once at start. */
+export interface TelemetrySettings {
+  /** The collector's OTLP/HTTP traces URL from the file; undefined: the OTEL_EXPORTER_OTLP_* variables decide. */
+  readonly endpoint: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  /** How long one export may take before it is given up (its spans counted as dropped). */
+  readonly timeoutMs: number;
+  readonly serviceName: string;
+  /** The share of traces the gateway starts that are recorded and exported; a client's `traceparent` decides for its own. */
+  readonly sampleRatio: number;
+  /** Prompts and completions go into spans only when true. */
+  readonly captureContent: boolean;
+  /** The most characters of message content one span carries when captured. */
+  readonly maxContentChars: number;
+  /** Finished spans waiting for export; past it new spans are dropped and counted. */
+  readonly maxQueueSpans: number;
+  /** Spans per export request. */
+  readonly batchSpans: number;
+  /** Longest a finished span waits before its batch is sent. */
+  readonly batchIntervalMs: number;
+}
+
 export interface GatewayConfig {
   /** The file the config came from, or "built-in demo". */
   readonly source: string;
@@ -353,6 +375,7 @@ export interface GatewayConfig {
   readonly http: HttpSettings;
   readonly log: LogSettings;
   readonly metrics: MetricsSettings;
+  readonly telemetry: TelemetrySettings;
   readonly shutdown: { readonly graceMs: number };
   readonly nodes: readonly NodeConfig[];
   readonly models: readonly ModelConfig[];

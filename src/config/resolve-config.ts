@@ -429,6 +429,21 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
         port: file.metrics.listen.port,
       },
     },
+    telemetry: {
+      endpoint: tracesUrl(file.telemetry?.otlp?.endpoint),
+      headers: file.telemetry?.otlp?.headers ?? {},
+      timeoutMs: file.telemetry?.otlp?.timeout_ms ?? DEFAULTS.telemetry.timeoutMs,
+      serviceName: file.telemetry?.service_name ?? DEFAULTS.telemetry.serviceName,
+      sampleRatio: file.telemetry?.sample_ratio ?? 1,
+      captureContent: file.telemetry?.capture_content ?? false,
+      maxContentChars: file.telemetry?.max_content_chars ?? DEFAULTS.telemetry.maxContentChars,
+      maxQueueSpans: file.telemetry?.max_queue_spans ?? DEFAULTS.telemetry.maxQueueSpans,
+      batchSpans: Math.min(
+        file.telemetry?.batch_spans ?? DEFAULTS.telemetry.batchSpans,
+        file.telemetry?.max_queue_spans ?? DEFAULTS.telemetry.maxQueueSpans,
+      ),
+      batchIntervalMs: file.telemetry?.batch_interval_ms ?? DEFAULTS.telemetry.batchIntervalMs,
+    },
     shutdown: { graceMs: file.shutdown?.grace_ms ?? DEFAULTS.shutdownGraceMs },
     nodes,
     models,
@@ -444,4 +459,11 @@ function nativeApisOf(
 ): ReadonlySet<NativeApi> {
   if (protocol === 'anthropic') return new Set(['messages']);
   return new Set(apis?.includes('responses') === true ? ['responses'] : []);
+}
+
+/** An OTLP/HTTP base address as the traces URL: `/v1/traces` appended unless the path already ends so (as OTEL_EXPORTER_OTLP_ENDPOINT). */
+function tracesUrl(endpoint: string | undefined): string | undefined {
+  if (endpoint === undefined) return undefined;
+  const trimmed = endpoint.replace(/\/+$/, '');
+  return trimmed.endsWith('/v1/traces') ? trimmed : `${trimmed}/v1/traces`;
 }

@@ -2,6 +2,7 @@ import type { Language } from '../errors/codes.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { Cancellation } from '../upstream/cancellation.js';
 import type { ReportedFeatures } from '../billing/feature-prices.js';
+import type { RequestTrace } from '../telemetry/request-trace.js';
 
 /** A client-facing protocol: Chat Completions, Anthropic Messages, OpenAI Responses (docs/architecture.md). */
 export type FrontDoorName = 'chat' | 'messages' | 'responses';
@@ -90,6 +91,8 @@ export interface RequestContext {
   /** Why `cancellation` fired, once it has: the client left, the total deadline passed, or the gateway is shutting down. */
   abortCause: 'client' | 'deadline' | 'shutdown' | undefined;
   readonly record: RequestRecord;
+  /** The request's trace when tracing is on and the path is traced (telemetry/); the pipeline reports node attempts to it. */
+  trace?: RequestTrace;
   /** X-RateLimit-* of the limits this request was counted against, once it was. */
   rateLimitHeaders?: Record<string, string>;
 }

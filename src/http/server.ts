@@ -161,6 +161,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   const storedResponse = storedResponsesRoute(services);
   const requestLog = requestLineLogger(logger);
   const inFlight = new InFlightRequests<InFlightRequest>();
+  const tracing = services.tracing;
   let onIdle: (() => void) | undefined;
 
   /** The route's promise; throws at once for a request no route takes. */
@@ -228,6 +229,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       requestLog.write('debug', { context, method: request.method, path, totalMs });
       return;
     }
+    context.trace?.end(context);
     requestLog.write('info', { context, method: request.method, path, totalMs });
     // The operator's calls (admin API, console) are counted apart from the clients' (PRODUCT decision 30),
     // and are not in the request record.
@@ -263,6 +265,7 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
       const area = requestAreaOf(path);
       const door = area === 'client' ? doorLabelOf(path, route) : UNKNOWN_DOOR;
       if (door === 'chat' || door === 'messages' || door === 'responses') context.record.frontDoor = door;
+      if (tracing !== undefined && area === 'client') context.trace = tracing.startRequest(request, path, context);
       const entry: InFlightRequest = { context, response };
       const slot = inFlight.add(entry);
       if (shuttingDown) response.shouldKeepAlive = false;

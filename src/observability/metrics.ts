@@ -82,6 +82,7 @@ export class GatewayMetrics {
   private readonly operatorRequests: CountedAtScrape<'area' | 'status'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
+  private readonly spansDropped: Counter<'reason'>;
   private readonly modelChildren = new Map<string, ModelChildren>();
   private readonly firstByteChildren = new Map<string, HistogramChild>();
   private readonly nodeChildren = new Map<string, NodeChildren>();
@@ -169,6 +170,12 @@ export class GatewayMetrics {
       name: 'switchyard_node_output_over_cap_total',
       help: 'Replies whose node reported more completion tokens than the output cap it was sent (charged as reported), by node.',
       labelNames: ['node'],
+      registers,
+    });
+    this.spansDropped = new Counter({
+      name: 'switchyard_trace_spans_dropped_total',
+      help: 'Trace spans not delivered to the OTLP collector, by reason: queue_full (the export queue was full) or export_failed (the collector refused, failed or timed out).',
+      labelNames: ['reason'],
       registers,
     });
     new Gauge({
@@ -305,6 +312,11 @@ export class GatewayMetrics {
   }
 
   /** A connection was refused at accept (http.max_connections). */
+  /** Trace spans the exporter never delivered (telemetry/): the queue was full, or the collector failed them. */
+  traceSpansDropped(reason: 'queue_full' | 'export_failed', count: number): void {
+    this.spansDropped.inc({ reason }, count);
+  }
+
   connectionDropped(): void {
     this.dropped.inc();
   }

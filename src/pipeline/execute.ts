@@ -139,6 +139,7 @@ async function attempt(
     stream: options.stream,
     retryOnStatus: options.retryOnStatus,
   };
+  context.trace?.startAttempt(callContext, options.request);
   const adapter = adapterFor(node.protocol);
   // A node that serves the client's own protocol gets the client's request as it came (decision 15).
   const { native } = options;
@@ -163,6 +164,7 @@ async function attempt(
         ? adapter.toUpstream(options.request, callContext)
         : nativeAdapter.toUpstream(native as NativeRequest, callContext),
     );
+    context.trace?.injectInto(upstreamCall.headers);
     const response = await candidate.client.send(
       upstreamCall,
       cancellation,
@@ -309,6 +311,7 @@ function succeed(
   execution: Execution,
 ): AttemptOutcome {
   candidate.state.recordSuccess(firstByteMs);
+  context.trace?.attemptAnswered(execution);
   record(context, candidate, started, status, undefined, undefined, firstByteMs);
   return { ok: true, execution };
 }
@@ -334,6 +337,7 @@ function record(
     startedMs: hundredths(started - context.startedAt),
     firstByteMs: firstByteMs === undefined ? undefined : hundredths(firstByteMs),
   });
+  context.trace?.attemptEnded(status, error);
 }
 
 function hundredths(ms: number): number {

@@ -3,18 +3,18 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
 const pattern1 = new RegExp("^rediss?://", "u");
 const pattern2 = new RegExp("^https?://[^\\s]*\\{trace_id\\}[^\\s]*$", "u");
 const pattern3 = new RegExp("^/", "u");
-const pattern4 = new RegExp("^[A-Za-z0-9._-]+$", "u");
-const pattern5 = new RegExp("^https?://", "u");
-const pattern6 = new RegExp("^(.*)$", "u");
-const pattern7 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
-const pattern10 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern4 = new RegExp("^https?://", "u");
+const pattern5 = new RegExp("^(.*)$", "u");
+const pattern6 = new RegExp("^[A-Za-z0-9._-]+$", "u");
+const pattern9 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern12 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4134,99 +4134,82 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.shutdown !== undefined){
-let data99 = data.shutdown;
+if(data.telemetry !== undefined){
+let data99 = data.telemetry;
 const _errs237 = errors;
 if(errors === _errs237){
 if(data99 && typeof data99 == "object" && !Array.isArray(data99)){
 const _errs239 = errors;
 for(const key18 in data99){
-if(!(key18 === "grace_ms")){
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data99}];
+if(!((((((((key18 === "otlp") || (key18 === "service_name")) || (key18 === "sample_ratio")) || (key18 === "capture_content")) || (key18 === "max_content_chars")) || (key18 === "max_queue_spans")) || (key18 === "batch_spans")) || (key18 === "batch_interval_ms"))){
+validate10.errors = [{instancePath:instancePath+"/telemetry",schemaPath:"#/properties/telemetry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.telemetry,data:data99}];
 return false;
 break;
 }
 }
 if(_errs239 === errors){
-if(data99.grace_ms !== undefined){
-let data100 = data99.grace_ms;
+if(data99.otlp !== undefined){
+let data100 = data99.otlp;
 const _errs240 = errors;
-if(!((typeof data100 == "number") && (!(data100 % 1) && !isNaN(data100)))){
-let dataType88 = typeof data100;
-let coerced88 = undefined;
-if(!(coerced88 !== undefined)){
-if(dataType88 === "boolean" || data100 === null
-              || (dataType88 === "string" && data100 && data100 == +data100 && !(data100 % 1))){
-coerced88 = +data100;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
-return false;
-}
-}
-if(coerced88 !== undefined){
-data100 = coerced88;
-if(data99 !== undefined){
-data99["grace_ms"] = coerced88;
-}
-}
-}
 if(errors === _errs240){
-if(typeof data100 == "number"){
-if(data100 < 0 || isNaN(data100)){
-validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data100}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data99}];
-return false;
-}
-}
-var valid0 = _errs237 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.nodes !== undefined){
-let data101 = data.nodes;
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
 const _errs242 = errors;
-if(errors === _errs242){
-if(Array.isArray(data101)){
-if(data101.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data101}];
-return false;
-}
-else {
-var valid23 = true;
-const len2 = data101.length;
-for(let i2=0; i2<len2; i2++){
-let data102 = data101[i2];
-const _errs244 = errors;
-if(errors === _errs244){
-if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
-let missing2;
-if(((data102.id === undefined) && (missing2 = "id")) || ((data102.provider === undefined) && (missing2 = "provider"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data102}];
-return false;
-}
-else {
-const _errs246 = errors;
-for(const key19 in data102){
-if(!(func2.call(schema11.properties.nodes.items.properties, key19))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data102}];
+for(const key19 in data100){
+if(!(((key19 === "endpoint") || (key19 === "headers")) || (key19 === "timeout_ms"))){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp",schemaPath:"#/properties/telemetry/properties/otlp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.telemetry.properties.otlp,data:data100}];
 return false;
 break;
 }
 }
-if(_errs246 === errors){
-if(data102.id !== undefined){
-let data103 = data102.id;
+if(_errs242 === errors){
+if(data100.endpoint !== undefined){
+let data101 = data100.endpoint;
+const _errs243 = errors;
+if(typeof data101 !== "string"){
+let dataType88 = typeof data101;
+let coerced88 = undefined;
+if(!(coerced88 !== undefined)){
+if(dataType88 == "number" || dataType88 == "boolean"){
+coerced88 = "" + data101;
+}
+else if(data101 === null){
+coerced88 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/endpoint",schemaPath:"#/properties/telemetry/properties/otlp/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.telemetry.properties.otlp.properties.endpoint.type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.endpoint,data:data101}];
+return false;
+}
+}
+if(coerced88 !== undefined){
+data101 = coerced88;
+if(data100 !== undefined){
+data100["endpoint"] = coerced88;
+}
+}
+}
+if(errors === _errs243){
+if(typeof data101 === "string"){
+if(!pattern4.test(data101)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/endpoint",schemaPath:"#/properties/telemetry/properties/otlp/properties/endpoint/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.telemetry.properties.otlp.properties.endpoint,data:data101}];
+return false;
+}
+}
+}
+var valid23 = _errs243 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data100.headers !== undefined){
+let data102 = data100.headers;
+const _errs245 = errors;
+if(errors === _errs245){
+if(data102 && typeof data102 == "object" && !Array.isArray(data102)){
+var valid24 = true;
+for(const key20 in data102){
+if(pattern5.test(key20)){
+let data103 = data102[key20];
 const _errs247 = errors;
 if(typeof data103 !== "string"){
 let dataType89 = typeof data103;
@@ -4239,55 +4222,555 @@ else if(data103 === null){
 coerced89 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/headers/" + key20.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/telemetry/properties/otlp/properties/headers/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.telemetry.properties.otlp.properties.headers.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.headers.patternProperties["^(.*)$"],data:data103}];
 return false;
 }
 }
 if(coerced89 !== undefined){
 data103 = coerced89;
 if(data102 !== undefined){
-data102["id"] = coerced89;
-}
-}
-}
-if(errors === _errs247){
-if(typeof data103 === "string"){
-if(func3(data103) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
-return false;
-}
-else {
-if(!pattern4.test(data103)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data103}];
-return false;
-}
+data102[key20] = coerced89;
 }
 }
 }
 var valid24 = _errs247 === errors;
+if(!valid24){
+break;
+}
+}
+}
 }
 else {
-var valid24 = true;
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/headers",schemaPath:"#/properties/telemetry/properties/otlp/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.telemetry.properties.otlp.properties.headers.type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.headers,data:data102}];
+return false;
 }
-if(valid24){
-if(data102.provider !== undefined){
-let data104 = data102.provider;
+}
+var valid23 = _errs245 === errors;
+}
+else {
+var valid23 = true;
+}
+if(valid23){
+if(data100.timeout_ms !== undefined){
+let data104 = data100.timeout_ms;
 const _errs249 = errors;
-const _errs250 = errors;
-let valid25 = false;
-const _errs251 = errors;
-if(typeof data104 !== "string"){
+if(!((typeof data104 == "number") && (!(data104 % 1) && !isNaN(data104)))){
 let dataType90 = typeof data104;
 let coerced90 = undefined;
 if(!(coerced90 !== undefined)){
-if(dataType90 == "number" || dataType90 == "boolean"){
-coerced90 = "" + data104;
-}
-else if(data104 === null){
-coerced90 = "";
+if(dataType90 === "boolean" || data104 === null
+              || (dataType90 === "string" && data104 && data104 == +data104 && !(data104 % 1))){
+coerced90 = +data104;
 }
 else {
-const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/timeout_ms",schemaPath:"#/properties/telemetry/properties/otlp/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms.type,parentSchema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms,data:data104}];
+return false;
+}
+}
+if(coerced90 !== undefined){
+data104 = coerced90;
+if(data100 !== undefined){
+data100["timeout_ms"] = coerced90;
+}
+}
+}
+if(errors === _errs249){
+if(typeof data104 == "number"){
+if(data104 > 60000 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/timeout_ms",schemaPath:"#/properties/telemetry/properties/otlp/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms,data:data104}];
+return false;
+}
+else {
+if(data104 < 1 || isNaN(data104)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp/timeout_ms",schemaPath:"#/properties/telemetry/properties/otlp/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.otlp.properties.timeout_ms,data:data104}];
+return false;
+}
+}
+}
+}
+var valid23 = _errs249 === errors;
+}
+else {
+var valid23 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/otlp",schemaPath:"#/properties/telemetry/properties/otlp/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.telemetry.properties.otlp.type,parentSchema:schema11.properties.telemetry.properties.otlp,data:data100}];
+return false;
+}
+}
+var valid22 = _errs240 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.service_name !== undefined){
+let data105 = data99.service_name;
+const _errs251 = errors;
+if(typeof data105 !== "string"){
+let dataType91 = typeof data105;
+let coerced91 = undefined;
+if(!(coerced91 !== undefined)){
+if(dataType91 == "number" || dataType91 == "boolean"){
+coerced91 = "" + data105;
+}
+else if(data105 === null){
+coerced91 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/service_name",schemaPath:"#/properties/telemetry/properties/service_name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.telemetry.properties.service_name.type,parentSchema:schema11.properties.telemetry.properties.service_name,data:data105}];
+return false;
+}
+}
+if(coerced91 !== undefined){
+data105 = coerced91;
+if(data99 !== undefined){
+data99["service_name"] = coerced91;
+}
+}
+}
+if(errors === _errs251){
+if(typeof data105 === "string"){
+if(func3(data105) > 256){
+validate10.errors = [{instancePath:instancePath+"/telemetry/service_name",schemaPath:"#/properties/telemetry/properties/service_name/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.telemetry.properties.service_name,data:data105}];
+return false;
+}
+else {
+if(func3(data105) < 1){
+validate10.errors = [{instancePath:instancePath+"/telemetry/service_name",schemaPath:"#/properties/telemetry/properties/service_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.telemetry.properties.service_name,data:data105}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs251 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.sample_ratio !== undefined){
+let data106 = data99.sample_ratio;
+const _errs253 = errors;
+if(!(typeof data106 == "number")){
+let dataType92 = typeof data106;
+let coerced92 = undefined;
+if(!(coerced92 !== undefined)){
+if(dataType92 == "boolean" || data106 === null
+              || (dataType92 == "string" && data106 && data106 == +data106)){
+coerced92 = +data106;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/sample_ratio",schemaPath:"#/properties/telemetry/properties/sample_ratio/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.telemetry.properties.sample_ratio.type,parentSchema:schema11.properties.telemetry.properties.sample_ratio,data:data106}];
+return false;
+}
+}
+if(coerced92 !== undefined){
+data106 = coerced92;
+if(data99 !== undefined){
+data99["sample_ratio"] = coerced92;
+}
+}
+}
+if(errors === _errs253){
+if(typeof data106 == "number"){
+if(data106 > 1 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/sample_ratio",schemaPath:"#/properties/telemetry/properties/sample_ratio/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.sample_ratio,data:data106}];
+return false;
+}
+else {
+if(data106 < 0 || isNaN(data106)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/sample_ratio",schemaPath:"#/properties/telemetry/properties/sample_ratio/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.telemetry.properties.sample_ratio,data:data106}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs253 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.capture_content !== undefined){
+let data107 = data99.capture_content;
+const _errs255 = errors;
+if(typeof data107 !== "boolean"){
+let coerced93 = undefined;
+if(!(coerced93 !== undefined)){
+if(data107 === "false" || data107 === 0 || data107 === null){
+coerced93 = false;
+}
+else if(data107 === "true" || data107 === 1){
+coerced93 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/capture_content",schemaPath:"#/properties/telemetry/properties/capture_content/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.telemetry.properties.capture_content.type,parentSchema:schema11.properties.telemetry.properties.capture_content,data:data107}];
+return false;
+}
+}
+if(coerced93 !== undefined){
+data107 = coerced93;
+if(data99 !== undefined){
+data99["capture_content"] = coerced93;
+}
+}
+}
+var valid22 = _errs255 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.max_content_chars !== undefined){
+let data108 = data99.max_content_chars;
+const _errs257 = errors;
+if(!((typeof data108 == "number") && (!(data108 % 1) && !isNaN(data108)))){
+let dataType94 = typeof data108;
+let coerced94 = undefined;
+if(!(coerced94 !== undefined)){
+if(dataType94 === "boolean" || data108 === null
+              || (dataType94 === "string" && data108 && data108 == +data108 && !(data108 % 1))){
+coerced94 = +data108;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_content_chars.type,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data108}];
+return false;
+}
+}
+if(coerced94 !== undefined){
+data108 = coerced94;
+if(data99 !== undefined){
+data99["max_content_chars"] = coerced94;
+}
+}
+}
+if(errors === _errs257){
+if(typeof data108 == "number"){
+if(data108 > 1048576 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1048576},message:"must be <= 1048576",schema:1048576,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data108}];
+return false;
+}
+else {
+if(data108 < 1 || isNaN(data108)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_content_chars",schemaPath:"#/properties/telemetry/properties/max_content_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_content_chars,data:data108}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs257 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.max_queue_spans !== undefined){
+let data109 = data99.max_queue_spans;
+const _errs259 = errors;
+if(!((typeof data109 == "number") && (!(data109 % 1) && !isNaN(data109)))){
+let dataType95 = typeof data109;
+let coerced95 = undefined;
+if(!(coerced95 !== undefined)){
+if(dataType95 === "boolean" || data109 === null
+              || (dataType95 === "string" && data109 && data109 == +data109 && !(data109 % 1))){
+coerced95 = +data109;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.max_queue_spans.type,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data109}];
+return false;
+}
+}
+if(coerced95 !== undefined){
+data109 = coerced95;
+if(data99 !== undefined){
+data99["max_queue_spans"] = coerced95;
+}
+}
+}
+if(errors === _errs259){
+if(typeof data109 == "number"){
+if(data109 > 1000000 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data109}];
+return false;
+}
+else {
+if(data109 < 1 || isNaN(data109)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/max_queue_spans",schemaPath:"#/properties/telemetry/properties/max_queue_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.max_queue_spans,data:data109}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs259 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.batch_spans !== undefined){
+let data110 = data99.batch_spans;
+const _errs261 = errors;
+if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
+let dataType96 = typeof data110;
+let coerced96 = undefined;
+if(!(coerced96 !== undefined)){
+if(dataType96 === "boolean" || data110 === null
+              || (dataType96 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
+coerced96 = +data110;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_spans.type,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data110}];
+return false;
+}
+}
+if(coerced96 !== undefined){
+data110 = coerced96;
+if(data99 !== undefined){
+data99["batch_spans"] = coerced96;
+}
+}
+}
+if(errors === _errs261){
+if(typeof data110 == "number"){
+if(data110 > 100000 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000",schema:100000,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data110}];
+return false;
+}
+else {
+if(data110 < 1 || isNaN(data110)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_spans",schemaPath:"#/properties/telemetry/properties/batch_spans/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_spans,data:data110}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs261 === errors;
+}
+else {
+var valid22 = true;
+}
+if(valid22){
+if(data99.batch_interval_ms !== undefined){
+let data111 = data99.batch_interval_ms;
+const _errs263 = errors;
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+let dataType97 = typeof data111;
+let coerced97 = undefined;
+if(!(coerced97 !== undefined)){
+if(dataType97 === "boolean" || data111 === null
+              || (dataType97 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced97 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.telemetry.properties.batch_interval_ms.type,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data111}];
+return false;
+}
+}
+if(coerced97 !== undefined){
+data111 = coerced97;
+if(data99 !== undefined){
+data99["batch_interval_ms"] = coerced97;
+}
+}
+}
+if(errors === _errs263){
+if(typeof data111 == "number"){
+if(data111 > 600000 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data111}];
+return false;
+}
+else {
+if(data111 < 1 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/telemetry/batch_interval_ms",schemaPath:"#/properties/telemetry/properties/batch_interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.telemetry.properties.batch_interval_ms,data:data111}];
+return false;
+}
+}
+}
+}
+var valid22 = _errs263 === errors;
+}
+else {
+var valid22 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/telemetry",schemaPath:"#/properties/telemetry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.telemetry.type,parentSchema:schema11.properties.telemetry,data:data99}];
+return false;
+}
+}
+var valid0 = _errs237 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.shutdown !== undefined){
+let data112 = data.shutdown;
+const _errs265 = errors;
+if(errors === _errs265){
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+const _errs267 = errors;
+for(const key21 in data112){
+if(!(key21 === "grace_ms")){
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.shutdown,data:data112}];
+return false;
+break;
+}
+}
+if(_errs267 === errors){
+if(data112.grace_ms !== undefined){
+let data113 = data112.grace_ms;
+const _errs268 = errors;
+if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+let dataType98 = typeof data113;
+let coerced98 = undefined;
+if(!(coerced98 !== undefined)){
+if(dataType98 === "boolean" || data113 === null
+              || (dataType98 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
+coerced98 = +data113;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.shutdown.properties.grace_ms.type,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data113}];
+return false;
+}
+}
+if(coerced98 !== undefined){
+data113 = coerced98;
+if(data112 !== undefined){
+data112["grace_ms"] = coerced98;
+}
+}
+}
+if(errors === _errs268){
+if(typeof data113 == "number"){
+if(data113 < 0 || isNaN(data113)){
+validate10.errors = [{instancePath:instancePath+"/shutdown/grace_ms",schemaPath:"#/properties/shutdown/properties/grace_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.shutdown.properties.grace_ms,data:data113}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/shutdown",schemaPath:"#/properties/shutdown/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.shutdown.type,parentSchema:schema11.properties.shutdown,data:data112}];
+return false;
+}
+}
+var valid0 = _errs265 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.nodes !== undefined){
+let data114 = data.nodes;
+const _errs270 = errors;
+if(errors === _errs270){
+if(Array.isArray(data114)){
+if(data114.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes,data:data114}];
+return false;
+}
+else {
+var valid26 = true;
+const len2 = data114.length;
+for(let i2=0; i2<len2; i2++){
+let data115 = data114[i2];
+const _errs272 = errors;
+if(errors === _errs272){
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+let missing2;
+if(((data115.id === undefined) && (missing2 = "id")) || ((data115.provider === undefined) && (missing2 = "provider"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.nodes.items.required,parentSchema:schema11.properties.nodes.items,data:data115}];
+return false;
+}
+else {
+const _errs274 = errors;
+for(const key22 in data115){
+if(!(func2.call(schema11.properties.nodes.items.properties, key22))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items,data:data115}];
+return false;
+break;
+}
+}
+if(_errs274 === errors){
+if(data115.id !== undefined){
+let data116 = data115.id;
+const _errs275 = errors;
+if(typeof data116 !== "string"){
+let dataType99 = typeof data116;
+let coerced99 = undefined;
+if(!(coerced99 !== undefined)){
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data116;
+}
+else if(data116 === null){
+coerced99 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.id.type,parentSchema:schema11.properties.nodes.items.properties.id,data:data116}];
+return false;
+}
+}
+if(coerced99 !== undefined){
+data116 = coerced99;
+if(data115 !== undefined){
+data115["id"] = coerced99;
+}
+}
+}
+if(errors === _errs275){
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.id,data:data116}];
+return false;
+}
+else {
+if(!pattern6.test(data116)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/id",schemaPath:"#/properties/nodes/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._-]+$"+"\"",schema:"^[A-Za-z0-9._-]+$",parentSchema:schema11.properties.nodes.items.properties.id,data:data116}];
+return false;
+}
+}
+}
+}
+var valid27 = _errs275 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.provider !== undefined){
+let data117 = data115.provider;
+const _errs277 = errors;
+const _errs278 = errors;
+let valid28 = false;
+const _errs279 = errors;
+if(typeof data117 !== "string"){
+let dataType100 = typeof data117;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data117;
+}
+else if(data117 === null){
+coerced100 = "";
+}
+else {
+const err22 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data117};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -4297,15 +4780,15 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(coerced90 !== undefined){
-data104 = coerced90;
-if(data102 !== undefined){
-data102["provider"] = coerced90;
+if(coerced100 !== undefined){
+data117 = coerced100;
+if(data115 !== undefined){
+data115["provider"] = coerced100;
 }
 }
 }
-if("openai" !== data104){
-const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data104};
+if("openai" !== data117){
+const err23 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[0],data:data117};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -4314,22 +4797,22 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid2 = _errs251 === errors;
-valid25 = valid25 || _valid2;
-if(!valid25){
-const _errs253 = errors;
-if(typeof data104 !== "string"){
-let dataType91 = typeof data104;
-let coerced91 = undefined;
-if(!(coerced91 !== undefined)){
-if(dataType91 == "number" || dataType91 == "boolean"){
-coerced91 = "" + data104;
+var _valid2 = _errs279 === errors;
+valid28 = valid28 || _valid2;
+if(!valid28){
+const _errs281 = errors;
+if(typeof data117 !== "string"){
+let dataType101 = typeof data117;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 == "number" || dataType101 == "boolean"){
+coerced101 = "" + data117;
 }
-else if(data104 === null){
-coerced91 = "";
+else if(data117 === null){
+coerced101 = "";
 }
 else {
-const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+const err24 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -4339,15 +4822,15 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(coerced91 !== undefined){
-data104 = coerced91;
-if(data102 !== undefined){
-data102["provider"] = coerced91;
+if(coerced101 !== undefined){
+data117 = coerced101;
+if(data115 !== undefined){
+data115["provider"] = coerced101;
 }
 }
 }
-if("anthropic" !== data104){
-const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data104};
+if("anthropic" !== data117){
+const err25 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[1],data:data117};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4356,22 +4839,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid2 = _errs253 === errors;
-valid25 = valid25 || _valid2;
-if(!valid25){
-const _errs255 = errors;
-if(typeof data104 !== "string"){
-let dataType92 = typeof data104;
-let coerced92 = undefined;
-if(!(coerced92 !== undefined)){
-if(dataType92 == "number" || dataType92 == "boolean"){
-coerced92 = "" + data104;
+var _valid2 = _errs281 === errors;
+valid28 = valid28 || _valid2;
+if(!valid28){
+const _errs283 = errors;
+if(typeof data117 !== "string"){
+let dataType102 = typeof data117;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "number" || dataType102 == "boolean"){
+coerced102 = "" + data117;
 }
-else if(data104 === null){
-coerced92 = "";
+else if(data117 === null){
+coerced102 = "";
 }
 else {
-const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+const err26 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data117};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4381,15 +4864,15 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(coerced92 !== undefined){
-data104 = coerced92;
-if(data102 !== undefined){
-data102["provider"] = coerced92;
+if(coerced102 !== undefined){
+data117 = coerced102;
+if(data115 !== undefined){
+data115["provider"] = coerced102;
 }
 }
 }
-if("gemini" !== data104){
-const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data104};
+if("gemini" !== data117){
+const err27 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[2],data:data117};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4398,22 +4881,22 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid2 = _errs255 === errors;
-valid25 = valid25 || _valid2;
-if(!valid25){
-const _errs257 = errors;
-if(typeof data104 !== "string"){
-let dataType93 = typeof data104;
-let coerced93 = undefined;
-if(!(coerced93 !== undefined)){
-if(dataType93 == "number" || dataType93 == "boolean"){
-coerced93 = "" + data104;
+var _valid2 = _errs283 === errors;
+valid28 = valid28 || _valid2;
+if(!valid28){
+const _errs285 = errors;
+if(typeof data117 !== "string"){
+let dataType103 = typeof data117;
+let coerced103 = undefined;
+if(!(coerced103 !== undefined)){
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data117;
 }
-else if(data104 === null){
-coerced93 = "";
+else if(data117 === null){
+coerced103 = "";
 }
 else {
-const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+const err28 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.provider.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data117};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4423,15 +4906,15 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(coerced93 !== undefined){
-data104 = coerced93;
-if(data102 !== undefined){
-data102["provider"] = coerced93;
+if(coerced103 !== undefined){
+data117 = coerced103;
+if(data115 !== undefined){
+data115["provider"] = coerced103;
 }
 }
 }
-if("simulated" !== data104){
-const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data104};
+if("simulated" !== data117){
+const err29 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf/3/const",keyword:"const",params:{allowedValue: "simulated"},message:"must be equal to constant",schema:"simulated",parentSchema:schema11.properties.nodes.items.properties.provider.anyOf[3],data:data117};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4440,13 +4923,13 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid2 = _errs257 === errors;
-valid25 = valid25 || _valid2;
+var _valid2 = _errs285 === errors;
+valid28 = valid28 || _valid2;
 }
 }
 }
-if(!valid25){
-const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data104};
+if(!valid28){
+const err30 = {instancePath:instancePath+"/nodes/" + i2+"/provider",schemaPath:"#/properties/nodes/items/properties/provider/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.provider.anyOf,parentSchema:schema11.properties.nodes.items.properties.provider,data:data117};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -4458,500 +4941,500 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs250;
+errors = _errs278;
 if(vErrors !== null){
-if(_errs250){
-vErrors.length = _errs250;
+if(_errs278){
+vErrors.length = _errs278;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs249 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.base_url !== undefined){
-let data105 = data102.base_url;
-const _errs259 = errors;
-if(typeof data105 !== "string"){
-let dataType94 = typeof data105;
-let coerced94 = undefined;
-if(!(coerced94 !== undefined)){
-if(dataType94 == "number" || dataType94 == "boolean"){
-coerced94 = "" + data105;
-}
-else if(data105 === null){
-coerced94 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
-return false;
-}
-}
-if(coerced94 !== undefined){
-data105 = coerced94;
-if(data102 !== undefined){
-data102["base_url"] = coerced94;
-}
-}
-}
-if(errors === _errs259){
-if(typeof data105 === "string"){
-if(!pattern5.test(data105)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data105}];
-return false;
-}
-}
-}
-var valid24 = _errs259 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.api_key !== undefined){
-let data106 = data102.api_key;
-const _errs261 = errors;
-if(typeof data106 !== "string"){
-let dataType95 = typeof data106;
-let coerced95 = undefined;
-if(!(coerced95 !== undefined)){
-if(dataType95 == "number" || dataType95 == "boolean"){
-coerced95 = "" + data106;
-}
-else if(data106 === null){
-coerced95 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data106}];
-return false;
-}
-}
-if(coerced95 !== undefined){
-data106 = coerced95;
-if(data102 !== undefined){
-data102["api_key"] = coerced95;
-}
-}
-}
-var valid24 = _errs261 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.max_concurrency !== undefined){
-let data107 = data102.max_concurrency;
-const _errs263 = errors;
-if(!((typeof data107 == "number") && (!(data107 % 1) && !isNaN(data107)))){
-let dataType96 = typeof data107;
-let coerced96 = undefined;
-if(!(coerced96 !== undefined)){
-if(dataType96 === "boolean" || data107 === null
-              || (dataType96 === "string" && data107 && data107 == +data107 && !(data107 % 1))){
-coerced96 = +data107;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
-return false;
-}
-}
-if(coerced96 !== undefined){
-data107 = coerced96;
-if(data102 !== undefined){
-data102["max_concurrency"] = coerced96;
-}
-}
-}
-if(errors === _errs263){
-if(typeof data107 == "number"){
-if(data107 < 1 || isNaN(data107)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data107}];
-return false;
-}
-}
-}
-var valid24 = _errs263 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.weight !== undefined){
-let data108 = data102.weight;
-const _errs265 = errors;
-if(!(typeof data108 == "number")){
-let dataType97 = typeof data108;
-let coerced97 = undefined;
-if(!(coerced97 !== undefined)){
-if(dataType97 == "boolean" || data108 === null
-              || (dataType97 == "string" && data108 && data108 == +data108)){
-coerced97 = +data108;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
-return false;
-}
-}
-if(coerced97 !== undefined){
-data108 = coerced97;
-if(data102 !== undefined){
-data102["weight"] = coerced97;
-}
-}
-}
-if(errors === _errs265){
-if(typeof data108 == "number"){
-if(data108 <= 0 || isNaN(data108)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data108}];
-return false;
-}
-}
-}
-var valid24 = _errs265 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.timeouts !== undefined){
-let data109 = data102.timeouts;
-const _errs267 = errors;
-if(errors === _errs267){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-const _errs269 = errors;
-for(const key20 in data109){
-if(!(((((key20 === "connect_ms") || (key20 === "first_byte_ms")) || (key20 === "idle_ms")) || (key20 === "total_ms")) || (key20 === "min_tokens_per_second"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
-return false;
-break;
-}
-}
-if(_errs269 === errors){
-if(data109.connect_ms !== undefined){
-let data110 = data109.connect_ms;
-const _errs270 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType98 = typeof data110;
-let coerced98 = undefined;
-if(!(coerced98 !== undefined)){
-if(dataType98 === "boolean" || data110 === null
-              || (dataType98 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced98 = +data110;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
-return false;
-}
-}
-if(coerced98 !== undefined){
-data110 = coerced98;
-if(data109 !== undefined){
-data109["connect_ms"] = coerced98;
-}
-}
-}
-if(errors === _errs270){
-if(typeof data110 == "number"){
-if(data110 < 1 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data110}];
-return false;
-}
-}
-}
-var valid26 = _errs270 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data109.first_byte_ms !== undefined){
-let data111 = data109.first_byte_ms;
-const _errs272 = errors;
-if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
-let dataType99 = typeof data111;
-let coerced99 = undefined;
-if(!(coerced99 !== undefined)){
-if(dataType99 === "boolean" || data111 === null
-              || (dataType99 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
-coerced99 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data111 = coerced99;
-if(data109 !== undefined){
-data109["first_byte_ms"] = coerced99;
-}
-}
-}
-if(errors === _errs272){
-if(typeof data111 == "number"){
-if(data111 < 1 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data111}];
-return false;
-}
-}
-}
-var valid26 = _errs272 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data109.idle_ms !== undefined){
-let data112 = data109.idle_ms;
-const _errs274 = errors;
-if(!((typeof data112 == "number") && (!(data112 % 1) && !isNaN(data112)))){
-let dataType100 = typeof data112;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 === "boolean" || data112 === null
-              || (dataType100 === "string" && data112 && data112 == +data112 && !(data112 % 1))){
-coerced100 = +data112;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data112 = coerced100;
-if(data109 !== undefined){
-data109["idle_ms"] = coerced100;
-}
-}
-}
-if(errors === _errs274){
-if(typeof data112 == "number"){
-if(data112 < 1 || isNaN(data112)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data112}];
-return false;
-}
-}
-}
-var valid26 = _errs274 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data109.total_ms !== undefined){
-let data113 = data109.total_ms;
-const _errs276 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
-let dataType101 = typeof data113;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 === "boolean" || data113 === null
-              || (dataType101 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced101 = +data113;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
-return false;
-}
-}
-if(coerced101 !== undefined){
-data113 = coerced101;
-if(data109 !== undefined){
-data109["total_ms"] = coerced101;
-}
-}
-}
-if(errors === _errs276){
-if(typeof data113 == "number"){
-if(data113 < 1 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data113}];
-return false;
-}
-}
-}
-var valid26 = _errs276 === errors;
-}
-else {
-var valid26 = true;
-}
-if(valid26){
-if(data109.min_tokens_per_second !== undefined){
-let data114 = data109.min_tokens_per_second;
-const _errs278 = errors;
-if(!(typeof data114 == "number")){
-let dataType102 = typeof data114;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "boolean" || data114 === null
-              || (dataType102 == "string" && data114 && data114 == +data114)){
-coerced102 = +data114;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
-return false;
-}
-}
-if(coerced102 !== undefined){
-data114 = coerced102;
-if(data109 !== undefined){
-data109["min_tokens_per_second"] = coerced102;
-}
-}
-}
-if(errors === _errs278){
-if(typeof data114 == "number"){
-if(data114 <= 0 || isNaN(data114)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data114}];
-return false;
-}
-}
-}
-var valid26 = _errs278 === errors;
-}
-else {
-var valid26 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data109}];
-return false;
-}
-}
-var valid24 = _errs267 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.replies !== undefined){
-let data115 = data102.replies;
-const _errs280 = errors;
-if(errors === _errs280){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-const _errs282 = errors;
-for(const key21 in data115){
-if(!((key21 === "max_json_bytes") || (key21 === "max_event_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
-return false;
-break;
-}
-}
-if(_errs282 === errors){
-if(data115.max_json_bytes !== undefined){
-let data116 = data115.max_json_bytes;
-const _errs283 = errors;
-if(!((typeof data116 == "number") && (!(data116 % 1) && !isNaN(data116)))){
-let dataType103 = typeof data116;
-let coerced103 = undefined;
-if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data116 === null
-              || (dataType103 === "string" && data116 && data116 == +data116 && !(data116 % 1))){
-coerced103 = +data116;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data116 = coerced103;
-if(data115 !== undefined){
-data115["max_json_bytes"] = coerced103;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data116 == "number"){
-if(data116 < 1024 || isNaN(data116)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data116}];
-return false;
-}
-}
-}
-var valid27 = _errs283 === errors;
+var valid27 = _errs277 === errors;
 }
 else {
 var valid27 = true;
 }
 if(valid27){
-if(data115.max_event_bytes !== undefined){
-let data117 = data115.max_event_bytes;
-const _errs285 = errors;
-if(!((typeof data117 == "number") && (!(data117 % 1) && !isNaN(data117)))){
-let dataType104 = typeof data117;
+if(data115.base_url !== undefined){
+let data118 = data115.base_url;
+const _errs287 = errors;
+if(typeof data118 !== "string"){
+let dataType104 = typeof data118;
 let coerced104 = undefined;
 if(!(coerced104 !== undefined)){
-if(dataType104 === "boolean" || data117 === null
-              || (dataType104 === "string" && data117 && data117 == +data117 && !(data117 % 1))){
-coerced104 = +data117;
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data118;
+}
+else if(data118 === null){
+coerced104 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.base_url.type,parentSchema:schema11.properties.nodes.items.properties.base_url,data:data118}];
 return false;
 }
 }
 if(coerced104 !== undefined){
-data117 = coerced104;
+data118 = coerced104;
 if(data115 !== undefined){
-data115["max_event_bytes"] = coerced104;
+data115["base_url"] = coerced104;
 }
 }
 }
-if(errors === _errs285){
-if(typeof data117 == "number"){
-if(data117 < 1024 || isNaN(data117)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data117}];
+if(errors === _errs287){
+if(typeof data118 === "string"){
+if(!pattern4.test(data118)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/base_url",schemaPath:"#/properties/nodes/items/properties/base_url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.base_url,data:data118}];
 return false;
 }
 }
 }
-var valid27 = _errs285 === errors;
+var valid27 = _errs287 === errors;
 }
 else {
 var valid27 = true;
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data115}];
-return false;
-}
-}
-var valid24 = _errs280 === errors;
-}
-else {
-var valid24 = true;
-}
-if(valid24){
-if(data102.reasoning_param !== undefined){
-let data118 = data102.reasoning_param;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid28 = false;
+if(valid27){
+if(data115.api_key !== undefined){
+let data119 = data115.api_key;
 const _errs289 = errors;
-if(typeof data118 !== "string"){
-let dataType105 = typeof data118;
+if(typeof data119 !== "string"){
+let dataType105 = typeof data119;
 let coerced105 = undefined;
 if(!(coerced105 !== undefined)){
 if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data118;
+coerced105 = "" + data119;
 }
-else if(data118 === null){
+else if(data119 === null){
 coerced105 = "";
 }
 else {
-const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/api_key",schemaPath:"#/properties/nodes/items/properties/api_key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.api_key.type,parentSchema:schema11.properties.nodes.items.properties.api_key,data:data119}];
+return false;
+}
+}
+if(coerced105 !== undefined){
+data119 = coerced105;
+if(data115 !== undefined){
+data115["api_key"] = coerced105;
+}
+}
+}
+var valid27 = _errs289 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.max_concurrency !== undefined){
+let data120 = data115.max_concurrency;
+const _errs291 = errors;
+if(!((typeof data120 == "number") && (!(data120 % 1) && !isNaN(data120)))){
+let dataType106 = typeof data120;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 === "boolean" || data120 === null
+              || (dataType106 === "string" && data120 && data120 == +data120 && !(data120 % 1))){
+coerced106 = +data120;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.max_concurrency.type,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data120}];
+return false;
+}
+}
+if(coerced106 !== undefined){
+data120 = coerced106;
+if(data115 !== undefined){
+data115["max_concurrency"] = coerced106;
+}
+}
+}
+if(errors === _errs291){
+if(typeof data120 == "number"){
+if(data120 < 1 || isNaN(data120)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/max_concurrency",schemaPath:"#/properties/nodes/items/properties/max_concurrency/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.max_concurrency,data:data120}];
+return false;
+}
+}
+}
+var valid27 = _errs291 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.weight !== undefined){
+let data121 = data115.weight;
+const _errs293 = errors;
+if(!(typeof data121 == "number")){
+let dataType107 = typeof data121;
+let coerced107 = undefined;
+if(!(coerced107 !== undefined)){
+if(dataType107 == "boolean" || data121 === null
+              || (dataType107 == "string" && data121 && data121 == +data121)){
+coerced107 = +data121;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.weight.type,parentSchema:schema11.properties.nodes.items.properties.weight,data:data121}];
+return false;
+}
+}
+if(coerced107 !== undefined){
+data121 = coerced107;
+if(data115 !== undefined){
+data115["weight"] = coerced107;
+}
+}
+}
+if(errors === _errs293){
+if(typeof data121 == "number"){
+if(data121 <= 0 || isNaN(data121)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/weight",schemaPath:"#/properties/nodes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.weight,data:data121}];
+return false;
+}
+}
+}
+var valid27 = _errs293 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.timeouts !== undefined){
+let data122 = data115.timeouts;
+const _errs295 = errors;
+if(errors === _errs295){
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+const _errs297 = errors;
+for(const key23 in data122){
+if(!(((((key23 === "connect_ms") || (key23 === "first_byte_ms")) || (key23 === "idle_ms")) || (key23 === "total_ms")) || (key23 === "min_tokens_per_second"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data122}];
+return false;
+break;
+}
+}
+if(_errs297 === errors){
+if(data122.connect_ms !== undefined){
+let data123 = data122.connect_ms;
+const _errs298 = errors;
+if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
+let dataType108 = typeof data123;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 === "boolean" || data123 === null
+              || (dataType108 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
+coerced108 = +data123;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data123}];
+return false;
+}
+}
+if(coerced108 !== undefined){
+data123 = coerced108;
+if(data122 !== undefined){
+data122["connect_ms"] = coerced108;
+}
+}
+}
+if(errors === _errs298){
+if(typeof data123 == "number"){
+if(data123 < 1 || isNaN(data123)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/connect_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/connect_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.connect_ms,data:data123}];
+return false;
+}
+}
+}
+var valid29 = _errs298 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data122.first_byte_ms !== undefined){
+let data124 = data122.first_byte_ms;
+const _errs300 = errors;
+if(!((typeof data124 == "number") && (!(data124 % 1) && !isNaN(data124)))){
+let dataType109 = typeof data124;
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(dataType109 === "boolean" || data124 === null
+              || (dataType109 === "string" && data124 && data124 == +data124 && !(data124 % 1))){
+coerced109 = +data124;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data124}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data124 = coerced109;
+if(data122 !== undefined){
+data122["first_byte_ms"] = coerced109;
+}
+}
+}
+if(errors === _errs300){
+if(typeof data124 == "number"){
+if(data124 < 1 || isNaN(data124)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.first_byte_ms,data:data124}];
+return false;
+}
+}
+}
+var valid29 = _errs300 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data122.idle_ms !== undefined){
+let data125 = data122.idle_ms;
+const _errs302 = errors;
+if(!((typeof data125 == "number") && (!(data125 % 1) && !isNaN(data125)))){
+let dataType110 = typeof data125;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 === "boolean" || data125 === null
+              || (dataType110 === "string" && data125 && data125 == +data125 && !(data125 % 1))){
+coerced110 = +data125;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data125}];
+return false;
+}
+}
+if(coerced110 !== undefined){
+data125 = coerced110;
+if(data122 !== undefined){
+data122["idle_ms"] = coerced110;
+}
+}
+}
+if(errors === _errs302){
+if(typeof data125 == "number"){
+if(data125 < 1 || isNaN(data125)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/idle_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/idle_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.idle_ms,data:data125}];
+return false;
+}
+}
+}
+var valid29 = _errs302 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data122.total_ms !== undefined){
+let data126 = data122.total_ms;
+const _errs304 = errors;
+if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
+let dataType111 = typeof data126;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 === "boolean" || data126 === null
+              || (dataType111 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
+coerced111 = +data126;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data126}];
+return false;
+}
+}
+if(coerced111 !== undefined){
+data126 = coerced111;
+if(data122 !== undefined){
+data122["total_ms"] = coerced111;
+}
+}
+}
+if(errors === _errs304){
+if(typeof data126 == "number"){
+if(data126 < 1 || isNaN(data126)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/total_ms",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/total_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.total_ms,data:data126}];
+return false;
+}
+}
+}
+var valid29 = _errs304 === errors;
+}
+else {
+var valid29 = true;
+}
+if(valid29){
+if(data122.min_tokens_per_second !== undefined){
+let data127 = data122.min_tokens_per_second;
+const _errs306 = errors;
+if(!(typeof data127 == "number")){
+let dataType112 = typeof data127;
+let coerced112 = undefined;
+if(!(coerced112 !== undefined)){
+if(dataType112 == "boolean" || data127 === null
+              || (dataType112 == "string" && data127 && data127 == +data127)){
+coerced112 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data127}];
+return false;
+}
+}
+if(coerced112 !== undefined){
+data127 = coerced112;
+if(data122 !== undefined){
+data122["min_tokens_per_second"] = coerced112;
+}
+}
+}
+if(errors === _errs306){
+if(typeof data127 == "number"){
+if(data127 <= 0 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts/min_tokens_per_second",schemaPath:"#/properties/nodes/items/properties/timeouts/properties/min_tokens_per_second/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.timeouts.properties.min_tokens_per_second,data:data127}];
+return false;
+}
+}
+}
+var valid29 = _errs306 === errors;
+}
+else {
+var valid29 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/timeouts",schemaPath:"#/properties/nodes/items/properties/timeouts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.timeouts.type,parentSchema:schema11.properties.nodes.items.properties.timeouts,data:data122}];
+return false;
+}
+}
+var valid27 = _errs295 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.replies !== undefined){
+let data128 = data115.replies;
+const _errs308 = errors;
+if(errors === _errs308){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+const _errs310 = errors;
+for(const key24 in data128){
+if(!((key24 === "max_json_bytes") || (key24 === "max_event_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.replies,data:data128}];
+return false;
+break;
+}
+}
+if(_errs310 === errors){
+if(data128.max_json_bytes !== undefined){
+let data129 = data128.max_json_bytes;
+const _errs311 = errors;
+if(!((typeof data129 == "number") && (!(data129 % 1) && !isNaN(data129)))){
+let dataType113 = typeof data129;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 === "boolean" || data129 === null
+              || (dataType113 === "string" && data129 && data129 == +data129 && !(data129 % 1))){
+coerced113 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data129}];
+return false;
+}
+}
+if(coerced113 !== undefined){
+data129 = coerced113;
+if(data128 !== undefined){
+data128["max_json_bytes"] = coerced113;
+}
+}
+}
+if(errors === _errs311){
+if(typeof data129 == "number"){
+if(data129 < 1024 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_json_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_json_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_json_bytes,data:data129}];
+return false;
+}
+}
+}
+var valid30 = _errs311 === errors;
+}
+else {
+var valid30 = true;
+}
+if(valid30){
+if(data128.max_event_bytes !== undefined){
+let data130 = data128.max_event_bytes;
+const _errs313 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType114 = typeof data130;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 === "boolean" || data130 === null
+              || (dataType114 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced114 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes.type,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data130}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data130 = coerced114;
+if(data128 !== undefined){
+data128["max_event_bytes"] = coerced114;
+}
+}
+}
+if(errors === _errs313){
+if(typeof data130 == "number"){
+if(data130 < 1024 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies/max_event_bytes",schemaPath:"#/properties/nodes/items/properties/replies/properties/max_event_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.replies.properties.max_event_bytes,data:data130}];
+return false;
+}
+}
+}
+var valid30 = _errs313 === errors;
+}
+else {
+var valid30 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/replies",schemaPath:"#/properties/nodes/items/properties/replies/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.replies.type,parentSchema:schema11.properties.nodes.items.properties.replies,data:data128}];
+return false;
+}
+}
+var valid27 = _errs308 === errors;
+}
+else {
+var valid27 = true;
+}
+if(valid27){
+if(data115.reasoning_param !== undefined){
+let data131 = data115.reasoning_param;
+const _errs315 = errors;
+const _errs316 = errors;
+let valid31 = false;
+const _errs317 = errors;
+if(typeof data131 !== "string"){
+let dataType115 = typeof data131;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data131;
+}
+else if(data131 === null){
+coerced115 = "";
+}
+else {
+const err31 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data131};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -4961,15 +5444,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data118 = coerced105;
-if(data102 !== undefined){
-data102["reasoning_param"] = coerced105;
+if(coerced115 !== undefined){
+data131 = coerced115;
+if(data115 !== undefined){
+data115["reasoning_param"] = coerced115;
 }
 }
 }
-if("reasoning_effort" !== data118){
-const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data118};
+if("reasoning_effort" !== data131){
+const err32 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_effort"},message:"must be equal to constant",schema:"reasoning_effort",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[0],data:data131};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -4978,22 +5461,22 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid3 = _errs289 === errors;
-valid28 = valid28 || _valid3;
-if(!valid28){
-const _errs291 = errors;
-if(typeof data118 !== "string"){
-let dataType106 = typeof data118;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data118;
+var _valid3 = _errs317 === errors;
+valid31 = valid31 || _valid3;
+if(!valid31){
+const _errs319 = errors;
+if(typeof data131 !== "string"){
+let dataType116 = typeof data131;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data131;
 }
-else if(data118 === null){
-coerced106 = "";
+else if(data131 === null){
+coerced116 = "";
 }
 else {
-const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
+const err33 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data131};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -5003,15 +5486,15 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(coerced106 !== undefined){
-data118 = coerced106;
-if(data102 !== undefined){
-data102["reasoning_param"] = coerced106;
+if(coerced116 !== undefined){
+data131 = coerced116;
+if(data115 !== undefined){
+data115["reasoning_param"] = coerced116;
 }
 }
 }
-if("reasoning" !== data118){
-const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data118};
+if("reasoning" !== data131){
+const err34 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.reasoning_param.anyOf[1],data:data131};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -5020,11 +5503,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-var _valid3 = _errs291 === errors;
-valid28 = valid28 || _valid3;
+var _valid3 = _errs319 === errors;
+valid31 = valid31 || _valid3;
 }
-if(!valid28){
-const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data118};
+if(!valid31){
+const err35 = {instancePath:instancePath+"/nodes/" + i2+"/reasoning_param",schemaPath:"#/properties/nodes/items/properties/reasoning_param/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.reasoning_param.anyOf,parentSchema:schema11.properties.nodes.items.properties.reasoning_param,data:data131};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -5036,40 +5519,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs288;
+errors = _errs316;
 if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
+if(_errs316){
+vErrors.length = _errs316;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs287 === errors;
+var valid27 = _errs315 === errors;
 }
 else {
-var valid24 = true;
+var valid27 = true;
 }
-if(valid24){
-if(data102.max_tokens_field !== undefined){
-let data119 = data102.max_tokens_field;
-const _errs293 = errors;
-const _errs294 = errors;
-let valid29 = false;
-const _errs295 = errors;
-if(typeof data119 !== "string"){
-let dataType107 = typeof data119;
-let coerced107 = undefined;
-if(!(coerced107 !== undefined)){
-if(dataType107 == "number" || dataType107 == "boolean"){
-coerced107 = "" + data119;
+if(valid27){
+if(data115.max_tokens_field !== undefined){
+let data132 = data115.max_tokens_field;
+const _errs321 = errors;
+const _errs322 = errors;
+let valid32 = false;
+const _errs323 = errors;
+if(typeof data132 !== "string"){
+let dataType117 = typeof data132;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data132;
 }
-else if(data119 === null){
-coerced107 = "";
+else if(data132 === null){
+coerced117 = "";
 }
 else {
-const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
+const err36 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -5079,15 +5562,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(coerced107 !== undefined){
-data119 = coerced107;
-if(data102 !== undefined){
-data102["max_tokens_field"] = coerced107;
+if(coerced117 !== undefined){
+data132 = coerced117;
+if(data115 !== undefined){
+data115["max_tokens_field"] = coerced117;
 }
 }
 }
-if("max_tokens" !== data119){
-const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data119};
+if("max_tokens" !== data132){
+const err37 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/0/const",keyword:"const",params:{allowedValue: "max_tokens"},message:"must be equal to constant",schema:"max_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[0],data:data132};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -5096,22 +5579,22 @@ vErrors.push(err37);
 }
 errors++;
 }
-var _valid4 = _errs295 === errors;
-valid29 = valid29 || _valid4;
-if(!valid29){
-const _errs297 = errors;
-if(typeof data119 !== "string"){
-let dataType108 = typeof data119;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data119;
+var _valid4 = _errs323 === errors;
+valid32 = valid32 || _valid4;
+if(!valid32){
+const _errs325 = errors;
+if(typeof data132 !== "string"){
+let dataType118 = typeof data132;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data132;
 }
-else if(data119 === null){
-coerced108 = "";
+else if(data132 === null){
+coerced118 = "";
 }
 else {
-const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
+const err38 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -5121,15 +5604,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data119 = coerced108;
-if(data102 !== undefined){
-data102["max_tokens_field"] = coerced108;
+if(coerced118 !== undefined){
+data132 = coerced118;
+if(data115 !== undefined){
+data115["max_tokens_field"] = coerced118;
 }
 }
 }
-if("max_completion_tokens" !== data119){
-const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data119};
+if("max_completion_tokens" !== data132){
+const err39 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf/1/const",keyword:"const",params:{allowedValue: "max_completion_tokens"},message:"must be equal to constant",schema:"max_completion_tokens",parentSchema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf[1],data:data132};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -5138,11 +5621,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid4 = _errs297 === errors;
-valid29 = valid29 || _valid4;
+var _valid4 = _errs325 === errors;
+valid32 = valid32 || _valid4;
 }
-if(!valid29){
-const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data119};
+if(!valid32){
+const err40 = {instancePath:instancePath+"/nodes/" + i2+"/max_tokens_field",schemaPath:"#/properties/nodes/items/properties/max_tokens_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.max_tokens_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.max_tokens_field,data:data132};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -5154,57 +5637,57 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs294;
+errors = _errs322;
 if(vErrors !== null){
-if(_errs294){
-vErrors.length = _errs294;
+if(_errs322){
+vErrors.length = _errs322;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid24 = _errs293 === errors;
+var valid27 = _errs321 === errors;
 }
 else {
-var valid24 = true;
+var valid27 = true;
 }
-if(valid24){
-if(data102.apis !== undefined){
-let data120 = data102.apis;
-const _errs299 = errors;
-if(errors === _errs299){
-if(Array.isArray(data120)){
-if(data120.length > 2){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
+if(valid27){
+if(data115.apis !== undefined){
+let data133 = data115.apis;
+const _errs327 = errors;
+if(errors === _errs327){
+if(Array.isArray(data133)){
+if(data133.length > 2){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/maxItems",keyword:"maxItems",params:{limit: 2},message:"must NOT have more than 2 items",schema:2,parentSchema:schema11.properties.nodes.items.properties.apis,data:data133}];
 return false;
 }
 else {
-if(data120.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
+if(data133.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.apis,data:data133}];
 return false;
 }
 else {
-var valid30 = true;
-const len3 = data120.length;
+var valid33 = true;
+const len3 = data133.length;
 for(let i3=0; i3<len3; i3++){
-let data121 = data120[i3];
-const _errs301 = errors;
-const _errs302 = errors;
-let valid31 = false;
-const _errs303 = errors;
-if(typeof data121 !== "string"){
-let dataType109 = typeof data121;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data121;
+let data134 = data133[i3];
+const _errs329 = errors;
+const _errs330 = errors;
+let valid34 = false;
+const _errs331 = errors;
+if(typeof data134 !== "string"){
+let dataType119 = typeof data134;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data134;
 }
-else if(data121 === null){
-coerced109 = "";
+else if(data134 === null){
+coerced119 = "";
 }
 else {
-const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
+const err41 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -5214,15 +5697,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data121 = coerced109;
-if(data120 !== undefined){
-data120[i3] = coerced109;
+if(coerced119 !== undefined){
+data134 = coerced119;
+if(data133 !== undefined){
+data133[i3] = coerced119;
 }
 }
 }
-if("chat" !== data121){
-const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data121};
+if("chat" !== data134){
+const err42 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/0/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant",schema:"chat",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[0],data:data134};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -5231,22 +5714,22 @@ vErrors.push(err42);
 }
 errors++;
 }
-var _valid5 = _errs303 === errors;
-valid31 = valid31 || _valid5;
-if(!valid31){
-const _errs305 = errors;
-if(typeof data121 !== "string"){
-let dataType110 = typeof data121;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data121;
+var _valid5 = _errs331 === errors;
+valid34 = valid34 || _valid5;
+if(!valid34){
+const _errs333 = errors;
+if(typeof data134 !== "string"){
+let dataType120 = typeof data134;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data134;
 }
-else if(data121 === null){
-coerced110 = "";
+else if(data134 === null){
+coerced120 = "";
 }
 else {
-const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
+const err43 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.apis.items.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5256,15 +5739,15 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(coerced110 !== undefined){
-data121 = coerced110;
-if(data120 !== undefined){
-data120[i3] = coerced110;
+if(coerced120 !== undefined){
+data134 = coerced120;
+if(data133 !== undefined){
+data133[i3] = coerced120;
 }
 }
 }
-if("responses" !== data121){
-const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data121};
+if("responses" !== data134){
+const err44 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf/1/const",keyword:"const",params:{allowedValue: "responses"},message:"must be equal to constant",schema:"responses",parentSchema:schema11.properties.nodes.items.properties.apis.items.anyOf[1],data:data134};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5273,11 +5756,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid5 = _errs305 === errors;
-valid31 = valid31 || _valid5;
+var _valid5 = _errs333 === errors;
+valid34 = valid34 || _valid5;
 }
-if(!valid31){
-const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data121};
+if(!valid34){
+const err45 = {instancePath:instancePath+"/nodes/" + i2+"/apis/" + i3,schemaPath:"#/properties/nodes/items/properties/apis/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.apis.items.anyOf,parentSchema:schema11.properties.nodes.items.properties.apis.items,data:data134};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -5289,18 +5772,18 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs302;
+errors = _errs330;
 if(vErrors !== null){
-if(_errs302){
-vErrors.length = _errs302;
+if(_errs330){
+vErrors.length = _errs330;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid30 = _errs301 === errors;
-if(!valid30){
+var valid33 = _errs329 === errors;
+if(!valid33){
 break;
 }
 }
@@ -5308,122 +5791,122 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data120}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/apis",schemaPath:"#/properties/nodes/items/properties/apis/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.apis.type,parentSchema:schema11.properties.nodes.items.properties.apis,data:data133}];
 return false;
 }
 }
-var valid24 = _errs299 === errors;
+var valid27 = _errs327 === errors;
 }
 else {
-var valid24 = true;
+var valid27 = true;
 }
-if(valid24){
-if(data102.simulated !== undefined){
-let data122 = data102.simulated;
-const _errs307 = errors;
-if(errors === _errs307){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-const _errs309 = errors;
-for(const key22 in data122){
-if(!((((((key22 === "first_byte_ms") || (key22 === "tokens_per_second")) || (key22 === "reasoning_field")) || (key22 === "port")) || (key22 === "protocol")) || (key22 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
+if(valid27){
+if(data115.simulated !== undefined){
+let data135 = data115.simulated;
+const _errs335 = errors;
+if(errors === _errs335){
+if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+const _errs337 = errors;
+for(const key25 in data135){
+if(!((((((key25 === "first_byte_ms") || (key25 === "tokens_per_second")) || (key25 === "reasoning_field")) || (key25 === "port")) || (key25 === "protocol")) || (key25 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data135}];
 return false;
 break;
 }
 }
-if(_errs309 === errors){
-if(data122.first_byte_ms !== undefined){
-let data123 = data122.first_byte_ms;
-const _errs310 = errors;
-if(!((typeof data123 == "number") && (!(data123 % 1) && !isNaN(data123)))){
-let dataType111 = typeof data123;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 === "boolean" || data123 === null
-              || (dataType111 === "string" && data123 && data123 == +data123 && !(data123 % 1))){
-coerced111 = +data123;
+if(_errs337 === errors){
+if(data135.first_byte_ms !== undefined){
+let data136 = data135.first_byte_ms;
+const _errs338 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType121 = typeof data136;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data136 === null
+              || (dataType121 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced121 = +data136;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data136}];
 return false;
 }
 }
-if(coerced111 !== undefined){
-data123 = coerced111;
-if(data122 !== undefined){
-data122["first_byte_ms"] = coerced111;
+if(coerced121 !== undefined){
+data136 = coerced121;
+if(data135 !== undefined){
+data135["first_byte_ms"] = coerced121;
 }
 }
 }
-if(errors === _errs310){
-if(typeof data123 == "number"){
-if(data123 < 0 || isNaN(data123)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data123}];
-return false;
-}
-}
-}
-var valid32 = _errs310 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data122.tokens_per_second !== undefined){
-let data124 = data122.tokens_per_second;
-const _errs312 = errors;
-if(!(typeof data124 == "number")){
-let dataType112 = typeof data124;
-let coerced112 = undefined;
-if(!(coerced112 !== undefined)){
-if(dataType112 == "boolean" || data124 === null
-              || (dataType112 == "string" && data124 && data124 == +data124)){
-coerced112 = +data124;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
-return false;
-}
-}
-if(coerced112 !== undefined){
-data124 = coerced112;
-if(data122 !== undefined){
-data122["tokens_per_second"] = coerced112;
-}
-}
-}
-if(errors === _errs312){
-if(typeof data124 == "number"){
-if(data124 < 0 || isNaN(data124)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data124}];
+if(errors === _errs338){
+if(typeof data136 == "number"){
+if(data136 < 0 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data136}];
 return false;
 }
 }
 }
-var valid32 = _errs312 === errors;
+var valid35 = _errs338 === errors;
 }
 else {
-var valid32 = true;
+var valid35 = true;
 }
-if(valid32){
-if(data122.reasoning_field !== undefined){
-let data125 = data122.reasoning_field;
-const _errs314 = errors;
-const _errs315 = errors;
-let valid33 = false;
-const _errs316 = errors;
-if(typeof data125 !== "string"){
-let dataType113 = typeof data125;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data125;
-}
-else if(data125 === null){
-coerced113 = "";
+if(valid35){
+if(data135.tokens_per_second !== undefined){
+let data137 = data135.tokens_per_second;
+const _errs340 = errors;
+if(!(typeof data137 == "number")){
+let dataType122 = typeof data137;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "boolean" || data137 === null
+              || (dataType122 == "string" && data137 && data137 == +data137)){
+coerced122 = +data137;
 }
 else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data137}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data137 = coerced122;
+if(data135 !== undefined){
+data135["tokens_per_second"] = coerced122;
+}
+}
+}
+if(errors === _errs340){
+if(typeof data137 == "number"){
+if(data137 < 0 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data137}];
+return false;
+}
+}
+}
+var valid35 = _errs340 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data135.reasoning_field !== undefined){
+let data138 = data135.reasoning_field;
+const _errs342 = errors;
+const _errs343 = errors;
+let valid36 = false;
+const _errs344 = errors;
+if(typeof data138 !== "string"){
+let dataType123 = typeof data138;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data138;
+}
+else if(data138 === null){
+coerced123 = "";
+}
+else {
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5433,15 +5916,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced113 !== undefined){
-data125 = coerced113;
-if(data122 !== undefined){
-data122["reasoning_field"] = coerced113;
+if(coerced123 !== undefined){
+data138 = coerced123;
+if(data135 !== undefined){
+data135["reasoning_field"] = coerced123;
 }
 }
 }
-if("reasoning_content" !== data125){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data125};
+if("reasoning_content" !== data138){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5450,22 +5933,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs316 === errors;
-valid33 = valid33 || _valid6;
-if(!valid33){
-const _errs318 = errors;
-if(typeof data125 !== "string"){
-let dataType114 = typeof data125;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data125;
+var _valid6 = _errs344 === errors;
+valid36 = valid36 || _valid6;
+if(!valid36){
+const _errs346 = errors;
+if(typeof data138 !== "string"){
+let dataType124 = typeof data138;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data138;
 }
-else if(data125 === null){
-coerced114 = "";
+else if(data138 === null){
+coerced124 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5475,15 +5958,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced114 !== undefined){
-data125 = coerced114;
-if(data122 !== undefined){
-data122["reasoning_field"] = coerced114;
+if(coerced124 !== undefined){
+data138 = coerced124;
+if(data135 !== undefined){
+data135["reasoning_field"] = coerced124;
 }
 }
 }
-if("reasoning" !== data125){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data125};
+if("reasoning" !== data138){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5492,501 +5975,16 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs318 === errors;
-valid33 = valid33 || _valid6;
+var _valid6 = _errs346 === errors;
+valid36 = valid36 || _valid6;
 }
-if(!valid33){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data125};
+if(!valid36){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data138};
 if(vErrors === null){
 vErrors = [err50];
 }
 else {
 vErrors.push(err50);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs315;
-if(vErrors !== null){
-if(_errs315){
-vErrors.length = _errs315;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid32 = _errs314 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data122.port !== undefined){
-let data126 = data122.port;
-const _errs320 = errors;
-if(!((typeof data126 == "number") && (!(data126 % 1) && !isNaN(data126)))){
-let dataType115 = typeof data126;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 === "boolean" || data126 === null
-              || (dataType115 === "string" && data126 && data126 == +data126 && !(data126 % 1))){
-coerced115 = +data126;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data126 = coerced115;
-if(data122 !== undefined){
-data122["port"] = coerced115;
-}
-}
-}
-if(errors === _errs320){
-if(typeof data126 == "number"){
-if(data126 > 65535 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
-return false;
-}
-else {
-if(data126 < 0 || isNaN(data126)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data126}];
-return false;
-}
-}
-}
-}
-var valid32 = _errs320 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data122.protocol !== undefined){
-let data127 = data122.protocol;
-const _errs322 = errors;
-const _errs323 = errors;
-let valid34 = false;
-const _errs324 = errors;
-if(typeof data127 !== "string"){
-let dataType116 = typeof data127;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data127;
-}
-else if(data127 === null){
-coerced116 = "";
-}
-else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
-if(vErrors === null){
-vErrors = [err51];
-}
-else {
-vErrors.push(err51);
-}
-errors++;
-}
-}
-if(coerced116 !== undefined){
-data127 = coerced116;
-if(data122 !== undefined){
-data122["protocol"] = coerced116;
-}
-}
-}
-if("openai" !== data127){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data127};
-if(vErrors === null){
-vErrors = [err52];
-}
-else {
-vErrors.push(err52);
-}
-errors++;
-}
-var _valid7 = _errs324 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs326 = errors;
-if(typeof data127 !== "string"){
-let dataType117 = typeof data127;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data127;
-}
-else if(data127 === null){
-coerced117 = "";
-}
-else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
-if(vErrors === null){
-vErrors = [err53];
-}
-else {
-vErrors.push(err53);
-}
-errors++;
-}
-}
-if(coerced117 !== undefined){
-data127 = coerced117;
-if(data122 !== undefined){
-data122["protocol"] = coerced117;
-}
-}
-}
-if("anthropic" !== data127){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data127};
-if(vErrors === null){
-vErrors = [err54];
-}
-else {
-vErrors.push(err54);
-}
-errors++;
-}
-var _valid7 = _errs326 === errors;
-valid34 = valid34 || _valid7;
-if(!valid34){
-const _errs328 = errors;
-if(typeof data127 !== "string"){
-let dataType118 = typeof data127;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 == "number" || dataType118 == "boolean"){
-coerced118 = "" + data127;
-}
-else if(data127 === null){
-coerced118 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-}
-if(coerced118 !== undefined){
-data127 = coerced118;
-if(data122 !== undefined){
-data122["protocol"] = coerced118;
-}
-}
-}
-if("gemini" !== data127){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data127};
-if(vErrors === null){
-vErrors = [err56];
-}
-else {
-vErrors.push(err56);
-}
-errors++;
-}
-var _valid7 = _errs328 === errors;
-valid34 = valid34 || _valid7;
-}
-}
-if(!valid34){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data127};
-if(vErrors === null){
-vErrors = [err57];
-}
-else {
-vErrors.push(err57);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs323;
-if(vErrors !== null){
-if(_errs323){
-vErrors.length = _errs323;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid32 = _errs322 === errors;
-}
-else {
-var valid32 = true;
-}
-if(valid32){
-if(data122.scripts !== undefined){
-let data128 = data122.scripts;
-const _errs330 = errors;
-if(errors === _errs330){
-if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
-var valid35 = true;
-for(const key23 in data128){
-if(pattern6.test(key23)){
-let data129 = data128[key23];
-const _errs332 = errors;
-if(errors === _errs332){
-if(Array.isArray(data129)){
-if(data129.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
-return false;
-}
-else {
-var valid36 = true;
-const len4 = data129.length;
-for(let i4=0; i4<len4; i4++){
-let data130 = data129[i4];
-const _errs334 = errors;
-if(errors === _errs334){
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-const _errs336 = errors;
-for(const key24 in data130){
-if(!(((key24 === "when") || (key24 === "call")) || (key24 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
-return false;
-break;
-}
-}
-if(_errs336 === errors){
-if(data130.when !== undefined){
-let data131 = data130.when;
-const _errs337 = errors;
-if(errors === _errs337){
-if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
-const _errs339 = errors;
-for(const key25 in data131){
-if(!(((key25 === "tools_offered") || (key25 === "last_role")) || (key25 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
-return false;
-break;
-}
-}
-if(_errs339 === errors){
-if(data131.tools_offered !== undefined){
-let data132 = data131.tools_offered;
-const _errs340 = errors;
-if(typeof data132 !== "boolean"){
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(data132 === "false" || data132 === 0 || data132 === null){
-coerced119 = false;
-}
-else if(data132 === "true" || data132 === 1){
-coerced119 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data132}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data132 = coerced119;
-if(data131 !== undefined){
-data131["tools_offered"] = coerced119;
-}
-}
-}
-var valid38 = _errs340 === errors;
-}
-else {
-var valid38 = true;
-}
-if(valid38){
-if(data131.last_role !== undefined){
-let data133 = data131.last_role;
-const _errs342 = errors;
-const _errs343 = errors;
-let valid39 = false;
-const _errs344 = errors;
-if(typeof data133 !== "string"){
-let dataType120 = typeof data133;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data133;
-}
-else if(data133 === null){
-coerced120 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
-if(vErrors === null){
-vErrors = [err58];
-}
-else {
-vErrors.push(err58);
-}
-errors++;
-}
-}
-if(coerced120 !== undefined){
-data133 = coerced120;
-if(data131 !== undefined){
-data131["last_role"] = coerced120;
-}
-}
-}
-if("user" !== data133){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data133};
-if(vErrors === null){
-vErrors = [err59];
-}
-else {
-vErrors.push(err59);
-}
-errors++;
-}
-var _valid8 = _errs344 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs346 = errors;
-if(typeof data133 !== "string"){
-let dataType121 = typeof data133;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data133;
-}
-else if(data133 === null){
-coerced121 = "";
-}
-else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
-if(vErrors === null){
-vErrors = [err60];
-}
-else {
-vErrors.push(err60);
-}
-errors++;
-}
-}
-if(coerced121 !== undefined){
-data133 = coerced121;
-if(data131 !== undefined){
-data131["last_role"] = coerced121;
-}
-}
-}
-if("assistant" !== data133){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data133};
-if(vErrors === null){
-vErrors = [err61];
-}
-else {
-vErrors.push(err61);
-}
-errors++;
-}
-var _valid8 = _errs346 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs348 = errors;
-if(typeof data133 !== "string"){
-let dataType122 = typeof data133;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data133;
-}
-else if(data133 === null){
-coerced122 = "";
-}
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
-if(vErrors === null){
-vErrors = [err62];
-}
-else {
-vErrors.push(err62);
-}
-errors++;
-}
-}
-if(coerced122 !== undefined){
-data133 = coerced122;
-if(data131 !== undefined){
-data131["last_role"] = coerced122;
-}
-}
-}
-if("tool" !== data133){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data133};
-if(vErrors === null){
-vErrors = [err63];
-}
-else {
-vErrors.push(err63);
-}
-errors++;
-}
-var _valid8 = _errs348 === errors;
-valid39 = valid39 || _valid8;
-if(!valid39){
-const _errs350 = errors;
-if(typeof data133 !== "string"){
-let dataType123 = typeof data133;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data133;
-}
-else if(data133 === null){
-coerced123 = "";
-}
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
-if(vErrors === null){
-vErrors = [err64];
-}
-else {
-vErrors.push(err64);
-}
-errors++;
-}
-}
-if(coerced123 !== undefined){
-data133 = coerced123;
-if(data131 !== undefined){
-data131["last_role"] = coerced123;
-}
-}
-}
-if("system" !== data133){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data133};
-if(vErrors === null){
-vErrors = [err65];
-}
-else {
-vErrors.push(err65);
-}
-errors++;
-}
-var _valid8 = _errs350 === errors;
-valid39 = valid39 || _valid8;
-}
-}
-}
-if(!valid39){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data133};
-if(vErrors === null){
-vErrors = [err66];
-}
-else {
-vErrors.push(err66);
 }
 errors++;
 validate10.errors = vErrors;
@@ -6003,134 +6001,664 @@ vErrors = null;
 }
 }
 }
-var valid38 = _errs342 === errors;
+var valid35 = _errs342 === errors;
 }
 else {
-var valid38 = true;
+var valid35 = true;
 }
-if(valid38){
-if(data131.last_message_matches !== undefined){
-let data134 = data131.last_message_matches;
-const _errs352 = errors;
-if(typeof data134 !== "string"){
-let dataType124 = typeof data134;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data134;
-}
-else if(data134 === null){
-coerced124 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
-return false;
-}
-}
-if(coerced124 !== undefined){
-data134 = coerced124;
-if(data131 !== undefined){
-data131["last_message_matches"] = coerced124;
-}
-}
-}
-if(errors === _errs352){
-if(typeof data134 === "string"){
-if(func3(data134) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data134}];
-return false;
-}
-}
-}
-var valid38 = _errs352 === errors;
-}
-else {
-var valid38 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data131}];
-return false;
-}
-}
-var valid37 = _errs337 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data130.call !== undefined){
-let data135 = data130.call;
-const _errs354 = errors;
-if(errors === _errs354){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
-let missing3;
-if((data135.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
-return false;
-}
-else {
-const _errs356 = errors;
-for(const key26 in data135){
-if(!((key26 === "tool") || (key26 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
-return false;
-break;
-}
-}
-if(_errs356 === errors){
-if(data135.tool !== undefined){
-let data136 = data135.tool;
-const _errs357 = errors;
-if(typeof data136 !== "string"){
-let dataType125 = typeof data136;
+if(valid35){
+if(data135.port !== undefined){
+let data139 = data135.port;
+const _errs348 = errors;
+if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
+let dataType125 = typeof data139;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data136;
-}
-else if(data136 === null){
-coerced125 = "";
+if(dataType125 === "boolean" || data139 === null
+              || (dataType125 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
+coerced125 = +data139;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data139}];
 return false;
 }
 }
 if(coerced125 !== undefined){
-data136 = coerced125;
+data139 = coerced125;
 if(data135 !== undefined){
-data135["tool"] = coerced125;
+data135["port"] = coerced125;
 }
 }
 }
-if(errors === _errs357){
-if(typeof data136 === "string"){
-if(func3(data136) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data136}];
+if(errors === _errs348){
+if(typeof data139 == "number"){
+if(data139 > 65535 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data139}];
+return false;
+}
+else {
+if(data139 < 0 || isNaN(data139)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data139}];
 return false;
 }
 }
 }
-var valid40 = _errs357 === errors;
+}
+var valid35 = _errs348 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data135.protocol !== undefined){
+let data140 = data135.protocol;
+const _errs350 = errors;
+const _errs351 = errors;
+let valid37 = false;
+const _errs352 = errors;
+if(typeof data140 !== "string"){
+let dataType126 = typeof data140;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data140;
+}
+else if(data140 === null){
+coerced126 = "";
+}
+else {
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data140};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+if(coerced126 !== undefined){
+data140 = coerced126;
+if(data135 !== undefined){
+data135["protocol"] = coerced126;
+}
+}
+}
+if("openai" !== data140){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data140};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs352 === errors;
+valid37 = valid37 || _valid7;
+if(!valid37){
+const _errs354 = errors;
+if(typeof data140 !== "string"){
+let dataType127 = typeof data140;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data140;
+}
+else if(data140 === null){
+coerced127 = "";
+}
+else {
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data140};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(coerced127 !== undefined){
+data140 = coerced127;
+if(data135 !== undefined){
+data135["protocol"] = coerced127;
+}
+}
+}
+if("anthropic" !== data140){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data140};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs354 === errors;
+valid37 = valid37 || _valid7;
+if(!valid37){
+const _errs356 = errors;
+if(typeof data140 !== "string"){
+let dataType128 = typeof data140;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data140;
+}
+else if(data140 === null){
+coerced128 = "";
+}
+else {
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data140};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(coerced128 !== undefined){
+data140 = coerced128;
+if(data135 !== undefined){
+data135["protocol"] = coerced128;
+}
+}
+}
+if("gemini" !== data140){
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data140};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs356 === errors;
+valid37 = valid37 || _valid7;
+}
+}
+if(!valid37){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data140};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs351;
+if(vErrors !== null){
+if(_errs351){
+vErrors.length = _errs351;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid35 = _errs350 === errors;
+}
+else {
+var valid35 = true;
+}
+if(valid35){
+if(data135.scripts !== undefined){
+let data141 = data135.scripts;
+const _errs358 = errors;
+if(errors === _errs358){
+if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+var valid38 = true;
+for(const key26 in data141){
+if(pattern5.test(key26)){
+let data142 = data141[key26];
+const _errs360 = errors;
+if(errors === _errs360){
+if(Array.isArray(data142)){
+if(data142.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data142}];
+return false;
+}
+else {
+var valid39 = true;
+const len4 = data142.length;
+for(let i4=0; i4<len4; i4++){
+let data143 = data142[i4];
+const _errs362 = errors;
+if(errors === _errs362){
+if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
+const _errs364 = errors;
+for(const key27 in data143){
+if(!(((key27 === "when") || (key27 === "call")) || (key27 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data143}];
+return false;
+break;
+}
+}
+if(_errs364 === errors){
+if(data143.when !== undefined){
+let data144 = data143.when;
+const _errs365 = errors;
+if(errors === _errs365){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+const _errs367 = errors;
+for(const key28 in data144){
+if(!(((key28 === "tools_offered") || (key28 === "last_role")) || (key28 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data144}];
+return false;
+break;
+}
+}
+if(_errs367 === errors){
+if(data144.tools_offered !== undefined){
+let data145 = data144.tools_offered;
+const _errs368 = errors;
+if(typeof data145 !== "boolean"){
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(data145 === "false" || data145 === 0 || data145 === null){
+coerced129 = false;
+}
+else if(data145 === "true" || data145 === 1){
+coerced129 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data145}];
+return false;
+}
+}
+if(coerced129 !== undefined){
+data145 = coerced129;
+if(data144 !== undefined){
+data144["tools_offered"] = coerced129;
+}
+}
+}
+var valid41 = _errs368 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data144.last_role !== undefined){
+let data146 = data144.last_role;
+const _errs370 = errors;
+const _errs371 = errors;
+let valid42 = false;
+const _errs372 = errors;
+if(typeof data146 !== "string"){
+let dataType130 = typeof data146;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data146;
+}
+else if(data146 === null){
+coerced130 = "";
+}
+else {
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data146};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(coerced130 !== undefined){
+data146 = coerced130;
+if(data144 !== undefined){
+data144["last_role"] = coerced130;
+}
+}
+}
+if("user" !== data146){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data146};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+var _valid8 = _errs372 === errors;
+valid42 = valid42 || _valid8;
+if(!valid42){
+const _errs374 = errors;
+if(typeof data146 !== "string"){
+let dataType131 = typeof data146;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data146;
+}
+else if(data146 === null){
+coerced131 = "";
+}
+else {
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data146};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(coerced131 !== undefined){
+data146 = coerced131;
+if(data144 !== undefined){
+data144["last_role"] = coerced131;
+}
+}
+}
+if("assistant" !== data146){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data146};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid8 = _errs374 === errors;
+valid42 = valid42 || _valid8;
+if(!valid42){
+const _errs376 = errors;
+if(typeof data146 !== "string"){
+let dataType132 = typeof data146;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data146;
+}
+else if(data146 === null){
+coerced132 = "";
+}
+else {
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data146};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+if(coerced132 !== undefined){
+data146 = coerced132;
+if(data144 !== undefined){
+data144["last_role"] = coerced132;
+}
+}
+}
+if("tool" !== data146){
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data146};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+var _valid8 = _errs376 === errors;
+valid42 = valid42 || _valid8;
+if(!valid42){
+const _errs378 = errors;
+if(typeof data146 !== "string"){
+let dataType133 = typeof data146;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data146;
+}
+else if(data146 === null){
+coerced133 = "";
+}
+else {
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data146};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+if(coerced133 !== undefined){
+data146 = coerced133;
+if(data144 !== undefined){
+data144["last_role"] = coerced133;
+}
+}
+}
+if("system" !== data146){
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data146};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs378 === errors;
+valid42 = valid42 || _valid8;
+}
+}
+}
+if(!valid42){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data146};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs371;
+if(vErrors !== null){
+if(_errs371){
+vErrors.length = _errs371;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid41 = _errs370 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data144.last_message_matches !== undefined){
+let data147 = data144.last_message_matches;
+const _errs380 = errors;
+if(typeof data147 !== "string"){
+let dataType134 = typeof data147;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data147;
+}
+else if(data147 === null){
+coerced134 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data147}];
+return false;
+}
+}
+if(coerced134 !== undefined){
+data147 = coerced134;
+if(data144 !== undefined){
+data144["last_message_matches"] = coerced134;
+}
+}
+}
+if(errors === _errs380){
+if(typeof data147 === "string"){
+if(func3(data147) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data147}];
+return false;
+}
+}
+}
+var valid41 = _errs380 === errors;
+}
+else {
+var valid41 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data144}];
+return false;
+}
+}
+var valid40 = _errs365 === errors;
 }
 else {
 var valid40 = true;
 }
 if(valid40){
-if(data135.arguments !== undefined){
-let data137 = data135.arguments;
-const _errs359 = errors;
-if(errors === _errs359){
-if(!(data137 && typeof data137 == "object" && !Array.isArray(data137))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data137}];
+if(data143.call !== undefined){
+let data148 = data143.call;
+const _errs382 = errors;
+if(errors === _errs382){
+if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
+let missing3;
+if((data148.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data148}];
+return false;
+}
+else {
+const _errs384 = errors;
+for(const key29 in data148){
+if(!((key29 === "tool") || (key29 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data148}];
+return false;
+break;
+}
+}
+if(_errs384 === errors){
+if(data148.tool !== undefined){
+let data149 = data148.tool;
+const _errs385 = errors;
+if(typeof data149 !== "string"){
+let dataType135 = typeof data149;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data149;
+}
+else if(data149 === null){
+coerced135 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data149}];
 return false;
 }
 }
-var valid40 = _errs359 === errors;
+if(coerced135 !== undefined){
+data149 = coerced135;
+if(data148 !== undefined){
+data148["tool"] = coerced135;
+}
+}
+}
+if(errors === _errs385){
+if(typeof data149 === "string"){
+if(func3(data149) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data149}];
+return false;
+}
+}
+}
+var valid43 = _errs385 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data148.arguments !== undefined){
+let data150 = data148.arguments;
+const _errs387 = errors;
+if(errors === _errs387){
+if(!(data150 && typeof data150 == "object" && !Array.isArray(data150))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data150}];
+return false;
+}
+}
+var valid43 = _errs387 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data148}];
+return false;
+}
+}
+var valid40 = _errs382 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data143.answer !== undefined){
+let data151 = data143.answer;
+const _errs389 = errors;
+if(typeof data151 !== "string"){
+let dataType136 = typeof data151;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data151;
+}
+else if(data151 === null){
+coerced136 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data151}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data151 = coerced136;
+if(data143 !== undefined){
+data143["answer"] = coerced136;
+}
+}
+}
+var valid40 = _errs389 === errors;
 }
 else {
 var valid40 = true;
@@ -6140,83 +6668,38 @@ var valid40 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data143}];
 return false;
 }
 }
-var valid37 = _errs354 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data130.answer !== undefined){
-let data138 = data130.answer;
-const _errs361 = errors;
-if(typeof data138 !== "string"){
-let dataType126 = typeof data138;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data138;
-}
-else if(data138 === null){
-coerced126 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data138}];
-return false;
-}
-}
-if(coerced126 !== undefined){
-data138 = coerced126;
-if(data130 !== undefined){
-data130["answer"] = coerced126;
-}
-}
-}
-var valid37 = _errs361 === errors;
-}
-else {
-var valid37 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data130}];
-return false;
-}
-}
-var valid36 = _errs334 === errors;
-if(!valid36){
+var valid39 = _errs362 === errors;
+if(!valid39){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data129}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data142}];
 return false;
 }
 }
-var valid35 = _errs332 === errors;
-if(!valid35){
+var valid38 = _errs360 === errors;
+if(!valid38){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data128}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data141}];
 return false;
 }
 }
-var valid32 = _errs330 === errors;
+var valid35 = _errs358 === errors;
 }
 else {
-var valid32 = true;
+var valid35 = true;
 }
 }
 }
@@ -6226,14 +6709,14 @@ var valid32 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data122}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data135}];
 return false;
 }
 }
-var valid24 = _errs307 === errors;
+var valid27 = _errs335 === errors;
 }
 else {
-var valid24 = true;
+var valid27 = true;
 }
 }
 }
@@ -6250,324 +6733,324 @@ var valid24 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data102}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2,schemaPath:"#/properties/nodes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.type,parentSchema:schema11.properties.nodes.items,data:data115}];
 return false;
 }
 }
-var valid23 = _errs244 === errors;
-if(!valid23){
+var valid26 = _errs272 === errors;
+if(!valid26){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data101}];
+validate10.errors = [{instancePath:instancePath+"/nodes",schemaPath:"#/properties/nodes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.type,parentSchema:schema11.properties.nodes,data:data114}];
 return false;
 }
 }
-var valid0 = _errs242 === errors;
+var valid0 = _errs270 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data139 = data.models;
-const _errs363 = errors;
-if(errors === _errs363){
-if(Array.isArray(data139)){
-if(data139.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data139}];
+let data152 = data.models;
+const _errs391 = errors;
+if(errors === _errs391){
+if(Array.isArray(data152)){
+if(data152.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data152}];
 return false;
 }
 else {
-var valid41 = true;
-const len5 = data139.length;
+var valid44 = true;
+const len5 = data152.length;
 for(let i5=0; i5<len5; i5++){
-let data140 = data139[i5];
-const _errs365 = errors;
-if(errors === _errs365){
-if(data140 && typeof data140 == "object" && !Array.isArray(data140)){
+let data153 = data152[i5];
+const _errs393 = errors;
+if(errors === _errs393){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
 let missing4;
-if(((data140.id === undefined) && (missing4 = "id")) || ((data140.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data140}];
+if(((data153.id === undefined) && (missing4 = "id")) || ((data153.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data153}];
 return false;
 }
 else {
-const _errs367 = errors;
-for(const key27 in data140){
-if(!(func2.call(schema11.properties.models.items.properties, key27))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data140}];
+const _errs395 = errors;
+for(const key30 in data153){
+if(!(func2.call(schema11.properties.models.items.properties, key30))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data153}];
 return false;
 break;
 }
 }
-if(_errs367 === errors){
-if(data140.id !== undefined){
-let data141 = data140.id;
-const _errs368 = errors;
-if(typeof data141 !== "string"){
-let dataType127 = typeof data141;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data141;
+if(_errs395 === errors){
+if(data153.id !== undefined){
+let data154 = data153.id;
+const _errs396 = errors;
+if(typeof data154 !== "string"){
+let dataType137 = typeof data154;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data154;
 }
-else if(data141 === null){
-coerced127 = "";
+else if(data154 === null){
+coerced137 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data154}];
 return false;
 }
 }
-if(coerced127 !== undefined){
-data141 = coerced127;
-if(data140 !== undefined){
-data140["id"] = coerced127;
+if(coerced137 !== undefined){
+data154 = coerced137;
+if(data153 !== undefined){
+data153["id"] = coerced137;
 }
 }
 }
-if(errors === _errs368){
-if(typeof data141 === "string"){
-if(func3(data141) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data141}];
-return false;
-}
-}
-}
-var valid42 = _errs368 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.owned_by !== undefined){
-let data142 = data140.owned_by;
-const _errs370 = errors;
-if(typeof data142 !== "string"){
-let dataType128 = typeof data142;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data142;
-}
-else if(data142 === null){
-coerced128 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
-return false;
-}
-}
-if(coerced128 !== undefined){
-data142 = coerced128;
-if(data140 !== undefined){
-data140["owned_by"] = coerced128;
-}
-}
-}
-if(errors === _errs370){
-if(typeof data142 === "string"){
-if(func3(data142) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data142}];
+if(errors === _errs396){
+if(typeof data154 === "string"){
+if(func3(data154) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data154}];
 return false;
 }
 }
 }
-var valid42 = _errs370 === errors;
+var valid45 = _errs396 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data140.context_length !== undefined){
-let data143 = data140.context_length;
-const _errs372 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType129 = typeof data143;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 === "boolean" || data143 === null
-              || (dataType129 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced129 = +data143;
+if(valid45){
+if(data153.owned_by !== undefined){
+let data155 = data153.owned_by;
+const _errs398 = errors;
+if(typeof data155 !== "string"){
+let dataType138 = typeof data155;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data155;
+}
+else if(data155 === null){
+coerced138 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data155}];
 return false;
 }
 }
-if(coerced129 !== undefined){
-data143 = coerced129;
-if(data140 !== undefined){
-data140["context_length"] = coerced129;
+if(coerced138 !== undefined){
+data155 = coerced138;
+if(data153 !== undefined){
+data153["owned_by"] = coerced138;
 }
 }
 }
-if(errors === _errs372){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data143}];
-return false;
-}
-}
-}
-var valid42 = _errs372 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.max_output_tokens !== undefined){
-let data144 = data140.max_output_tokens;
-const _errs374 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType130 = typeof data144;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 === "boolean" || data144 === null
-              || (dataType130 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced130 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
-return false;
-}
-}
-if(coerced130 !== undefined){
-data144 = coerced130;
-if(data140 !== undefined){
-data140["max_output_tokens"] = coerced130;
-}
-}
-}
-if(errors === _errs374){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data144}];
+if(errors === _errs398){
+if(typeof data155 === "string"){
+if(func3(data155) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data155}];
 return false;
 }
 }
 }
-var valid42 = _errs374 === errors;
+var valid45 = _errs398 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data140.default_max_tokens !== undefined){
-let data145 = data140.default_max_tokens;
-const _errs376 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType131 = typeof data145;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 === "boolean" || data145 === null
-              || (dataType131 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced131 = +data145;
+if(valid45){
+if(data153.context_length !== undefined){
+let data156 = data153.context_length;
+const _errs400 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType139 = typeof data156;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data156 === null
+              || (dataType139 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced139 = +data156;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data156}];
 return false;
 }
 }
-if(coerced131 !== undefined){
-data145 = coerced131;
-if(data140 !== undefined){
-data140["default_max_tokens"] = coerced131;
+if(coerced139 !== undefined){
+data156 = coerced139;
+if(data153 !== undefined){
+data153["context_length"] = coerced139;
 }
 }
 }
-if(errors === _errs376){
-if(typeof data145 == "number"){
-if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data145}];
-return false;
-}
-}
-}
-var valid42 = _errs376 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.unresolved_input_tokens !== undefined){
-let data146 = data140.unresolved_input_tokens;
-const _errs378 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType132 = typeof data146;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 === "boolean" || data146 === null
-              || (dataType132 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced132 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
-return false;
-}
-}
-if(coerced132 !== undefined){
-data146 = coerced132;
-if(data140 !== undefined){
-data140["unresolved_input_tokens"] = coerced132;
-}
-}
-}
-if(errors === _errs378){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data146}];
+if(errors === _errs400){
+if(typeof data156 == "number"){
+if(data156 < 1 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data156}];
 return false;
 }
 }
 }
-var valid42 = _errs378 === errors;
+var valid45 = _errs400 === errors;
 }
 else {
-var valid42 = true;
+var valid45 = true;
 }
-if(valid42){
-if(data140.reasoning !== undefined){
-let data147 = data140.reasoning;
-const _errs380 = errors;
-if(errors === _errs380){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+if(valid45){
+if(data153.max_output_tokens !== undefined){
+let data157 = data153.max_output_tokens;
+const _errs402 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType140 = typeof data157;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data157 === null
+              || (dataType140 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced140 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data157}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data157 = coerced140;
+if(data153 !== undefined){
+data153["max_output_tokens"] = coerced140;
+}
+}
+}
+if(errors === _errs402){
+if(typeof data157 == "number"){
+if(data157 < 1 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data157}];
+return false;
+}
+}
+}
+var valid45 = _errs402 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.default_max_tokens !== undefined){
+let data158 = data153.default_max_tokens;
+const _errs404 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType141 = typeof data158;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 === "boolean" || data158 === null
+              || (dataType141 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced141 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data158}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data158 = coerced141;
+if(data153 !== undefined){
+data153["default_max_tokens"] = coerced141;
+}
+}
+}
+if(errors === _errs404){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data158}];
+return false;
+}
+}
+}
+var valid45 = _errs404 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.unresolved_input_tokens !== undefined){
+let data159 = data153.unresolved_input_tokens;
+const _errs406 = errors;
+if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
+let dataType142 = typeof data159;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data159 === null
+              || (dataType142 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
+coerced142 = +data159;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data159}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data159 = coerced142;
+if(data153 !== undefined){
+data153["unresolved_input_tokens"] = coerced142;
+}
+}
+}
+if(errors === _errs406){
+if(typeof data159 == "number"){
+if(data159 < 1 || isNaN(data159)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data159}];
+return false;
+}
+}
+}
+var valid45 = _errs406 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.reasoning !== undefined){
+let data160 = data153.reasoning;
+const _errs408 = errors;
+if(errors === _errs408){
+if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
 let missing5;
-if((data147.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
+if((data160.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data160}];
 return false;
 }
 else {
-const _errs382 = errors;
-for(const key28 in data147){
-if(!((((((key28 === "default_effort") || (key28 === "efforts")) || (key28 === "style")) || (key28 === "budgets")) || (key28 === "levels")) || (key28 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
+const _errs410 = errors;
+for(const key31 in data160){
+if(!((((((key31 === "default_effort") || (key31 === "efforts")) || (key31 === "style")) || (key31 === "budgets")) || (key31 === "levels")) || (key31 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data160}];
 return false;
 break;
 }
 }
-if(_errs382 === errors){
-if(data147.default_effort !== undefined){
-let data148 = data147.default_effort;
-const _errs383 = errors;
-const _errs384 = errors;
-let valid44 = false;
-const _errs385 = errors;
-if(typeof data148 !== "string"){
-let dataType133 = typeof data148;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data148;
+if(_errs410 === errors){
+if(data160.default_effort !== undefined){
+let data161 = data160.default_effort;
+const _errs411 = errors;
+const _errs412 = errors;
+let valid47 = false;
+const _errs413 = errors;
+if(typeof data161 !== "string"){
+let dataType143 = typeof data161;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data161;
 }
-else if(data148 === null){
-coerced133 = "";
+else if(data161 === null){
+coerced143 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6577,15 +7060,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data148 = coerced133;
-if(data147 !== undefined){
-data147["default_effort"] = coerced133;
+if(coerced143 !== undefined){
+data161 = coerced143;
+if(data160 !== undefined){
+data160["default_effort"] = coerced143;
 }
 }
 }
-if("none" !== data148){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data148};
+if("none" !== data161){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6594,22 +7077,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs385 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs387 = errors;
-if(typeof data148 !== "string"){
-let dataType134 = typeof data148;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data148;
+var _valid9 = _errs413 === errors;
+valid47 = valid47 || _valid9;
+if(!valid47){
+const _errs415 = errors;
+if(typeof data161 !== "string"){
+let dataType144 = typeof data161;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data161;
 }
-else if(data148 === null){
-coerced134 = "";
+else if(data161 === null){
+coerced144 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6619,15 +7102,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data148 = coerced134;
-if(data147 !== undefined){
-data147["default_effort"] = coerced134;
+if(coerced144 !== undefined){
+data161 = coerced144;
+if(data160 !== undefined){
+data160["default_effort"] = coerced144;
 }
 }
 }
-if("minimal" !== data148){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data148};
+if("minimal" !== data161){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6636,22 +7119,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs387 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs389 = errors;
-if(typeof data148 !== "string"){
-let dataType135 = typeof data148;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data148;
+var _valid9 = _errs415 === errors;
+valid47 = valid47 || _valid9;
+if(!valid47){
+const _errs417 = errors;
+if(typeof data161 !== "string"){
+let dataType145 = typeof data161;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data161;
 }
-else if(data148 === null){
-coerced135 = "";
+else if(data161 === null){
+coerced145 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6661,15 +7144,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data148 = coerced135;
-if(data147 !== undefined){
-data147["default_effort"] = coerced135;
+if(coerced145 !== undefined){
+data161 = coerced145;
+if(data160 !== undefined){
+data160["default_effort"] = coerced145;
 }
 }
 }
-if("low" !== data148){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data148};
+if("low" !== data161){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6678,22 +7161,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs389 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs391 = errors;
-if(typeof data148 !== "string"){
-let dataType136 = typeof data148;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data148;
+var _valid9 = _errs417 === errors;
+valid47 = valid47 || _valid9;
+if(!valid47){
+const _errs419 = errors;
+if(typeof data161 !== "string"){
+let dataType146 = typeof data161;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data161;
 }
-else if(data148 === null){
-coerced136 = "";
+else if(data161 === null){
+coerced146 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6703,15 +7186,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data148 = coerced136;
-if(data147 !== undefined){
-data147["default_effort"] = coerced136;
+if(coerced146 !== undefined){
+data161 = coerced146;
+if(data160 !== undefined){
+data160["default_effort"] = coerced146;
 }
 }
 }
-if("medium" !== data148){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data148};
+if("medium" !== data161){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6720,22 +7203,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs391 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs393 = errors;
-if(typeof data148 !== "string"){
-let dataType137 = typeof data148;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data148;
+var _valid9 = _errs419 === errors;
+valid47 = valid47 || _valid9;
+if(!valid47){
+const _errs421 = errors;
+if(typeof data161 !== "string"){
+let dataType147 = typeof data161;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data161;
 }
-else if(data148 === null){
-coerced137 = "";
+else if(data161 === null){
+coerced147 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6745,15 +7228,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data148 = coerced137;
-if(data147 !== undefined){
-data147["default_effort"] = coerced137;
+if(coerced147 !== undefined){
+data161 = coerced147;
+if(data160 !== undefined){
+data160["default_effort"] = coerced147;
 }
 }
 }
-if("high" !== data148){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data148};
+if("high" !== data161){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6762,22 +7245,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs393 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs395 = errors;
-if(typeof data148 !== "string"){
-let dataType138 = typeof data148;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data148;
+var _valid9 = _errs421 === errors;
+valid47 = valid47 || _valid9;
+if(!valid47){
+const _errs423 = errors;
+if(typeof data161 !== "string"){
+let dataType148 = typeof data161;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data161;
 }
-else if(data148 === null){
-coerced138 = "";
+else if(data161 === null){
+coerced148 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6787,15 +7270,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data148 = coerced138;
-if(data147 !== undefined){
-data147["default_effort"] = coerced138;
+if(coerced148 !== undefined){
+data161 = coerced148;
+if(data160 !== undefined){
+data160["default_effort"] = coerced148;
 }
 }
 }
-if("xhigh" !== data148){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data148};
+if("xhigh" !== data161){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6804,22 +7287,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs395 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs397 = errors;
-if(typeof data148 !== "string"){
-let dataType139 = typeof data148;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data148;
+var _valid9 = _errs423 === errors;
+valid47 = valid47 || _valid9;
+if(!valid47){
+const _errs425 = errors;
+if(typeof data161 !== "string"){
+let dataType149 = typeof data161;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data161;
 }
-else if(data148 === null){
-coerced139 = "";
+else if(data161 === null){
+coerced149 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data161};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6829,15 +7312,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data148 = coerced139;
-if(data147 !== undefined){
-data147["default_effort"] = coerced139;
+if(coerced149 !== undefined){
+data161 = coerced149;
+if(data160 !== undefined){
+data160["default_effort"] = coerced149;
 }
 }
 }
-if("max" !== data148){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data148};
+if("max" !== data161){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data161};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6846,16 +7329,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs397 === errors;
-valid44 = valid44 || _valid9;
+var _valid9 = _errs425 === errors;
+valid47 = valid47 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid44){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data148};
+if(!valid47){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data161};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6867,52 +7350,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs384;
+errors = _errs412;
 if(vErrors !== null){
-if(_errs384){
-vErrors.length = _errs384;
+if(_errs412){
+vErrors.length = _errs412;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid43 = _errs383 === errors;
+var valid46 = _errs411 === errors;
 }
 else {
-var valid43 = true;
+var valid46 = true;
 }
-if(valid43){
-if(data147.efforts !== undefined){
-let data149 = data147.efforts;
-const _errs399 = errors;
-if(errors === _errs399){
-if(Array.isArray(data149)){
-if(data149.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
+if(valid46){
+if(data160.efforts !== undefined){
+let data162 = data160.efforts;
+const _errs427 = errors;
+if(errors === _errs427){
+if(Array.isArray(data162)){
+if(data162.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data162}];
 return false;
 }
 else {
-var valid45 = true;
-const len6 = data149.length;
+var valid48 = true;
+const len6 = data162.length;
 for(let i6=0; i6<len6; i6++){
-let data150 = data149[i6];
-const _errs401 = errors;
-const _errs402 = errors;
-let valid46 = false;
-const _errs403 = errors;
-if(typeof data150 !== "string"){
-let dataType140 = typeof data150;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data150;
+let data163 = data162[i6];
+const _errs429 = errors;
+const _errs430 = errors;
+let valid49 = false;
+const _errs431 = errors;
+if(typeof data163 !== "string"){
+let dataType150 = typeof data163;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data163;
 }
-else if(data150 === null){
-coerced140 = "";
+else if(data163 === null){
+coerced150 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6922,15 +7405,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data150 = coerced140;
-if(data149 !== undefined){
-data149[i6] = coerced140;
+if(coerced150 !== undefined){
+data163 = coerced150;
+if(data162 !== undefined){
+data162[i6] = coerced150;
 }
 }
 }
-if("none" !== data150){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data150};
+if("none" !== data163){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6939,22 +7422,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs403 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs405 = errors;
-if(typeof data150 !== "string"){
-let dataType141 = typeof data150;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data150;
+var _valid10 = _errs431 === errors;
+valid49 = valid49 || _valid10;
+if(!valid49){
+const _errs433 = errors;
+if(typeof data163 !== "string"){
+let dataType151 = typeof data163;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data163;
 }
-else if(data150 === null){
-coerced141 = "";
+else if(data163 === null){
+coerced151 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6964,15 +7447,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced141 !== undefined){
-data150 = coerced141;
-if(data149 !== undefined){
-data149[i6] = coerced141;
+if(coerced151 !== undefined){
+data163 = coerced151;
+if(data162 !== undefined){
+data162[i6] = coerced151;
 }
 }
 }
-if("minimal" !== data150){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data150};
+if("minimal" !== data163){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6981,22 +7464,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs405 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs407 = errors;
-if(typeof data150 !== "string"){
-let dataType142 = typeof data150;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 == "number" || dataType142 == "boolean"){
-coerced142 = "" + data150;
+var _valid10 = _errs433 === errors;
+valid49 = valid49 || _valid10;
+if(!valid49){
+const _errs435 = errors;
+if(typeof data163 !== "string"){
+let dataType152 = typeof data163;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data163;
 }
-else if(data150 === null){
-coerced142 = "";
+else if(data163 === null){
+coerced152 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -7006,15 +7489,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced142 !== undefined){
-data150 = coerced142;
-if(data149 !== undefined){
-data149[i6] = coerced142;
+if(coerced152 !== undefined){
+data163 = coerced152;
+if(data162 !== undefined){
+data162[i6] = coerced152;
 }
 }
 }
-if("low" !== data150){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data150};
+if("low" !== data163){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -7023,22 +7506,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs407 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs409 = errors;
-if(typeof data150 !== "string"){
-let dataType143 = typeof data150;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data150;
+var _valid10 = _errs435 === errors;
+valid49 = valid49 || _valid10;
+if(!valid49){
+const _errs437 = errors;
+if(typeof data163 !== "string"){
+let dataType153 = typeof data163;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data163;
 }
-else if(data150 === null){
-coerced143 = "";
+else if(data163 === null){
+coerced153 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -7048,15 +7531,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced143 !== undefined){
-data150 = coerced143;
-if(data149 !== undefined){
-data149[i6] = coerced143;
+if(coerced153 !== undefined){
+data163 = coerced153;
+if(data162 !== undefined){
+data162[i6] = coerced153;
 }
 }
 }
-if("medium" !== data150){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data150};
+if("medium" !== data163){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -7065,22 +7548,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs409 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs411 = errors;
-if(typeof data150 !== "string"){
-let dataType144 = typeof data150;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data150;
+var _valid10 = _errs437 === errors;
+valid49 = valid49 || _valid10;
+if(!valid49){
+const _errs439 = errors;
+if(typeof data163 !== "string"){
+let dataType154 = typeof data163;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data163;
 }
-else if(data150 === null){
-coerced144 = "";
+else if(data163 === null){
+coerced154 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -7090,15 +7573,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data150 = coerced144;
-if(data149 !== undefined){
-data149[i6] = coerced144;
+if(coerced154 !== undefined){
+data163 = coerced154;
+if(data162 !== undefined){
+data162[i6] = coerced154;
 }
 }
 }
-if("high" !== data150){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data150};
+if("high" !== data163){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -7107,22 +7590,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs411 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs413 = errors;
-if(typeof data150 !== "string"){
-let dataType145 = typeof data150;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data150;
+var _valid10 = _errs439 === errors;
+valid49 = valid49 || _valid10;
+if(!valid49){
+const _errs441 = errors;
+if(typeof data163 !== "string"){
+let dataType155 = typeof data163;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data163;
 }
-else if(data150 === null){
-coerced145 = "";
+else if(data163 === null){
+coerced155 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -7132,15 +7615,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data150 = coerced145;
-if(data149 !== undefined){
-data149[i6] = coerced145;
+if(coerced155 !== undefined){
+data163 = coerced155;
+if(data162 !== undefined){
+data162[i6] = coerced155;
 }
 }
 }
-if("xhigh" !== data150){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data150};
+if("xhigh" !== data163){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -7149,22 +7632,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs413 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs415 = errors;
-if(typeof data150 !== "string"){
-let dataType146 = typeof data150;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data150;
+var _valid10 = _errs441 === errors;
+valid49 = valid49 || _valid10;
+if(!valid49){
+const _errs443 = errors;
+if(typeof data163 !== "string"){
+let dataType156 = typeof data163;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data163;
 }
-else if(data150 === null){
-coerced146 = "";
+else if(data163 === null){
+coerced156 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data163};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -7174,15 +7657,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data150 = coerced146;
-if(data149 !== undefined){
-data149[i6] = coerced146;
+if(coerced156 !== undefined){
+data163 = coerced156;
+if(data162 !== undefined){
+data162[i6] = coerced156;
 }
 }
 }
-if("max" !== data150){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data150};
+if("max" !== data163){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data163};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -7191,16 +7674,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs415 === errors;
-valid46 = valid46 || _valid10;
+var _valid10 = _errs443 === errors;
+valid49 = valid49 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid46){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data150};
+if(!valid49){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data163};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -7212,52 +7695,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs402;
+errors = _errs430;
 if(vErrors !== null){
-if(_errs402){
-vErrors.length = _errs402;
+if(_errs430){
+vErrors.length = _errs430;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid45 = _errs401 === errors;
-if(!valid45){
+var valid48 = _errs429 === errors;
+if(!valid48){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data162}];
 return false;
 }
 }
-var valid43 = _errs399 === errors;
+var valid46 = _errs427 === errors;
 }
 else {
-var valid43 = true;
+var valid46 = true;
 }
-if(valid43){
-if(data147.style !== undefined){
-let data151 = data147.style;
-const _errs417 = errors;
-const _errs418 = errors;
-let valid47 = false;
-const _errs419 = errors;
-if(typeof data151 !== "string"){
-let dataType147 = typeof data151;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data151;
+if(valid46){
+if(data160.style !== undefined){
+let data164 = data160.style;
+const _errs445 = errors;
+const _errs446 = errors;
+let valid50 = false;
+const _errs447 = errors;
+if(typeof data164 !== "string"){
+let dataType157 = typeof data164;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data164;
 }
-else if(data151 === null){
-coerced147 = "";
+else if(data164 === null){
+coerced157 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -7267,15 +7750,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data151 = coerced147;
-if(data147 !== undefined){
-data147["style"] = coerced147;
+if(coerced157 !== undefined){
+data164 = coerced157;
+if(data160 !== undefined){
+data160["style"] = coerced157;
 }
 }
 }
-if("budget" !== data151){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data151};
+if("budget" !== data164){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -7284,22 +7767,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs419 === errors;
-valid47 = valid47 || _valid11;
-if(!valid47){
-const _errs421 = errors;
-if(typeof data151 !== "string"){
-let dataType148 = typeof data151;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data151;
+var _valid11 = _errs447 === errors;
+valid50 = valid50 || _valid11;
+if(!valid50){
+const _errs449 = errors;
+if(typeof data164 !== "string"){
+let dataType158 = typeof data164;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data164;
 }
-else if(data151 === null){
-coerced148 = "";
+else if(data164 === null){
+coerced158 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -7309,15 +7792,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data151 = coerced148;
-if(data147 !== undefined){
-data147["style"] = coerced148;
+if(coerced158 !== undefined){
+data164 = coerced158;
+if(data160 !== undefined){
+data160["style"] = coerced158;
 }
 }
 }
-if("level" !== data151){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data151};
+if("level" !== data164){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -7326,11 +7809,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs421 === errors;
-valid47 = valid47 || _valid11;
+var _valid11 = _errs449 === errors;
+valid50 = valid50 || _valid11;
 }
-if(!valid47){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data151};
+if(!valid50){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data164};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -7342,345 +7825,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs418;
+errors = _errs446;
 if(vErrors !== null){
-if(_errs418){
-vErrors.length = _errs418;
+if(_errs446){
+vErrors.length = _errs446;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid43 = _errs417 === errors;
+var valid46 = _errs445 === errors;
 }
 else {
-var valid43 = true;
+var valid46 = true;
 }
-if(valid43){
-if(data147.budgets !== undefined){
-let data152 = data147.budgets;
-const _errs423 = errors;
-if(errors === _errs423){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-const _errs425 = errors;
-for(const key29 in data152){
-if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
+if(valid46){
+if(data160.budgets !== undefined){
+let data165 = data160.budgets;
+const _errs451 = errors;
+if(errors === _errs451){
+if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
+const _errs453 = errors;
+for(const key32 in data165){
+if(!(((((((key32 === "none") || (key32 === "minimal")) || (key32 === "low")) || (key32 === "medium")) || (key32 === "high")) || (key32 === "xhigh")) || (key32 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data165}];
 return false;
 break;
 }
 }
-if(_errs425 === errors){
-if(data152.none !== undefined){
-let data153 = data152.none;
-const _errs426 = errors;
-if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
-let dataType149 = typeof data153;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 === "boolean" || data153 === null
-              || (dataType149 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
-coerced149 = +data153;
+if(_errs453 === errors){
+if(data165.none !== undefined){
+let data166 = data165.none;
+const _errs454 = errors;
+if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
+let dataType159 = typeof data166;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 === "boolean" || data166 === null
+              || (dataType159 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
+coerced159 = +data166;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data166}];
 return false;
 }
 }
-if(coerced149 !== undefined){
-data153 = coerced149;
-if(data152 !== undefined){
-data152["none"] = coerced149;
+if(coerced159 !== undefined){
+data166 = coerced159;
+if(data165 !== undefined){
+data165["none"] = coerced159;
 }
 }
 }
-if(errors === _errs426){
-if(typeof data153 == "number"){
-if(data153 < 0 || isNaN(data153)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data153}];
-return false;
-}
-}
-}
-var valid48 = _errs426 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data152.minimal !== undefined){
-let data154 = data152.minimal;
-const _errs428 = errors;
-if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
-let dataType150 = typeof data154;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 === "boolean" || data154 === null
-              || (dataType150 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
-coerced150 = +data154;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
-return false;
-}
-}
-if(coerced150 !== undefined){
-data154 = coerced150;
-if(data152 !== undefined){
-data152["minimal"] = coerced150;
-}
-}
-}
-if(errors === _errs428){
-if(typeof data154 == "number"){
-if(data154 < 1 || isNaN(data154)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data154}];
+if(errors === _errs454){
+if(typeof data166 == "number"){
+if(data166 < 0 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data166}];
 return false;
 }
 }
 }
-var valid48 = _errs428 === errors;
+var valid51 = _errs454 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data152.low !== undefined){
-let data155 = data152.low;
-const _errs430 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType151 = typeof data155;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 === "boolean" || data155 === null
-              || (dataType151 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced151 = +data155;
+if(valid51){
+if(data165.minimal !== undefined){
+let data167 = data165.minimal;
+const _errs456 = errors;
+if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let dataType160 = typeof data167;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 === "boolean" || data167 === null
+              || (dataType160 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+coerced160 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data167}];
 return false;
 }
 }
-if(coerced151 !== undefined){
-data155 = coerced151;
-if(data152 !== undefined){
-data152["low"] = coerced151;
+if(coerced160 !== undefined){
+data167 = coerced160;
+if(data165 !== undefined){
+data165["minimal"] = coerced160;
 }
 }
 }
-if(errors === _errs430){
-if(typeof data155 == "number"){
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data155}];
-return false;
-}
-}
-}
-var valid48 = _errs430 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data152.medium !== undefined){
-let data156 = data152.medium;
-const _errs432 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
-let dataType152 = typeof data156;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 === "boolean" || data156 === null
-              || (dataType152 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced152 = +data156;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
-return false;
-}
-}
-if(coerced152 !== undefined){
-data156 = coerced152;
-if(data152 !== undefined){
-data152["medium"] = coerced152;
-}
-}
-}
-if(errors === _errs432){
-if(typeof data156 == "number"){
-if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data156}];
+if(errors === _errs456){
+if(typeof data167 == "number"){
+if(data167 < 1 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data167}];
 return false;
 }
 }
 }
-var valid48 = _errs432 === errors;
+var valid51 = _errs456 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data152.high !== undefined){
-let data157 = data152.high;
-const _errs434 = errors;
-if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
-let dataType153 = typeof data157;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 === "boolean" || data157 === null
-              || (dataType153 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
-coerced153 = +data157;
+if(valid51){
+if(data165.low !== undefined){
+let data168 = data165.low;
+const _errs458 = errors;
+if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
+let dataType161 = typeof data168;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 === "boolean" || data168 === null
+              || (dataType161 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
+coerced161 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data168}];
 return false;
 }
 }
-if(coerced153 !== undefined){
-data157 = coerced153;
-if(data152 !== undefined){
-data152["high"] = coerced153;
+if(coerced161 !== undefined){
+data168 = coerced161;
+if(data165 !== undefined){
+data165["low"] = coerced161;
 }
 }
 }
-if(errors === _errs434){
-if(typeof data157 == "number"){
-if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data157}];
-return false;
-}
-}
-}
-var valid48 = _errs434 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data152.xhigh !== undefined){
-let data158 = data152.xhigh;
-const _errs436 = errors;
-if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
-let dataType154 = typeof data158;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 === "boolean" || data158 === null
-              || (dataType154 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
-coerced154 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
-return false;
-}
-}
-if(coerced154 !== undefined){
-data158 = coerced154;
-if(data152 !== undefined){
-data152["xhigh"] = coerced154;
-}
-}
-}
-if(errors === _errs436){
-if(typeof data158 == "number"){
-if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data158}];
+if(errors === _errs458){
+if(typeof data168 == "number"){
+if(data168 < 1 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data168}];
 return false;
 }
 }
 }
-var valid48 = _errs436 === errors;
+var valid51 = _errs458 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-if(valid48){
-if(data152.max !== undefined){
-let data159 = data152.max;
-const _errs438 = errors;
-if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
-let dataType155 = typeof data159;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 === "boolean" || data159 === null
-              || (dataType155 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
-coerced155 = +data159;
+if(valid51){
+if(data165.medium !== undefined){
+let data169 = data165.medium;
+const _errs460 = errors;
+if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
+let dataType162 = typeof data169;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 === "boolean" || data169 === null
+              || (dataType162 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
+coerced162 = +data169;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data169}];
 return false;
 }
 }
-if(coerced155 !== undefined){
-data159 = coerced155;
-if(data152 !== undefined){
-data152["max"] = coerced155;
+if(coerced162 !== undefined){
+data169 = coerced162;
+if(data165 !== undefined){
+data165["medium"] = coerced162;
 }
 }
 }
-if(errors === _errs438){
-if(typeof data159 == "number"){
-if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data159}];
+if(errors === _errs460){
+if(typeof data169 == "number"){
+if(data169 < 1 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data169}];
 return false;
 }
 }
 }
-var valid48 = _errs438 === errors;
+var valid51 = _errs460 === errors;
 }
 else {
-var valid48 = true;
+var valid51 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid51){
+if(data165.high !== undefined){
+let data170 = data165.high;
+const _errs462 = errors;
+if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
+let dataType163 = typeof data170;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 === "boolean" || data170 === null
+              || (dataType163 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
+coerced163 = +data170;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data170}];
 return false;
 }
 }
-var valid43 = _errs423 === errors;
+if(coerced163 !== undefined){
+data170 = coerced163;
+if(data165 !== undefined){
+data165["high"] = coerced163;
+}
+}
+}
+if(errors === _errs462){
+if(typeof data170 == "number"){
+if(data170 < 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data170}];
+return false;
+}
+}
+}
+var valid51 = _errs462 === errors;
 }
 else {
-var valid43 = true;
+var valid51 = true;
 }
-if(valid43){
-if(data147.levels !== undefined){
-let data160 = data147.levels;
-const _errs440 = errors;
-if(errors === _errs440){
-if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
-const _errs442 = errors;
-for(const key30 in data160){
-if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
+if(valid51){
+if(data165.xhigh !== undefined){
+let data171 = data165.xhigh;
+const _errs464 = errors;
+if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
+let dataType164 = typeof data171;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 === "boolean" || data171 === null
+              || (dataType164 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
+coerced164 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data171}];
+return false;
+}
+}
+if(coerced164 !== undefined){
+data171 = coerced164;
+if(data165 !== undefined){
+data165["xhigh"] = coerced164;
+}
+}
+}
+if(errors === _errs464){
+if(typeof data171 == "number"){
+if(data171 < 1 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data171}];
+return false;
+}
+}
+}
+var valid51 = _errs464 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data165.max !== undefined){
+let data172 = data165.max;
+const _errs466 = errors;
+if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
+let dataType165 = typeof data172;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 === "boolean" || data172 === null
+              || (dataType165 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
+coerced165 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data172}];
+return false;
+}
+}
+if(coerced165 !== undefined){
+data172 = coerced165;
+if(data165 !== undefined){
+data165["max"] = coerced165;
+}
+}
+}
+if(errors === _errs466){
+if(typeof data172 == "number"){
+if(data172 < 1 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data172}];
+return false;
+}
+}
+}
+var valid51 = _errs466 === errors;
+}
+else {
+var valid51 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data165}];
+return false;
+}
+}
+var valid46 = _errs451 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data160.levels !== undefined){
+let data173 = data160.levels;
+const _errs468 = errors;
+if(errors === _errs468){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+const _errs470 = errors;
+for(const key33 in data173){
+if(!(((((((key33 === "none") || (key33 === "minimal")) || (key33 === "low")) || (key33 === "medium")) || (key33 === "high")) || (key33 === "xhigh")) || (key33 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data173}];
 return false;
 break;
 }
 }
-if(_errs442 === errors){
-if(data160.none !== undefined){
-let data161 = data160.none;
-const _errs443 = errors;
-const _errs444 = errors;
-let valid50 = false;
-const _errs445 = errors;
-if(typeof data161 !== "string"){
-let dataType156 = typeof data161;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data161;
+if(_errs470 === errors){
+if(data173.none !== undefined){
+let data174 = data173.none;
+const _errs471 = errors;
+const _errs472 = errors;
+let valid53 = false;
+const _errs473 = errors;
+if(typeof data174 !== "string"){
+let dataType166 = typeof data174;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data174;
 }
-else if(data161 === null){
-coerced156 = "";
+else if(data174 === null){
+coerced166 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data174};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7690,15 +8173,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data161 = coerced156;
-if(data160 !== undefined){
-data160["none"] = coerced156;
+if(coerced166 !== undefined){
+data174 = coerced166;
+if(data173 !== undefined){
+data173["none"] = coerced166;
 }
 }
 }
-if("minimal" !== data161){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data161};
+if("minimal" !== data174){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data174};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7707,22 +8190,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs445 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs447 = errors;
-if(typeof data161 !== "string"){
-let dataType157 = typeof data161;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data161;
+var _valid12 = _errs473 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs475 = errors;
+if(typeof data174 !== "string"){
+let dataType167 = typeof data174;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data174;
 }
-else if(data161 === null){
-coerced157 = "";
+else if(data174 === null){
+coerced167 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data174};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7732,15 +8215,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data161 = coerced157;
-if(data160 !== undefined){
-data160["none"] = coerced157;
+if(coerced167 !== undefined){
+data174 = coerced167;
+if(data173 !== undefined){
+data173["none"] = coerced167;
 }
 }
 }
-if("low" !== data161){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data161};
+if("low" !== data174){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data174};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7749,22 +8232,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs447 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs449 = errors;
-if(typeof data161 !== "string"){
-let dataType158 = typeof data161;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data161;
+var _valid12 = _errs475 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs477 = errors;
+if(typeof data174 !== "string"){
+let dataType168 = typeof data174;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data174;
 }
-else if(data161 === null){
-coerced158 = "";
+else if(data174 === null){
+coerced168 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data174};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7774,15 +8257,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data161 = coerced158;
-if(data160 !== undefined){
-data160["none"] = coerced158;
+if(coerced168 !== undefined){
+data174 = coerced168;
+if(data173 !== undefined){
+data173["none"] = coerced168;
 }
 }
 }
-if("medium" !== data161){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data161};
+if("medium" !== data174){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data174};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7791,22 +8274,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs449 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs451 = errors;
-if(typeof data161 !== "string"){
-let dataType159 = typeof data161;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data161;
+var _valid12 = _errs477 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs479 = errors;
+if(typeof data174 !== "string"){
+let dataType169 = typeof data174;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data174;
 }
-else if(data161 === null){
-coerced159 = "";
+else if(data174 === null){
+coerced169 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data174};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7816,15 +8299,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data161 = coerced159;
-if(data160 !== undefined){
-data160["none"] = coerced159;
+if(coerced169 !== undefined){
+data174 = coerced169;
+if(data173 !== undefined){
+data173["none"] = coerced169;
 }
 }
 }
-if("high" !== data161){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data161};
+if("high" !== data174){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data174};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7833,22 +8316,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs451 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs453 = errors;
-if(typeof data161 !== "string"){
-let dataType160 = typeof data161;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data161;
+var _valid12 = _errs479 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs481 = errors;
+if(typeof data174 !== "string"){
+let dataType170 = typeof data174;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data174;
 }
-else if(data161 === null){
-coerced160 = "";
+else if(data174 === null){
+coerced170 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data174};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7858,15 +8341,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data161 = coerced160;
-if(data160 !== undefined){
-data160["none"] = coerced160;
+if(coerced170 !== undefined){
+data174 = coerced170;
+if(data173 !== undefined){
+data173["none"] = coerced170;
 }
 }
 }
-if("xhigh" !== data161){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data161};
+if("xhigh" !== data174){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data174};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7875,22 +8358,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs453 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs455 = errors;
-if(typeof data161 !== "string"){
-let dataType161 = typeof data161;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data161;
+var _valid12 = _errs481 === errors;
+valid53 = valid53 || _valid12;
+if(!valid53){
+const _errs483 = errors;
+if(typeof data174 !== "string"){
+let dataType171 = typeof data174;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data174;
 }
-else if(data161 === null){
-coerced161 = "";
+else if(data174 === null){
+coerced171 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data174};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7900,15 +8383,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data161 = coerced161;
-if(data160 !== undefined){
-data160["none"] = coerced161;
+if(coerced171 !== undefined){
+data174 = coerced171;
+if(data173 !== undefined){
+data173["none"] = coerced171;
 }
 }
 }
-if("max" !== data161){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data161};
+if("max" !== data174){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data174};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7917,600 +8400,20 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs455 === errors;
-valid50 = valid50 || _valid12;
+var _valid12 = _errs483 === errors;
+valid53 = valid53 || _valid12;
 }
 }
 }
 }
 }
-if(!valid50){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data161};
+if(!valid53){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data174};
 if(vErrors === null){
 vErrors = [err114];
 }
 else {
 vErrors.push(err114);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs444;
-if(vErrors !== null){
-if(_errs444){
-vErrors.length = _errs444;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs443 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data160.minimal !== undefined){
-let data162 = data160.minimal;
-const _errs457 = errors;
-const _errs458 = errors;
-let valid51 = false;
-const _errs459 = errors;
-if(typeof data162 !== "string"){
-let dataType162 = typeof data162;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data162;
-}
-else if(data162 === null){
-coerced162 = "";
-}
-else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
-if(vErrors === null){
-vErrors = [err115];
-}
-else {
-vErrors.push(err115);
-}
-errors++;
-}
-}
-if(coerced162 !== undefined){
-data162 = coerced162;
-if(data160 !== undefined){
-data160["minimal"] = coerced162;
-}
-}
-}
-if("minimal" !== data162){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data162};
-if(vErrors === null){
-vErrors = [err116];
-}
-else {
-vErrors.push(err116);
-}
-errors++;
-}
-var _valid13 = _errs459 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs461 = errors;
-if(typeof data162 !== "string"){
-let dataType163 = typeof data162;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data162;
-}
-else if(data162 === null){
-coerced163 = "";
-}
-else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
-if(vErrors === null){
-vErrors = [err117];
-}
-else {
-vErrors.push(err117);
-}
-errors++;
-}
-}
-if(coerced163 !== undefined){
-data162 = coerced163;
-if(data160 !== undefined){
-data160["minimal"] = coerced163;
-}
-}
-}
-if("low" !== data162){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data162};
-if(vErrors === null){
-vErrors = [err118];
-}
-else {
-vErrors.push(err118);
-}
-errors++;
-}
-var _valid13 = _errs461 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs463 = errors;
-if(typeof data162 !== "string"){
-let dataType164 = typeof data162;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data162;
-}
-else if(data162 === null){
-coerced164 = "";
-}
-else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
-if(vErrors === null){
-vErrors = [err119];
-}
-else {
-vErrors.push(err119);
-}
-errors++;
-}
-}
-if(coerced164 !== undefined){
-data162 = coerced164;
-if(data160 !== undefined){
-data160["minimal"] = coerced164;
-}
-}
-}
-if("medium" !== data162){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data162};
-if(vErrors === null){
-vErrors = [err120];
-}
-else {
-vErrors.push(err120);
-}
-errors++;
-}
-var _valid13 = _errs463 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs465 = errors;
-if(typeof data162 !== "string"){
-let dataType165 = typeof data162;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data162;
-}
-else if(data162 === null){
-coerced165 = "";
-}
-else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
-if(vErrors === null){
-vErrors = [err121];
-}
-else {
-vErrors.push(err121);
-}
-errors++;
-}
-}
-if(coerced165 !== undefined){
-data162 = coerced165;
-if(data160 !== undefined){
-data160["minimal"] = coerced165;
-}
-}
-}
-if("high" !== data162){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data162};
-if(vErrors === null){
-vErrors = [err122];
-}
-else {
-vErrors.push(err122);
-}
-errors++;
-}
-var _valid13 = _errs465 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs467 = errors;
-if(typeof data162 !== "string"){
-let dataType166 = typeof data162;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data162;
-}
-else if(data162 === null){
-coerced166 = "";
-}
-else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
-if(vErrors === null){
-vErrors = [err123];
-}
-else {
-vErrors.push(err123);
-}
-errors++;
-}
-}
-if(coerced166 !== undefined){
-data162 = coerced166;
-if(data160 !== undefined){
-data160["minimal"] = coerced166;
-}
-}
-}
-if("xhigh" !== data162){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data162};
-if(vErrors === null){
-vErrors = [err124];
-}
-else {
-vErrors.push(err124);
-}
-errors++;
-}
-var _valid13 = _errs467 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs469 = errors;
-if(typeof data162 !== "string"){
-let dataType167 = typeof data162;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data162;
-}
-else if(data162 === null){
-coerced167 = "";
-}
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
-if(vErrors === null){
-vErrors = [err125];
-}
-else {
-vErrors.push(err125);
-}
-errors++;
-}
-}
-if(coerced167 !== undefined){
-data162 = coerced167;
-if(data160 !== undefined){
-data160["minimal"] = coerced167;
-}
-}
-}
-if("max" !== data162){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data162};
-if(vErrors === null){
-vErrors = [err126];
-}
-else {
-vErrors.push(err126);
-}
-errors++;
-}
-var _valid13 = _errs469 === errors;
-valid51 = valid51 || _valid13;
-}
-}
-}
-}
-}
-if(!valid51){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data162};
-if(vErrors === null){
-vErrors = [err127];
-}
-else {
-vErrors.push(err127);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs458;
-if(vErrors !== null){
-if(_errs458){
-vErrors.length = _errs458;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid49 = _errs457 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data160.low !== undefined){
-let data163 = data160.low;
-const _errs471 = errors;
-const _errs472 = errors;
-let valid52 = false;
-const _errs473 = errors;
-if(typeof data163 !== "string"){
-let dataType168 = typeof data163;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data163;
-}
-else if(data163 === null){
-coerced168 = "";
-}
-else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
-if(vErrors === null){
-vErrors = [err128];
-}
-else {
-vErrors.push(err128);
-}
-errors++;
-}
-}
-if(coerced168 !== undefined){
-data163 = coerced168;
-if(data160 !== undefined){
-data160["low"] = coerced168;
-}
-}
-}
-if("minimal" !== data163){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data163};
-if(vErrors === null){
-vErrors = [err129];
-}
-else {
-vErrors.push(err129);
-}
-errors++;
-}
-var _valid14 = _errs473 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs475 = errors;
-if(typeof data163 !== "string"){
-let dataType169 = typeof data163;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data163;
-}
-else if(data163 === null){
-coerced169 = "";
-}
-else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
-if(vErrors === null){
-vErrors = [err130];
-}
-else {
-vErrors.push(err130);
-}
-errors++;
-}
-}
-if(coerced169 !== undefined){
-data163 = coerced169;
-if(data160 !== undefined){
-data160["low"] = coerced169;
-}
-}
-}
-if("low" !== data163){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data163};
-if(vErrors === null){
-vErrors = [err131];
-}
-else {
-vErrors.push(err131);
-}
-errors++;
-}
-var _valid14 = _errs475 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs477 = errors;
-if(typeof data163 !== "string"){
-let dataType170 = typeof data163;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data163;
-}
-else if(data163 === null){
-coerced170 = "";
-}
-else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
-if(vErrors === null){
-vErrors = [err132];
-}
-else {
-vErrors.push(err132);
-}
-errors++;
-}
-}
-if(coerced170 !== undefined){
-data163 = coerced170;
-if(data160 !== undefined){
-data160["low"] = coerced170;
-}
-}
-}
-if("medium" !== data163){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data163};
-if(vErrors === null){
-vErrors = [err133];
-}
-else {
-vErrors.push(err133);
-}
-errors++;
-}
-var _valid14 = _errs477 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs479 = errors;
-if(typeof data163 !== "string"){
-let dataType171 = typeof data163;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data163;
-}
-else if(data163 === null){
-coerced171 = "";
-}
-else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
-if(vErrors === null){
-vErrors = [err134];
-}
-else {
-vErrors.push(err134);
-}
-errors++;
-}
-}
-if(coerced171 !== undefined){
-data163 = coerced171;
-if(data160 !== undefined){
-data160["low"] = coerced171;
-}
-}
-}
-if("high" !== data163){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data163};
-if(vErrors === null){
-vErrors = [err135];
-}
-else {
-vErrors.push(err135);
-}
-errors++;
-}
-var _valid14 = _errs479 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs481 = errors;
-if(typeof data163 !== "string"){
-let dataType172 = typeof data163;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data163;
-}
-else if(data163 === null){
-coerced172 = "";
-}
-else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
-if(vErrors === null){
-vErrors = [err136];
-}
-else {
-vErrors.push(err136);
-}
-errors++;
-}
-}
-if(coerced172 !== undefined){
-data163 = coerced172;
-if(data160 !== undefined){
-data160["low"] = coerced172;
-}
-}
-}
-if("xhigh" !== data163){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data163};
-if(vErrors === null){
-vErrors = [err137];
-}
-else {
-vErrors.push(err137);
-}
-errors++;
-}
-var _valid14 = _errs481 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs483 = errors;
-if(typeof data163 !== "string"){
-let dataType173 = typeof data163;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data163;
-}
-else if(data163 === null){
-coerced173 = "";
-}
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err138];
-}
-else {
-vErrors.push(err138);
-}
-errors++;
-}
-}
-if(coerced173 !== undefined){
-data163 = coerced173;
-if(data160 !== undefined){
-data160["low"] = coerced173;
-}
-}
-}
-if("max" !== data163){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data163};
-if(vErrors === null){
-vErrors = [err139];
-}
-else {
-vErrors.push(err139);
-}
-errors++;
-}
-var _valid14 = _errs483 === errors;
-valid52 = valid52 || _valid14;
-}
-}
-}
-}
-}
-if(!valid52){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data163};
-if(vErrors === null){
-vErrors = [err140];
-}
-else {
-vErrors.push(err140);
 }
 errors++;
 validate10.errors = vErrors;
@@ -8527,280 +8430,280 @@ vErrors = null;
 }
 }
 }
-var valid49 = _errs471 === errors;
+var valid52 = _errs471 === errors;
 }
 else {
-var valid49 = true;
+var valid52 = true;
 }
-if(valid49){
-if(data160.medium !== undefined){
-let data164 = data160.medium;
+if(valid52){
+if(data173.minimal !== undefined){
+let data175 = data173.minimal;
 const _errs485 = errors;
 const _errs486 = errors;
-let valid53 = false;
+let valid54 = false;
 const _errs487 = errors;
-if(typeof data164 !== "string"){
-let dataType174 = typeof data164;
+if(typeof data175 !== "string"){
+let dataType172 = typeof data175;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data175;
+}
+else if(data175 === null){
+coerced172 = "";
+}
+else {
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data175};
+if(vErrors === null){
+vErrors = [err115];
+}
+else {
+vErrors.push(err115);
+}
+errors++;
+}
+}
+if(coerced172 !== undefined){
+data175 = coerced172;
+if(data173 !== undefined){
+data173["minimal"] = coerced172;
+}
+}
+}
+if("minimal" !== data175){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data175};
+if(vErrors === null){
+vErrors = [err116];
+}
+else {
+vErrors.push(err116);
+}
+errors++;
+}
+var _valid13 = _errs487 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs489 = errors;
+if(typeof data175 !== "string"){
+let dataType173 = typeof data175;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data175;
+}
+else if(data175 === null){
+coerced173 = "";
+}
+else {
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data175};
+if(vErrors === null){
+vErrors = [err117];
+}
+else {
+vErrors.push(err117);
+}
+errors++;
+}
+}
+if(coerced173 !== undefined){
+data175 = coerced173;
+if(data173 !== undefined){
+data173["minimal"] = coerced173;
+}
+}
+}
+if("low" !== data175){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data175};
+if(vErrors === null){
+vErrors = [err118];
+}
+else {
+vErrors.push(err118);
+}
+errors++;
+}
+var _valid13 = _errs489 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs491 = errors;
+if(typeof data175 !== "string"){
+let dataType174 = typeof data175;
 let coerced174 = undefined;
 if(!(coerced174 !== undefined)){
 if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data164;
+coerced174 = "" + data175;
 }
-else if(data164 === null){
+else if(data175 === null){
 coerced174 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data175};
 if(vErrors === null){
-vErrors = [err141];
+vErrors = [err119];
 }
 else {
-vErrors.push(err141);
+vErrors.push(err119);
 }
 errors++;
 }
 }
 if(coerced174 !== undefined){
-data164 = coerced174;
-if(data160 !== undefined){
-data160["medium"] = coerced174;
+data175 = coerced174;
+if(data173 !== undefined){
+data173["minimal"] = coerced174;
 }
 }
 }
-if("minimal" !== data164){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data164};
+if("medium" !== data175){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data175};
 if(vErrors === null){
-vErrors = [err142];
+vErrors = [err120];
 }
 else {
-vErrors.push(err142);
+vErrors.push(err120);
 }
 errors++;
 }
-var _valid15 = _errs487 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs489 = errors;
-if(typeof data164 !== "string"){
-let dataType175 = typeof data164;
+var _valid13 = _errs491 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs493 = errors;
+if(typeof data175 !== "string"){
+let dataType175 = typeof data175;
 let coerced175 = undefined;
 if(!(coerced175 !== undefined)){
 if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data164;
+coerced175 = "" + data175;
 }
-else if(data164 === null){
+else if(data175 === null){
 coerced175 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data175};
 if(vErrors === null){
-vErrors = [err143];
+vErrors = [err121];
 }
 else {
-vErrors.push(err143);
+vErrors.push(err121);
 }
 errors++;
 }
 }
 if(coerced175 !== undefined){
-data164 = coerced175;
-if(data160 !== undefined){
-data160["medium"] = coerced175;
+data175 = coerced175;
+if(data173 !== undefined){
+data173["minimal"] = coerced175;
 }
 }
 }
-if("low" !== data164){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data164};
+if("high" !== data175){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data175};
 if(vErrors === null){
-vErrors = [err144];
+vErrors = [err122];
 }
 else {
-vErrors.push(err144);
+vErrors.push(err122);
 }
 errors++;
 }
-var _valid15 = _errs489 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs491 = errors;
-if(typeof data164 !== "string"){
-let dataType176 = typeof data164;
+var _valid13 = _errs493 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs495 = errors;
+if(typeof data175 !== "string"){
+let dataType176 = typeof data175;
 let coerced176 = undefined;
 if(!(coerced176 !== undefined)){
 if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data164;
+coerced176 = "" + data175;
 }
-else if(data164 === null){
+else if(data175 === null){
 coerced176 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data175};
 if(vErrors === null){
-vErrors = [err145];
+vErrors = [err123];
 }
 else {
-vErrors.push(err145);
+vErrors.push(err123);
 }
 errors++;
 }
 }
 if(coerced176 !== undefined){
-data164 = coerced176;
-if(data160 !== undefined){
-data160["medium"] = coerced176;
+data175 = coerced176;
+if(data173 !== undefined){
+data173["minimal"] = coerced176;
 }
 }
 }
-if("medium" !== data164){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data164};
+if("xhigh" !== data175){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data175};
 if(vErrors === null){
-vErrors = [err146];
+vErrors = [err124];
 }
 else {
-vErrors.push(err146);
+vErrors.push(err124);
 }
 errors++;
 }
-var _valid15 = _errs491 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs493 = errors;
-if(typeof data164 !== "string"){
-let dataType177 = typeof data164;
+var _valid13 = _errs495 === errors;
+valid54 = valid54 || _valid13;
+if(!valid54){
+const _errs497 = errors;
+if(typeof data175 !== "string"){
+let dataType177 = typeof data175;
 let coerced177 = undefined;
 if(!(coerced177 !== undefined)){
 if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data164;
+coerced177 = "" + data175;
 }
-else if(data164 === null){
+else if(data175 === null){
 coerced177 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data175};
 if(vErrors === null){
-vErrors = [err147];
+vErrors = [err125];
 }
 else {
-vErrors.push(err147);
+vErrors.push(err125);
 }
 errors++;
 }
 }
 if(coerced177 !== undefined){
-data164 = coerced177;
-if(data160 !== undefined){
-data160["medium"] = coerced177;
+data175 = coerced177;
+if(data173 !== undefined){
+data173["minimal"] = coerced177;
 }
 }
 }
-if("high" !== data164){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data164};
+if("max" !== data175){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data175};
 if(vErrors === null){
-vErrors = [err148];
+vErrors = [err126];
 }
 else {
-vErrors.push(err148);
+vErrors.push(err126);
 }
 errors++;
 }
-var _valid15 = _errs493 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs495 = errors;
-if(typeof data164 !== "string"){
-let dataType178 = typeof data164;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data164;
+var _valid13 = _errs497 === errors;
+valid54 = valid54 || _valid13;
 }
-else if(data164 === null){
-coerced178 = "";
 }
-else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
+}
+}
+}
+if(!valid54){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data175};
 if(vErrors === null){
-vErrors = [err149];
+vErrors = [err127];
 }
 else {
-vErrors.push(err149);
-}
-errors++;
-}
-}
-if(coerced178 !== undefined){
-data164 = coerced178;
-if(data160 !== undefined){
-data160["medium"] = coerced178;
-}
-}
-}
-if("xhigh" !== data164){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data164};
-if(vErrors === null){
-vErrors = [err150];
-}
-else {
-vErrors.push(err150);
-}
-errors++;
-}
-var _valid15 = _errs495 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs497 = errors;
-if(typeof data164 !== "string"){
-let dataType179 = typeof data164;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data164;
-}
-else if(data164 === null){
-coerced179 = "";
-}
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
-if(vErrors === null){
-vErrors = [err151];
-}
-else {
-vErrors.push(err151);
-}
-errors++;
-}
-}
-if(coerced179 !== undefined){
-data164 = coerced179;
-if(data160 !== undefined){
-data160["medium"] = coerced179;
-}
-}
-}
-if("max" !== data164){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data164};
-if(vErrors === null){
-vErrors = [err152];
-}
-else {
-vErrors.push(err152);
-}
-errors++;
-}
-var _valid15 = _errs497 === errors;
-valid53 = valid53 || _valid15;
-}
-}
-}
-}
-}
-if(!valid53){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data164};
-if(vErrors === null){
-vErrors = [err153];
-}
-else {
-vErrors.push(err153);
+vErrors.push(err127);
 }
 errors++;
 validate10.errors = vErrors;
@@ -8817,280 +8720,280 @@ vErrors = null;
 }
 }
 }
-var valid49 = _errs485 === errors;
+var valid52 = _errs485 === errors;
 }
 else {
-var valid49 = true;
+var valid52 = true;
 }
-if(valid49){
-if(data160.high !== undefined){
-let data165 = data160.high;
+if(valid52){
+if(data173.low !== undefined){
+let data176 = data173.low;
 const _errs499 = errors;
 const _errs500 = errors;
-let valid54 = false;
+let valid55 = false;
 const _errs501 = errors;
-if(typeof data165 !== "string"){
-let dataType180 = typeof data165;
+if(typeof data176 !== "string"){
+let dataType178 = typeof data176;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data176;
+}
+else if(data176 === null){
+coerced178 = "";
+}
+else {
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data176};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
+}
+errors++;
+}
+}
+if(coerced178 !== undefined){
+data176 = coerced178;
+if(data173 !== undefined){
+data173["low"] = coerced178;
+}
+}
+}
+if("minimal" !== data176){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data176};
+if(vErrors === null){
+vErrors = [err129];
+}
+else {
+vErrors.push(err129);
+}
+errors++;
+}
+var _valid14 = _errs501 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs503 = errors;
+if(typeof data176 !== "string"){
+let dataType179 = typeof data176;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data176;
+}
+else if(data176 === null){
+coerced179 = "";
+}
+else {
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data176};
+if(vErrors === null){
+vErrors = [err130];
+}
+else {
+vErrors.push(err130);
+}
+errors++;
+}
+}
+if(coerced179 !== undefined){
+data176 = coerced179;
+if(data173 !== undefined){
+data173["low"] = coerced179;
+}
+}
+}
+if("low" !== data176){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data176};
+if(vErrors === null){
+vErrors = [err131];
+}
+else {
+vErrors.push(err131);
+}
+errors++;
+}
+var _valid14 = _errs503 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs505 = errors;
+if(typeof data176 !== "string"){
+let dataType180 = typeof data176;
 let coerced180 = undefined;
 if(!(coerced180 !== undefined)){
 if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data165;
+coerced180 = "" + data176;
 }
-else if(data165 === null){
+else if(data176 === null){
 coerced180 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data176};
 if(vErrors === null){
-vErrors = [err154];
+vErrors = [err132];
 }
 else {
-vErrors.push(err154);
+vErrors.push(err132);
 }
 errors++;
 }
 }
 if(coerced180 !== undefined){
-data165 = coerced180;
-if(data160 !== undefined){
-data160["high"] = coerced180;
+data176 = coerced180;
+if(data173 !== undefined){
+data173["low"] = coerced180;
 }
 }
 }
-if("minimal" !== data165){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data165};
+if("medium" !== data176){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data176};
 if(vErrors === null){
-vErrors = [err155];
+vErrors = [err133];
 }
 else {
-vErrors.push(err155);
+vErrors.push(err133);
 }
 errors++;
 }
-var _valid16 = _errs501 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs503 = errors;
-if(typeof data165 !== "string"){
-let dataType181 = typeof data165;
+var _valid14 = _errs505 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs507 = errors;
+if(typeof data176 !== "string"){
+let dataType181 = typeof data176;
 let coerced181 = undefined;
 if(!(coerced181 !== undefined)){
 if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data165;
+coerced181 = "" + data176;
 }
-else if(data165 === null){
+else if(data176 === null){
 coerced181 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data176};
 if(vErrors === null){
-vErrors = [err156];
+vErrors = [err134];
 }
 else {
-vErrors.push(err156);
+vErrors.push(err134);
 }
 errors++;
 }
 }
 if(coerced181 !== undefined){
-data165 = coerced181;
-if(data160 !== undefined){
-data160["high"] = coerced181;
+data176 = coerced181;
+if(data173 !== undefined){
+data173["low"] = coerced181;
 }
 }
 }
-if("low" !== data165){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data165};
+if("high" !== data176){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data176};
 if(vErrors === null){
-vErrors = [err157];
+vErrors = [err135];
 }
 else {
-vErrors.push(err157);
+vErrors.push(err135);
 }
 errors++;
 }
-var _valid16 = _errs503 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs505 = errors;
-if(typeof data165 !== "string"){
-let dataType182 = typeof data165;
+var _valid14 = _errs507 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs509 = errors;
+if(typeof data176 !== "string"){
+let dataType182 = typeof data176;
 let coerced182 = undefined;
 if(!(coerced182 !== undefined)){
 if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data165;
+coerced182 = "" + data176;
 }
-else if(data165 === null){
+else if(data176 === null){
 coerced182 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data176};
 if(vErrors === null){
-vErrors = [err158];
+vErrors = [err136];
 }
 else {
-vErrors.push(err158);
+vErrors.push(err136);
 }
 errors++;
 }
 }
 if(coerced182 !== undefined){
-data165 = coerced182;
-if(data160 !== undefined){
-data160["high"] = coerced182;
+data176 = coerced182;
+if(data173 !== undefined){
+data173["low"] = coerced182;
 }
 }
 }
-if("medium" !== data165){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data165};
+if("xhigh" !== data176){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data176};
 if(vErrors === null){
-vErrors = [err159];
+vErrors = [err137];
 }
 else {
-vErrors.push(err159);
+vErrors.push(err137);
 }
 errors++;
 }
-var _valid16 = _errs505 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs507 = errors;
-if(typeof data165 !== "string"){
-let dataType183 = typeof data165;
+var _valid14 = _errs509 === errors;
+valid55 = valid55 || _valid14;
+if(!valid55){
+const _errs511 = errors;
+if(typeof data176 !== "string"){
+let dataType183 = typeof data176;
 let coerced183 = undefined;
 if(!(coerced183 !== undefined)){
 if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data165;
+coerced183 = "" + data176;
 }
-else if(data165 === null){
+else if(data176 === null){
 coerced183 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data176};
 if(vErrors === null){
-vErrors = [err160];
+vErrors = [err138];
 }
 else {
-vErrors.push(err160);
+vErrors.push(err138);
 }
 errors++;
 }
 }
 if(coerced183 !== undefined){
-data165 = coerced183;
-if(data160 !== undefined){
-data160["high"] = coerced183;
+data176 = coerced183;
+if(data173 !== undefined){
+data173["low"] = coerced183;
 }
 }
 }
-if("high" !== data165){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data165};
+if("max" !== data176){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data176};
 if(vErrors === null){
-vErrors = [err161];
+vErrors = [err139];
 }
 else {
-vErrors.push(err161);
+vErrors.push(err139);
 }
 errors++;
 }
-var _valid16 = _errs507 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs509 = errors;
-if(typeof data165 !== "string"){
-let dataType184 = typeof data165;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data165;
+var _valid14 = _errs511 === errors;
+valid55 = valid55 || _valid14;
 }
-else if(data165 === null){
-coerced184 = "";
 }
-else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
+}
+}
+}
+if(!valid55){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data176};
 if(vErrors === null){
-vErrors = [err162];
+vErrors = [err140];
 }
 else {
-vErrors.push(err162);
-}
-errors++;
-}
-}
-if(coerced184 !== undefined){
-data165 = coerced184;
-if(data160 !== undefined){
-data160["high"] = coerced184;
-}
-}
-}
-if("xhigh" !== data165){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data165};
-if(vErrors === null){
-vErrors = [err163];
-}
-else {
-vErrors.push(err163);
-}
-errors++;
-}
-var _valid16 = _errs509 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs511 = errors;
-if(typeof data165 !== "string"){
-let dataType185 = typeof data165;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data165;
-}
-else if(data165 === null){
-coerced185 = "";
-}
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
-if(vErrors === null){
-vErrors = [err164];
-}
-else {
-vErrors.push(err164);
-}
-errors++;
-}
-}
-if(coerced185 !== undefined){
-data165 = coerced185;
-if(data160 !== undefined){
-data160["high"] = coerced185;
-}
-}
-}
-if("max" !== data165){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data165};
-if(vErrors === null){
-vErrors = [err165];
-}
-else {
-vErrors.push(err165);
-}
-errors++;
-}
-var _valid16 = _errs511 === errors;
-valid54 = valid54 || _valid16;
-}
-}
-}
-}
-}
-if(!valid54){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data165};
-if(vErrors === null){
-vErrors = [err166];
-}
-else {
-vErrors.push(err166);
+vErrors.push(err140);
 }
 errors++;
 validate10.errors = vErrors;
@@ -9107,280 +9010,280 @@ vErrors = null;
 }
 }
 }
-var valid49 = _errs499 === errors;
+var valid52 = _errs499 === errors;
 }
 else {
-var valid49 = true;
+var valid52 = true;
 }
-if(valid49){
-if(data160.xhigh !== undefined){
-let data166 = data160.xhigh;
+if(valid52){
+if(data173.medium !== undefined){
+let data177 = data173.medium;
 const _errs513 = errors;
 const _errs514 = errors;
-let valid55 = false;
+let valid56 = false;
 const _errs515 = errors;
-if(typeof data166 !== "string"){
-let dataType186 = typeof data166;
+if(typeof data177 !== "string"){
+let dataType184 = typeof data177;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data177;
+}
+else if(data177 === null){
+coerced184 = "";
+}
+else {
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data177};
+if(vErrors === null){
+vErrors = [err141];
+}
+else {
+vErrors.push(err141);
+}
+errors++;
+}
+}
+if(coerced184 !== undefined){
+data177 = coerced184;
+if(data173 !== undefined){
+data173["medium"] = coerced184;
+}
+}
+}
+if("minimal" !== data177){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data177};
+if(vErrors === null){
+vErrors = [err142];
+}
+else {
+vErrors.push(err142);
+}
+errors++;
+}
+var _valid15 = _errs515 === errors;
+valid56 = valid56 || _valid15;
+if(!valid56){
+const _errs517 = errors;
+if(typeof data177 !== "string"){
+let dataType185 = typeof data177;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data177;
+}
+else if(data177 === null){
+coerced185 = "";
+}
+else {
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data177};
+if(vErrors === null){
+vErrors = [err143];
+}
+else {
+vErrors.push(err143);
+}
+errors++;
+}
+}
+if(coerced185 !== undefined){
+data177 = coerced185;
+if(data173 !== undefined){
+data173["medium"] = coerced185;
+}
+}
+}
+if("low" !== data177){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data177};
+if(vErrors === null){
+vErrors = [err144];
+}
+else {
+vErrors.push(err144);
+}
+errors++;
+}
+var _valid15 = _errs517 === errors;
+valid56 = valid56 || _valid15;
+if(!valid56){
+const _errs519 = errors;
+if(typeof data177 !== "string"){
+let dataType186 = typeof data177;
 let coerced186 = undefined;
 if(!(coerced186 !== undefined)){
 if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data166;
+coerced186 = "" + data177;
 }
-else if(data166 === null){
+else if(data177 === null){
 coerced186 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data177};
 if(vErrors === null){
-vErrors = [err167];
+vErrors = [err145];
 }
 else {
-vErrors.push(err167);
+vErrors.push(err145);
 }
 errors++;
 }
 }
 if(coerced186 !== undefined){
-data166 = coerced186;
-if(data160 !== undefined){
-data160["xhigh"] = coerced186;
+data177 = coerced186;
+if(data173 !== undefined){
+data173["medium"] = coerced186;
 }
 }
 }
-if("minimal" !== data166){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data166};
+if("medium" !== data177){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data177};
 if(vErrors === null){
-vErrors = [err168];
+vErrors = [err146];
 }
 else {
-vErrors.push(err168);
+vErrors.push(err146);
 }
 errors++;
 }
-var _valid17 = _errs515 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs517 = errors;
-if(typeof data166 !== "string"){
-let dataType187 = typeof data166;
+var _valid15 = _errs519 === errors;
+valid56 = valid56 || _valid15;
+if(!valid56){
+const _errs521 = errors;
+if(typeof data177 !== "string"){
+let dataType187 = typeof data177;
 let coerced187 = undefined;
 if(!(coerced187 !== undefined)){
 if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data166;
+coerced187 = "" + data177;
 }
-else if(data166 === null){
+else if(data177 === null){
 coerced187 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data177};
 if(vErrors === null){
-vErrors = [err169];
+vErrors = [err147];
 }
 else {
-vErrors.push(err169);
+vErrors.push(err147);
 }
 errors++;
 }
 }
 if(coerced187 !== undefined){
-data166 = coerced187;
-if(data160 !== undefined){
-data160["xhigh"] = coerced187;
+data177 = coerced187;
+if(data173 !== undefined){
+data173["medium"] = coerced187;
 }
 }
 }
-if("low" !== data166){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data166};
+if("high" !== data177){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data177};
 if(vErrors === null){
-vErrors = [err170];
+vErrors = [err148];
 }
 else {
-vErrors.push(err170);
+vErrors.push(err148);
 }
 errors++;
 }
-var _valid17 = _errs517 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs519 = errors;
-if(typeof data166 !== "string"){
-let dataType188 = typeof data166;
+var _valid15 = _errs521 === errors;
+valid56 = valid56 || _valid15;
+if(!valid56){
+const _errs523 = errors;
+if(typeof data177 !== "string"){
+let dataType188 = typeof data177;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
 if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data166;
+coerced188 = "" + data177;
 }
-else if(data166 === null){
+else if(data177 === null){
 coerced188 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data177};
 if(vErrors === null){
-vErrors = [err171];
+vErrors = [err149];
 }
 else {
-vErrors.push(err171);
+vErrors.push(err149);
 }
 errors++;
 }
 }
 if(coerced188 !== undefined){
-data166 = coerced188;
-if(data160 !== undefined){
-data160["xhigh"] = coerced188;
+data177 = coerced188;
+if(data173 !== undefined){
+data173["medium"] = coerced188;
 }
 }
 }
-if("medium" !== data166){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data166};
+if("xhigh" !== data177){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data177};
 if(vErrors === null){
-vErrors = [err172];
+vErrors = [err150];
 }
 else {
-vErrors.push(err172);
+vErrors.push(err150);
 }
 errors++;
 }
-var _valid17 = _errs519 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs521 = errors;
-if(typeof data166 !== "string"){
-let dataType189 = typeof data166;
+var _valid15 = _errs523 === errors;
+valid56 = valid56 || _valid15;
+if(!valid56){
+const _errs525 = errors;
+if(typeof data177 !== "string"){
+let dataType189 = typeof data177;
 let coerced189 = undefined;
 if(!(coerced189 !== undefined)){
 if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data166;
+coerced189 = "" + data177;
 }
-else if(data166 === null){
+else if(data177 === null){
 coerced189 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data177};
 if(vErrors === null){
-vErrors = [err173];
+vErrors = [err151];
 }
 else {
-vErrors.push(err173);
+vErrors.push(err151);
 }
 errors++;
 }
 }
 if(coerced189 !== undefined){
-data166 = coerced189;
-if(data160 !== undefined){
-data160["xhigh"] = coerced189;
+data177 = coerced189;
+if(data173 !== undefined){
+data173["medium"] = coerced189;
 }
 }
 }
-if("high" !== data166){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data166};
+if("max" !== data177){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data177};
 if(vErrors === null){
-vErrors = [err174];
+vErrors = [err152];
 }
 else {
-vErrors.push(err174);
+vErrors.push(err152);
 }
 errors++;
 }
-var _valid17 = _errs521 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs523 = errors;
-if(typeof data166 !== "string"){
-let dataType190 = typeof data166;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data166;
+var _valid15 = _errs525 === errors;
+valid56 = valid56 || _valid15;
 }
-else if(data166 === null){
-coerced190 = "";
 }
-else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
+}
+}
+}
+if(!valid56){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data177};
 if(vErrors === null){
-vErrors = [err175];
+vErrors = [err153];
 }
 else {
-vErrors.push(err175);
-}
-errors++;
-}
-}
-if(coerced190 !== undefined){
-data166 = coerced190;
-if(data160 !== undefined){
-data160["xhigh"] = coerced190;
-}
-}
-}
-if("xhigh" !== data166){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data166};
-if(vErrors === null){
-vErrors = [err176];
-}
-else {
-vErrors.push(err176);
-}
-errors++;
-}
-var _valid17 = _errs523 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs525 = errors;
-if(typeof data166 !== "string"){
-let dataType191 = typeof data166;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data166;
-}
-else if(data166 === null){
-coerced191 = "";
-}
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
-if(vErrors === null){
-vErrors = [err177];
-}
-else {
-vErrors.push(err177);
-}
-errors++;
-}
-}
-if(coerced191 !== undefined){
-data166 = coerced191;
-if(data160 !== undefined){
-data160["xhigh"] = coerced191;
-}
-}
-}
-if("max" !== data166){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data166};
-if(vErrors === null){
-vErrors = [err178];
-}
-else {
-vErrors.push(err178);
-}
-errors++;
-}
-var _valid17 = _errs525 === errors;
-valid55 = valid55 || _valid17;
-}
-}
-}
-}
-}
-if(!valid55){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data166};
-if(vErrors === null){
-vErrors = [err179];
-}
-else {
-vErrors.push(err179);
+vErrors.push(err153);
 }
 errors++;
 validate10.errors = vErrors;
@@ -9397,280 +9300,280 @@ vErrors = null;
 }
 }
 }
-var valid49 = _errs513 === errors;
+var valid52 = _errs513 === errors;
 }
 else {
-var valid49 = true;
+var valid52 = true;
 }
-if(valid49){
-if(data160.max !== undefined){
-let data167 = data160.max;
+if(valid52){
+if(data173.high !== undefined){
+let data178 = data173.high;
 const _errs527 = errors;
 const _errs528 = errors;
-let valid56 = false;
+let valid57 = false;
 const _errs529 = errors;
-if(typeof data167 !== "string"){
-let dataType192 = typeof data167;
+if(typeof data178 !== "string"){
+let dataType190 = typeof data178;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data178;
+}
+else if(data178 === null){
+coerced190 = "";
+}
+else {
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data178};
+if(vErrors === null){
+vErrors = [err154];
+}
+else {
+vErrors.push(err154);
+}
+errors++;
+}
+}
+if(coerced190 !== undefined){
+data178 = coerced190;
+if(data173 !== undefined){
+data173["high"] = coerced190;
+}
+}
+}
+if("minimal" !== data178){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data178};
+if(vErrors === null){
+vErrors = [err155];
+}
+else {
+vErrors.push(err155);
+}
+errors++;
+}
+var _valid16 = _errs529 === errors;
+valid57 = valid57 || _valid16;
+if(!valid57){
+const _errs531 = errors;
+if(typeof data178 !== "string"){
+let dataType191 = typeof data178;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data178;
+}
+else if(data178 === null){
+coerced191 = "";
+}
+else {
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data178};
+if(vErrors === null){
+vErrors = [err156];
+}
+else {
+vErrors.push(err156);
+}
+errors++;
+}
+}
+if(coerced191 !== undefined){
+data178 = coerced191;
+if(data173 !== undefined){
+data173["high"] = coerced191;
+}
+}
+}
+if("low" !== data178){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data178};
+if(vErrors === null){
+vErrors = [err157];
+}
+else {
+vErrors.push(err157);
+}
+errors++;
+}
+var _valid16 = _errs531 === errors;
+valid57 = valid57 || _valid16;
+if(!valid57){
+const _errs533 = errors;
+if(typeof data178 !== "string"){
+let dataType192 = typeof data178;
 let coerced192 = undefined;
 if(!(coerced192 !== undefined)){
 if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data167;
+coerced192 = "" + data178;
 }
-else if(data167 === null){
+else if(data178 === null){
 coerced192 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data178};
 if(vErrors === null){
-vErrors = [err180];
+vErrors = [err158];
 }
 else {
-vErrors.push(err180);
+vErrors.push(err158);
 }
 errors++;
 }
 }
 if(coerced192 !== undefined){
-data167 = coerced192;
-if(data160 !== undefined){
-data160["max"] = coerced192;
+data178 = coerced192;
+if(data173 !== undefined){
+data173["high"] = coerced192;
 }
 }
 }
-if("minimal" !== data167){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data167};
+if("medium" !== data178){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data178};
 if(vErrors === null){
-vErrors = [err181];
+vErrors = [err159];
 }
 else {
-vErrors.push(err181);
+vErrors.push(err159);
 }
 errors++;
 }
-var _valid18 = _errs529 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs531 = errors;
-if(typeof data167 !== "string"){
-let dataType193 = typeof data167;
+var _valid16 = _errs533 === errors;
+valid57 = valid57 || _valid16;
+if(!valid57){
+const _errs535 = errors;
+if(typeof data178 !== "string"){
+let dataType193 = typeof data178;
 let coerced193 = undefined;
 if(!(coerced193 !== undefined)){
 if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data167;
+coerced193 = "" + data178;
 }
-else if(data167 === null){
+else if(data178 === null){
 coerced193 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data178};
 if(vErrors === null){
-vErrors = [err182];
+vErrors = [err160];
 }
 else {
-vErrors.push(err182);
+vErrors.push(err160);
 }
 errors++;
 }
 }
 if(coerced193 !== undefined){
-data167 = coerced193;
-if(data160 !== undefined){
-data160["max"] = coerced193;
+data178 = coerced193;
+if(data173 !== undefined){
+data173["high"] = coerced193;
 }
 }
 }
-if("low" !== data167){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data167};
+if("high" !== data178){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data178};
 if(vErrors === null){
-vErrors = [err183];
+vErrors = [err161];
 }
 else {
-vErrors.push(err183);
+vErrors.push(err161);
 }
 errors++;
 }
-var _valid18 = _errs531 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs533 = errors;
-if(typeof data167 !== "string"){
-let dataType194 = typeof data167;
+var _valid16 = _errs535 === errors;
+valid57 = valid57 || _valid16;
+if(!valid57){
+const _errs537 = errors;
+if(typeof data178 !== "string"){
+let dataType194 = typeof data178;
 let coerced194 = undefined;
 if(!(coerced194 !== undefined)){
 if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data167;
+coerced194 = "" + data178;
 }
-else if(data167 === null){
+else if(data178 === null){
 coerced194 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data178};
 if(vErrors === null){
-vErrors = [err184];
+vErrors = [err162];
 }
 else {
-vErrors.push(err184);
+vErrors.push(err162);
 }
 errors++;
 }
 }
 if(coerced194 !== undefined){
-data167 = coerced194;
-if(data160 !== undefined){
-data160["max"] = coerced194;
+data178 = coerced194;
+if(data173 !== undefined){
+data173["high"] = coerced194;
 }
 }
 }
-if("medium" !== data167){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data167};
+if("xhigh" !== data178){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data178};
 if(vErrors === null){
-vErrors = [err185];
+vErrors = [err163];
 }
 else {
-vErrors.push(err185);
+vErrors.push(err163);
 }
 errors++;
 }
-var _valid18 = _errs533 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs535 = errors;
-if(typeof data167 !== "string"){
-let dataType195 = typeof data167;
+var _valid16 = _errs537 === errors;
+valid57 = valid57 || _valid16;
+if(!valid57){
+const _errs539 = errors;
+if(typeof data178 !== "string"){
+let dataType195 = typeof data178;
 let coerced195 = undefined;
 if(!(coerced195 !== undefined)){
 if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data167;
+coerced195 = "" + data178;
 }
-else if(data167 === null){
+else if(data178 === null){
 coerced195 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data178};
 if(vErrors === null){
-vErrors = [err186];
+vErrors = [err164];
 }
 else {
-vErrors.push(err186);
+vErrors.push(err164);
 }
 errors++;
 }
 }
 if(coerced195 !== undefined){
-data167 = coerced195;
-if(data160 !== undefined){
-data160["max"] = coerced195;
+data178 = coerced195;
+if(data173 !== undefined){
+data173["high"] = coerced195;
 }
 }
 }
-if("high" !== data167){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data167};
+if("max" !== data178){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data178};
 if(vErrors === null){
-vErrors = [err187];
+vErrors = [err165];
 }
 else {
-vErrors.push(err187);
+vErrors.push(err165);
 }
 errors++;
 }
-var _valid18 = _errs535 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs537 = errors;
-if(typeof data167 !== "string"){
-let dataType196 = typeof data167;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data167;
+var _valid16 = _errs539 === errors;
+valid57 = valid57 || _valid16;
 }
-else if(data167 === null){
-coerced196 = "";
 }
-else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
+}
+}
+}
+if(!valid57){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data178};
 if(vErrors === null){
-vErrors = [err188];
+vErrors = [err166];
 }
 else {
-vErrors.push(err188);
-}
-errors++;
-}
-}
-if(coerced196 !== undefined){
-data167 = coerced196;
-if(data160 !== undefined){
-data160["max"] = coerced196;
-}
-}
-}
-if("xhigh" !== data167){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data167};
-if(vErrors === null){
-vErrors = [err189];
-}
-else {
-vErrors.push(err189);
-}
-errors++;
-}
-var _valid18 = _errs537 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs539 = errors;
-if(typeof data167 !== "string"){
-let dataType197 = typeof data167;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data167;
-}
-else if(data167 === null){
-coerced197 = "";
-}
-else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
-if(vErrors === null){
-vErrors = [err190];
-}
-else {
-vErrors.push(err190);
-}
-errors++;
-}
-}
-if(coerced197 !== undefined){
-data167 = coerced197;
-if(data160 !== undefined){
-data160["max"] = coerced197;
-}
-}
-}
-if("max" !== data167){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data167};
-if(vErrors === null){
-vErrors = [err191];
-}
-else {
-vErrors.push(err191);
-}
-errors++;
-}
-var _valid18 = _errs539 === errors;
-valid56 = valid56 || _valid18;
-}
-}
-}
-}
-}
-if(!valid56){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data167};
-if(vErrors === null){
-vErrors = [err192];
-}
-else {
-vErrors.push(err192);
+vErrors.push(err166);
 }
 errors++;
 validate10.errors = vErrors;
@@ -9687,466 +9590,902 @@ vErrors = null;
 }
 }
 }
-var valid49 = _errs527 === errors;
+var valid52 = _errs527 === errors;
 }
 else {
-var valid49 = true;
+var valid52 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data160}];
-return false;
-}
-}
-var valid43 = _errs440 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data147.answer_tokens !== undefined){
-let data168 = data147.answer_tokens;
+if(valid52){
+if(data173.xhigh !== undefined){
+let data179 = data173.xhigh;
 const _errs541 = errors;
-if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
-let dataType198 = typeof data168;
+const _errs542 = errors;
+let valid58 = false;
+const _errs543 = errors;
+if(typeof data179 !== "string"){
+let dataType196 = typeof data179;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data179;
+}
+else if(data179 === null){
+coerced196 = "";
+}
+else {
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data179};
+if(vErrors === null){
+vErrors = [err167];
+}
+else {
+vErrors.push(err167);
+}
+errors++;
+}
+}
+if(coerced196 !== undefined){
+data179 = coerced196;
+if(data173 !== undefined){
+data173["xhigh"] = coerced196;
+}
+}
+}
+if("minimal" !== data179){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data179};
+if(vErrors === null){
+vErrors = [err168];
+}
+else {
+vErrors.push(err168);
+}
+errors++;
+}
+var _valid17 = _errs543 === errors;
+valid58 = valid58 || _valid17;
+if(!valid58){
+const _errs545 = errors;
+if(typeof data179 !== "string"){
+let dataType197 = typeof data179;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data179;
+}
+else if(data179 === null){
+coerced197 = "";
+}
+else {
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data179};
+if(vErrors === null){
+vErrors = [err169];
+}
+else {
+vErrors.push(err169);
+}
+errors++;
+}
+}
+if(coerced197 !== undefined){
+data179 = coerced197;
+if(data173 !== undefined){
+data173["xhigh"] = coerced197;
+}
+}
+}
+if("low" !== data179){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data179};
+if(vErrors === null){
+vErrors = [err170];
+}
+else {
+vErrors.push(err170);
+}
+errors++;
+}
+var _valid17 = _errs545 === errors;
+valid58 = valid58 || _valid17;
+if(!valid58){
+const _errs547 = errors;
+if(typeof data179 !== "string"){
+let dataType198 = typeof data179;
 let coerced198 = undefined;
 if(!(coerced198 !== undefined)){
-if(dataType198 === "boolean" || data168 === null
-              || (dataType198 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
-coerced198 = +data168;
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data179;
+}
+else if(data179 === null){
+coerced198 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
-return false;
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data179};
+if(vErrors === null){
+vErrors = [err171];
+}
+else {
+vErrors.push(err171);
+}
+errors++;
 }
 }
 if(coerced198 !== undefined){
-data168 = coerced198;
-if(data147 !== undefined){
-data147["answer_tokens"] = coerced198;
+data179 = coerced198;
+if(data173 !== undefined){
+data173["xhigh"] = coerced198;
 }
 }
 }
-if(errors === _errs541){
-if(typeof data168 == "number"){
-if(data168 < 1 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data168}];
-return false;
-}
-}
-}
-var valid43 = _errs541 === errors;
+if("medium" !== data179){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data179};
+if(vErrors === null){
+vErrors = [err172];
 }
 else {
-var valid43 = true;
+vErrors.push(err172);
 }
+errors++;
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data147}];
-return false;
-}
-}
-var valid42 = _errs380 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.pricing !== undefined){
-let data169 = data140.pricing;
-const _errs543 = errors;
-if(errors === _errs543){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-let missing6;
-if(((data169.input === undefined) && (missing6 = "input")) || ((data169.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
-return false;
-}
-else {
-const _errs545 = errors;
-for(const key31 in data169){
-if(!((((((key31 === "input") || (key31 === "output")) || (key31 === "cached_input")) || (key31 === "cache_write")) || (key31 === "cache_write_1h")) || (key31 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
-return false;
-break;
-}
-}
-if(_errs545 === errors){
-if(data169.input !== undefined){
-let data170 = data169.input;
-const _errs546 = errors;
-if(!(typeof data170 == "number")){
-let dataType199 = typeof data170;
+var _valid17 = _errs547 === errors;
+valid58 = valid58 || _valid17;
+if(!valid58){
+const _errs549 = errors;
+if(typeof data179 !== "string"){
+let dataType199 = typeof data179;
 let coerced199 = undefined;
 if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data170 === null
-              || (dataType199 == "string" && data170 && data170 == +data170)){
-coerced199 = +data170;
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data179;
+}
+else if(data179 === null){
+coerced199 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
-return false;
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data179};
+if(vErrors === null){
+vErrors = [err173];
+}
+else {
+vErrors.push(err173);
+}
+errors++;
 }
 }
 if(coerced199 !== undefined){
-data170 = coerced199;
-if(data169 !== undefined){
-data169["input"] = coerced199;
+data179 = coerced199;
+if(data173 !== undefined){
+data173["xhigh"] = coerced199;
 }
 }
 }
-if(errors === _errs546){
-if(typeof data170 == "number"){
-if(data170 < 0 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data170}];
-return false;
-}
-}
-}
-var valid57 = _errs546 === errors;
+if("high" !== data179){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data179};
+if(vErrors === null){
+vErrors = [err174];
 }
 else {
-var valid57 = true;
+vErrors.push(err174);
 }
-if(valid57){
-if(data169.output !== undefined){
-let data171 = data169.output;
-const _errs548 = errors;
-if(!(typeof data171 == "number")){
-let dataType200 = typeof data171;
+errors++;
+}
+var _valid17 = _errs549 === errors;
+valid58 = valid58 || _valid17;
+if(!valid58){
+const _errs551 = errors;
+if(typeof data179 !== "string"){
+let dataType200 = typeof data179;
 let coerced200 = undefined;
 if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data171 === null
-              || (dataType200 == "string" && data171 && data171 == +data171)){
-coerced200 = +data171;
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data179;
+}
+else if(data179 === null){
+coerced200 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
-return false;
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data179};
+if(vErrors === null){
+vErrors = [err175];
+}
+else {
+vErrors.push(err175);
+}
+errors++;
 }
 }
 if(coerced200 !== undefined){
-data171 = coerced200;
-if(data169 !== undefined){
-data169["output"] = coerced200;
+data179 = coerced200;
+if(data173 !== undefined){
+data173["xhigh"] = coerced200;
 }
 }
 }
-if(errors === _errs548){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data171}];
-return false;
-}
-}
-}
-var valid57 = _errs548 === errors;
+if("xhigh" !== data179){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data179};
+if(vErrors === null){
+vErrors = [err176];
 }
 else {
-var valid57 = true;
+vErrors.push(err176);
 }
-if(valid57){
-if(data169.cached_input !== undefined){
-let data172 = data169.cached_input;
-const _errs550 = errors;
-if(!(typeof data172 == "number")){
-let dataType201 = typeof data172;
+errors++;
+}
+var _valid17 = _errs551 === errors;
+valid58 = valid58 || _valid17;
+if(!valid58){
+const _errs553 = errors;
+if(typeof data179 !== "string"){
+let dataType201 = typeof data179;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data172 === null
-              || (dataType201 == "string" && data172 && data172 == +data172)){
-coerced201 = +data172;
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data179;
+}
+else if(data179 === null){
+coerced201 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
-return false;
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data179};
+if(vErrors === null){
+vErrors = [err177];
+}
+else {
+vErrors.push(err177);
+}
+errors++;
 }
 }
 if(coerced201 !== undefined){
-data172 = coerced201;
-if(data169 !== undefined){
-data169["cached_input"] = coerced201;
+data179 = coerced201;
+if(data173 !== undefined){
+data173["xhigh"] = coerced201;
 }
 }
 }
-if(errors === _errs550){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data172}];
-return false;
-}
-}
-}
-var valid57 = _errs550 === errors;
+if("max" !== data179){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data179};
+if(vErrors === null){
+vErrors = [err178];
 }
 else {
-var valid57 = true;
+vErrors.push(err178);
 }
-if(valid57){
-if(data169.cache_write !== undefined){
-let data173 = data169.cache_write;
-const _errs552 = errors;
-if(!(typeof data173 == "number")){
-let dataType202 = typeof data173;
+errors++;
+}
+var _valid17 = _errs553 === errors;
+valid58 = valid58 || _valid17;
+}
+}
+}
+}
+}
+if(!valid58){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data179};
+if(vErrors === null){
+vErrors = [err179];
+}
+else {
+vErrors.push(err179);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs542;
+if(vErrors !== null){
+if(_errs542){
+vErrors.length = _errs542;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid52 = _errs541 === errors;
+}
+else {
+var valid52 = true;
+}
+if(valid52){
+if(data173.max !== undefined){
+let data180 = data173.max;
+const _errs555 = errors;
+const _errs556 = errors;
+let valid59 = false;
+const _errs557 = errors;
+if(typeof data180 !== "string"){
+let dataType202 = typeof data180;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data173 === null
-              || (dataType202 == "string" && data173 && data173 == +data173)){
-coerced202 = +data173;
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data180;
+}
+else if(data180 === null){
+coerced202 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
-return false;
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data180};
+if(vErrors === null){
+vErrors = [err180];
+}
+else {
+vErrors.push(err180);
+}
+errors++;
 }
 }
 if(coerced202 !== undefined){
-data173 = coerced202;
-if(data169 !== undefined){
-data169["cache_write"] = coerced202;
+data180 = coerced202;
+if(data173 !== undefined){
+data173["max"] = coerced202;
 }
 }
 }
-if(errors === _errs552){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data173}];
-return false;
-}
-}
-}
-var valid57 = _errs552 === errors;
+if("minimal" !== data180){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data180};
+if(vErrors === null){
+vErrors = [err181];
 }
 else {
-var valid57 = true;
+vErrors.push(err181);
 }
-if(valid57){
-if(data169.cache_write_1h !== undefined){
-let data174 = data169.cache_write_1h;
-const _errs554 = errors;
-if(!(typeof data174 == "number")){
-let dataType203 = typeof data174;
+errors++;
+}
+var _valid18 = _errs557 === errors;
+valid59 = valid59 || _valid18;
+if(!valid59){
+const _errs559 = errors;
+if(typeof data180 !== "string"){
+let dataType203 = typeof data180;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data174 === null
-              || (dataType203 == "string" && data174 && data174 == +data174)){
-coerced203 = +data174;
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data180;
+}
+else if(data180 === null){
+coerced203 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
-return false;
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data180};
+if(vErrors === null){
+vErrors = [err182];
+}
+else {
+vErrors.push(err182);
+}
+errors++;
 }
 }
 if(coerced203 !== undefined){
-data174 = coerced203;
-if(data169 !== undefined){
-data169["cache_write_1h"] = coerced203;
+data180 = coerced203;
+if(data173 !== undefined){
+data173["max"] = coerced203;
 }
 }
 }
-if(errors === _errs554){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data174}];
-return false;
-}
-}
-}
-var valid57 = _errs554 === errors;
+if("low" !== data180){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data180};
+if(vErrors === null){
+vErrors = [err183];
 }
 else {
-var valid57 = true;
+vErrors.push(err183);
 }
-if(valid57){
-if(data169.reasoning !== undefined){
-let data175 = data169.reasoning;
-const _errs556 = errors;
-if(!(typeof data175 == "number")){
-let dataType204 = typeof data175;
+errors++;
+}
+var _valid18 = _errs559 === errors;
+valid59 = valid59 || _valid18;
+if(!valid59){
+const _errs561 = errors;
+if(typeof data180 !== "string"){
+let dataType204 = typeof data180;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data175 === null
-              || (dataType204 == "string" && data175 && data175 == +data175)){
-coerced204 = +data175;
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data180;
+}
+else if(data180 === null){
+coerced204 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
-return false;
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data180};
+if(vErrors === null){
+vErrors = [err184];
+}
+else {
+vErrors.push(err184);
+}
+errors++;
 }
 }
 if(coerced204 !== undefined){
-data175 = coerced204;
-if(data169 !== undefined){
-data169["reasoning"] = coerced204;
+data180 = coerced204;
+if(data173 !== undefined){
+data173["max"] = coerced204;
 }
 }
 }
-if(errors === _errs556){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data175}];
-return false;
-}
-}
-}
-var valid57 = _errs556 === errors;
+if("medium" !== data180){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data180};
+if(vErrors === null){
+vErrors = [err185];
 }
 else {
-var valid57 = true;
+vErrors.push(err185);
 }
+errors++;
 }
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data169}];
-return false;
-}
-}
-var valid42 = _errs543 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.priced_features !== undefined){
-let data176 = data140.priced_features;
-const _errs558 = errors;
-if(errors === _errs558){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-const _errs560 = errors;
-for(const key32 in data176){
-if(!(((key32 === "server_tools") || (key32 === "service_tiers")) || (key32 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
-return false;
-break;
-}
-}
-if(_errs560 === errors){
-if(data176.server_tools !== undefined){
-let data177 = data176.server_tools;
-const _errs561 = errors;
-if(errors === _errs561){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-if(Object.keys(data177).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
-return false;
-}
-else {
-var valid59 = true;
-for(const key33 in data177){
-if(pattern7.test(key33)){
-let data178 = data177[key33];
+var _valid18 = _errs561 === errors;
+valid59 = valid59 || _valid18;
+if(!valid59){
 const _errs563 = errors;
-if(errors === _errs563){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-let missing7;
-if((data178.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-else {
-const _errs565 = errors;
-for(const key34 in data178){
-if(!((key34 === "usd_per_call") || (key34 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-break;
-}
-}
-if(_errs565 === errors){
-if(data178.usd_per_call !== undefined){
-let data179 = data178.usd_per_call;
-const _errs566 = errors;
-if(!(typeof data179 == "number")){
-let dataType205 = typeof data179;
+if(typeof data180 !== "string"){
+let dataType205 = typeof data180;
 let coerced205 = undefined;
 if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data179 === null
-              || (dataType205 == "string" && data179 && data179 == +data179)){
-coerced205 = +data179;
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data180;
+}
+else if(data180 === null){
+coerced205 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
-return false;
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data180};
+if(vErrors === null){
+vErrors = [err186];
+}
+else {
+vErrors.push(err186);
+}
+errors++;
 }
 }
 if(coerced205 !== undefined){
-data179 = coerced205;
-if(data178 !== undefined){
-data178["usd_per_call"] = coerced205;
+data180 = coerced205;
+if(data173 !== undefined){
+data173["max"] = coerced205;
 }
 }
 }
-if(errors === _errs566){
-if(typeof data179 == "number"){
-if(data179 < 0 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data179}];
+if("high" !== data180){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data180};
+if(vErrors === null){
+vErrors = [err187];
+}
+else {
+vErrors.push(err187);
+}
+errors++;
+}
+var _valid18 = _errs563 === errors;
+valid59 = valid59 || _valid18;
+if(!valid59){
+const _errs565 = errors;
+if(typeof data180 !== "string"){
+let dataType206 = typeof data180;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data180;
+}
+else if(data180 === null){
+coerced206 = "";
+}
+else {
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data180};
+if(vErrors === null){
+vErrors = [err188];
+}
+else {
+vErrors.push(err188);
+}
+errors++;
+}
+}
+if(coerced206 !== undefined){
+data180 = coerced206;
+if(data173 !== undefined){
+data173["max"] = coerced206;
+}
+}
+}
+if("xhigh" !== data180){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data180};
+if(vErrors === null){
+vErrors = [err189];
+}
+else {
+vErrors.push(err189);
+}
+errors++;
+}
+var _valid18 = _errs565 === errors;
+valid59 = valid59 || _valid18;
+if(!valid59){
+const _errs567 = errors;
+if(typeof data180 !== "string"){
+let dataType207 = typeof data180;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data180;
+}
+else if(data180 === null){
+coerced207 = "";
+}
+else {
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data180};
+if(vErrors === null){
+vErrors = [err190];
+}
+else {
+vErrors.push(err190);
+}
+errors++;
+}
+}
+if(coerced207 !== undefined){
+data180 = coerced207;
+if(data173 !== undefined){
+data173["max"] = coerced207;
+}
+}
+}
+if("max" !== data180){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data180};
+if(vErrors === null){
+vErrors = [err191];
+}
+else {
+vErrors.push(err191);
+}
+errors++;
+}
+var _valid18 = _errs567 === errors;
+valid59 = valid59 || _valid18;
+}
+}
+}
+}
+}
+if(!valid59){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data180};
+if(vErrors === null){
+vErrors = [err192];
+}
+else {
+vErrors.push(err192);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs556;
+if(vErrors !== null){
+if(_errs556){
+vErrors.length = _errs556;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid52 = _errs555 === errors;
+}
+else {
+var valid52 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data173}];
+return false;
+}
+}
+var valid46 = _errs468 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data160.answer_tokens !== undefined){
+let data181 = data160.answer_tokens;
+const _errs569 = errors;
+if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
+let dataType208 = typeof data181;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 === "boolean" || data181 === null
+              || (dataType208 === "string" && data181 && data181 == +data181 && !(data181 % 1))){
+coerced208 = +data181;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data181}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data181 = coerced208;
+if(data160 !== undefined){
+data160["answer_tokens"] = coerced208;
+}
+}
+}
+if(errors === _errs569){
+if(typeof data181 == "number"){
+if(data181 < 1 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data181}];
 return false;
 }
 }
 }
-var valid60 = _errs566 === errors;
+var valid46 = _errs569 === errors;
+}
+else {
+var valid46 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data160}];
+return false;
+}
+}
+var valid45 = _errs408 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.pricing !== undefined){
+let data182 = data153.pricing;
+const _errs571 = errors;
+if(errors === _errs571){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+let missing6;
+if(((data182.input === undefined) && (missing6 = "input")) || ((data182.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data182}];
+return false;
+}
+else {
+const _errs573 = errors;
+for(const key34 in data182){
+if(!((((((key34 === "input") || (key34 === "output")) || (key34 === "cached_input")) || (key34 === "cache_write")) || (key34 === "cache_write_1h")) || (key34 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data182}];
+return false;
+break;
+}
+}
+if(_errs573 === errors){
+if(data182.input !== undefined){
+let data183 = data182.input;
+const _errs574 = errors;
+if(!(typeof data183 == "number")){
+let dataType209 = typeof data183;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "boolean" || data183 === null
+              || (dataType209 == "string" && data183 && data183 == +data183)){
+coerced209 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data183}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data183 = coerced209;
+if(data182 !== undefined){
+data182["input"] = coerced209;
+}
+}
+}
+if(errors === _errs574){
+if(typeof data183 == "number"){
+if(data183 < 0 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data183}];
+return false;
+}
+}
+}
+var valid60 = _errs574 === errors;
 }
 else {
 var valid60 = true;
 }
 if(valid60){
-if(data178.max_calls !== undefined){
-let data180 = data178.max_calls;
-const _errs568 = errors;
-if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
-let dataType206 = typeof data180;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 === "boolean" || data180 === null
-              || (dataType206 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
-coerced206 = +data180;
+if(data182.output !== undefined){
+let data184 = data182.output;
+const _errs576 = errors;
+if(!(typeof data184 == "number")){
+let dataType210 = typeof data184;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "boolean" || data184 === null
+              || (dataType210 == "string" && data184 && data184 == +data184)){
+coerced210 = +data184;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data184}];
 return false;
 }
 }
-if(coerced206 !== undefined){
-data180 = coerced206;
-if(data178 !== undefined){
-data178["max_calls"] = coerced206;
+if(coerced210 !== undefined){
+data184 = coerced210;
+if(data182 !== undefined){
+data182["output"] = coerced210;
 }
 }
 }
-if(errors === _errs568){
-if(typeof data180 == "number"){
-if(data180 > 1000 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+if(errors === _errs576){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data184}];
 return false;
+}
+}
+}
+var valid60 = _errs576 === errors;
 }
 else {
-if(data180 < 1 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data180}];
+var valid60 = true;
+}
+if(valid60){
+if(data182.cached_input !== undefined){
+let data185 = data182.cached_input;
+const _errs578 = errors;
+if(!(typeof data185 == "number")){
+let dataType211 = typeof data185;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "boolean" || data185 === null
+              || (dataType211 == "string" && data185 && data185 == +data185)){
+coerced211 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data185}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data185 = coerced211;
+if(data182 !== undefined){
+data182["cached_input"] = coerced211;
+}
+}
+}
+if(errors === _errs578){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data185}];
 return false;
 }
 }
 }
+var valid60 = _errs578 === errors;
 }
-var valid60 = _errs568 === errors;
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data182.cache_write !== undefined){
+let data186 = data182.cache_write;
+const _errs580 = errors;
+if(!(typeof data186 == "number")){
+let dataType212 = typeof data186;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "boolean" || data186 === null
+              || (dataType212 == "string" && data186 && data186 == +data186)){
+coerced212 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data186}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data186 = coerced212;
+if(data182 !== undefined){
+data182["cache_write"] = coerced212;
+}
+}
+}
+if(errors === _errs580){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data186}];
+return false;
+}
+}
+}
+var valid60 = _errs580 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data182.cache_write_1h !== undefined){
+let data187 = data182.cache_write_1h;
+const _errs582 = errors;
+if(!(typeof data187 == "number")){
+let dataType213 = typeof data187;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data187 === null
+              || (dataType213 == "string" && data187 && data187 == +data187)){
+coerced213 = +data187;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data187}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data187 = coerced213;
+if(data182 !== undefined){
+data182["cache_write_1h"] = coerced213;
+}
+}
+}
+if(errors === _errs582){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data187}];
+return false;
+}
+}
+}
+var valid60 = _errs582 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data182.reasoning !== undefined){
+let data188 = data182.reasoning;
+const _errs584 = errors;
+if(!(typeof data188 == "number")){
+let dataType214 = typeof data188;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data188 === null
+              || (dataType214 == "string" && data188 && data188 == +data188)){
+coerced214 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data188 = coerced214;
+if(data182 !== undefined){
+data182["reasoning"] = coerced214;
+}
+}
+}
+if(errors === _errs584){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+}
+var valid60 = _errs584 === errors;
 }
 else {
 var valid60 = true;
@@ -10155,546 +10494,228 @@ var valid60 = true;
 }
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-}
-var valid59 = _errs563 === errors;
-if(!valid59){
-break;
-}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data182}];
 return false;
 }
 }
-var valid58 = _errs561 === errors;
+var valid45 = _errs571 === errors;
 }
 else {
-var valid58 = true;
+var valid45 = true;
 }
-if(valid58){
-if(data176.service_tiers !== undefined){
-let data181 = data176.service_tiers;
-const _errs570 = errors;
-if(errors === _errs570){
-if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
-if(Object.keys(data181).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
-return false;
-}
-else {
-var valid61 = true;
-for(const key35 in data181){
-if(pattern7.test(key35)){
-let data182 = data181[key35];
-const _errs572 = errors;
-if(errors === _errs572){
-if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
-let missing8;
-if((data182.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
-return false;
-}
-else {
-const _errs574 = errors;
-for(const key36 in data182){
-if(!(key36 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
-return false;
-break;
-}
-}
-if(_errs574 === errors){
-if(data182.pricing !== undefined){
-let data183 = data182.pricing;
-const _errs575 = errors;
-if(errors === _errs575){
-if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
-let missing9;
-if(((data183.input === undefined) && (missing9 = "input")) || ((data183.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
-return false;
-}
-else {
-const _errs577 = errors;
-for(const key37 in data183){
-if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
-return false;
-break;
-}
-}
-if(_errs577 === errors){
-if(data183.input !== undefined){
-let data184 = data183.input;
-const _errs578 = errors;
-if(!(typeof data184 == "number")){
-let dataType207 = typeof data184;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "boolean" || data184 === null
-              || (dataType207 == "string" && data184 && data184 == +data184)){
-coerced207 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data184 = coerced207;
-if(data183 !== undefined){
-data183["input"] = coerced207;
-}
-}
-}
-if(errors === _errs578){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data184}];
-return false;
-}
-}
-}
-var valid63 = _errs578 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data183.output !== undefined){
-let data185 = data183.output;
-const _errs580 = errors;
-if(!(typeof data185 == "number")){
-let dataType208 = typeof data185;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "boolean" || data185 === null
-              || (dataType208 == "string" && data185 && data185 == +data185)){
-coerced208 = +data185;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data185 = coerced208;
-if(data183 !== undefined){
-data183["output"] = coerced208;
-}
-}
-}
-if(errors === _errs580){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data185}];
-return false;
-}
-}
-}
-var valid63 = _errs580 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data183.cached_input !== undefined){
-let data186 = data183.cached_input;
-const _errs582 = errors;
-if(!(typeof data186 == "number")){
-let dataType209 = typeof data186;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "boolean" || data186 === null
-              || (dataType209 == "string" && data186 && data186 == +data186)){
-coerced209 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data186 = coerced209;
-if(data183 !== undefined){
-data183["cached_input"] = coerced209;
-}
-}
-}
-if(errors === _errs582){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data186}];
-return false;
-}
-}
-}
-var valid63 = _errs582 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data183.cache_write !== undefined){
-let data187 = data183.cache_write;
-const _errs584 = errors;
-if(!(typeof data187 == "number")){
-let dataType210 = typeof data187;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data187 === null
-              || (dataType210 == "string" && data187 && data187 == +data187)){
-coerced210 = +data187;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data187 = coerced210;
-if(data183 !== undefined){
-data183["cache_write"] = coerced210;
-}
-}
-}
-if(errors === _errs584){
-if(typeof data187 == "number"){
-if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data187}];
-return false;
-}
-}
-}
-var valid63 = _errs584 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data183.cache_write_1h !== undefined){
-let data188 = data183.cache_write_1h;
+if(valid45){
+if(data153.priced_features !== undefined){
+let data189 = data153.priced_features;
 const _errs586 = errors;
-if(!(typeof data188 == "number")){
-let dataType211 = typeof data188;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "boolean" || data188 === null
-              || (dataType211 == "string" && data188 && data188 == +data188)){
-coerced211 = +data188;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data188 = coerced211;
-if(data183 !== undefined){
-data183["cache_write_1h"] = coerced211;
-}
-}
-}
 if(errors === _errs586){
-if(typeof data188 == "number"){
-if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data188}];
-return false;
-}
-}
-}
-var valid63 = _errs586 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data183.reasoning !== undefined){
-let data189 = data183.reasoning;
+if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
 const _errs588 = errors;
-if(!(typeof data189 == "number")){
-let dataType212 = typeof data189;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "boolean" || data189 === null
-              || (dataType212 == "string" && data189 && data189 == +data189)){
-coerced212 = +data189;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
+for(const key35 in data189){
+if(!(((key35 === "server_tools") || (key35 === "service_tiers")) || (key35 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data189}];
 return false;
-}
-}
-if(coerced212 !== undefined){
-data189 = coerced212;
-if(data183 !== undefined){
-data183["reasoning"] = coerced212;
-}
-}
-}
-if(errors === _errs588){
-if(typeof data189 == "number"){
-if(data189 < 0 || isNaN(data189)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data189}];
-return false;
-}
-}
-}
-var valid63 = _errs588 === errors;
-}
-else {
-var valid63 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data183}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data182}];
-return false;
-}
-}
-var valid61 = _errs572 === errors;
-if(!valid61){
 break;
 }
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data181}];
-return false;
-}
-}
-var valid58 = _errs570 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data176.betas !== undefined){
-let data190 = data176.betas;
-const _errs590 = errors;
-if(errors === _errs590){
+if(_errs588 === errors){
+if(data189.server_tools !== undefined){
+let data190 = data189.server_tools;
+const _errs589 = errors;
+if(errors === _errs589){
 if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
 if(Object.keys(data190).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data190}];
 return false;
 }
 else {
-var valid64 = true;
-for(const key38 in data190){
-if(pattern7.test(key38)){
-let data191 = data190[key38];
-const _errs592 = errors;
-if(errors === _errs592){
+var valid62 = true;
+for(const key36 in data190){
+if(pattern9.test(key36)){
+let data191 = data190[key36];
+const _errs591 = errors;
+if(errors === _errs591){
 if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
-let missing10;
-if((data191.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+let missing7;
+if((data191.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
 return false;
 }
 else {
+const _errs593 = errors;
+for(const key37 in data191){
+if(!((key37 === "usd_per_call") || (key37 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+return false;
+break;
+}
+}
+if(_errs593 === errors){
+if(data191.usd_per_call !== undefined){
+let data192 = data191.usd_per_call;
 const _errs594 = errors;
-for(const key39 in data191){
-if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
-return false;
-break;
-}
-}
-if(_errs594 === errors){
-if(data191.pricing !== undefined){
-let data192 = data191.pricing;
-const _errs595 = errors;
-if(errors === _errs595){
-if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
-let missing11;
-if(((data192.input === undefined) && (missing11 = "input")) || ((data192.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
-return false;
-}
-else {
-const _errs597 = errors;
-for(const key40 in data192){
-if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
-return false;
-break;
-}
-}
-if(_errs597 === errors){
-if(data192.input !== undefined){
-let data193 = data192.input;
-const _errs598 = errors;
-if(!(typeof data193 == "number")){
-let dataType213 = typeof data193;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "boolean" || data193 === null
-              || (dataType213 == "string" && data193 && data193 == +data193)){
-coerced213 = +data193;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data193 = coerced213;
-if(data192 !== undefined){
-data192["input"] = coerced213;
-}
-}
-}
-if(errors === _errs598){
-if(typeof data193 == "number"){
-if(data193 < 0 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data193}];
-return false;
-}
-}
-}
-var valid66 = _errs598 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data192.output !== undefined){
-let data194 = data192.output;
-const _errs600 = errors;
-if(!(typeof data194 == "number")){
-let dataType214 = typeof data194;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data194 === null
-              || (dataType214 == "string" && data194 && data194 == +data194)){
-coerced214 = +data194;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data194 = coerced214;
-if(data192 !== undefined){
-data192["output"] = coerced214;
-}
-}
-}
-if(errors === _errs600){
-if(typeof data194 == "number"){
-if(data194 < 0 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data194}];
-return false;
-}
-}
-}
-var valid66 = _errs600 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data192.cached_input !== undefined){
-let data195 = data192.cached_input;
-const _errs602 = errors;
-if(!(typeof data195 == "number")){
-let dataType215 = typeof data195;
+if(!(typeof data192 == "number")){
+let dataType215 = typeof data192;
 let coerced215 = undefined;
 if(!(coerced215 !== undefined)){
-if(dataType215 == "boolean" || data195 === null
-              || (dataType215 == "string" && data195 && data195 == +data195)){
-coerced215 = +data195;
+if(dataType215 == "boolean" || data192 === null
+              || (dataType215 == "string" && data192 && data192 == +data192)){
+coerced215 = +data192;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data192}];
 return false;
 }
 }
 if(coerced215 !== undefined){
-data195 = coerced215;
-if(data192 !== undefined){
-data192["cached_input"] = coerced215;
+data192 = coerced215;
+if(data191 !== undefined){
+data191["usd_per_call"] = coerced215;
 }
 }
 }
-if(errors === _errs602){
-if(typeof data195 == "number"){
-if(data195 < 0 || isNaN(data195)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data195}];
+if(errors === _errs594){
+if(typeof data192 == "number"){
+if(data192 < 0 || isNaN(data192)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data192}];
 return false;
 }
 }
 }
-var valid66 = _errs602 === errors;
+var valid63 = _errs594 === errors;
 }
 else {
-var valid66 = true;
+var valid63 = true;
 }
-if(valid66){
-if(data192.cache_write !== undefined){
-let data196 = data192.cache_write;
-const _errs604 = errors;
-if(!(typeof data196 == "number")){
-let dataType216 = typeof data196;
+if(valid63){
+if(data191.max_calls !== undefined){
+let data193 = data191.max_calls;
+const _errs596 = errors;
+if(!((typeof data193 == "number") && (!(data193 % 1) && !isNaN(data193)))){
+let dataType216 = typeof data193;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 == "boolean" || data196 === null
-              || (dataType216 == "string" && data196 && data196 == +data196)){
-coerced216 = +data196;
+if(dataType216 === "boolean" || data193 === null
+              || (dataType216 === "string" && data193 && data193 == +data193 && !(data193 % 1))){
+coerced216 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data193}];
 return false;
 }
 }
 if(coerced216 !== undefined){
-data196 = coerced216;
-if(data192 !== undefined){
-data192["cache_write"] = coerced216;
+data193 = coerced216;
+if(data191 !== undefined){
+data191["max_calls"] = coerced216;
 }
 }
 }
-if(errors === _errs604){
-if(typeof data196 == "number"){
-if(data196 < 0 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data196}];
+if(errors === _errs596){
+if(typeof data193 == "number"){
+if(data193 > 1000 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data193}];
+return false;
+}
+else {
+if(data193 < 1 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data193}];
 return false;
 }
 }
 }
-var valid66 = _errs604 === errors;
+}
+var valid63 = _errs596 === errors;
 }
 else {
-var valid66 = true;
+var valid63 = true;
 }
-if(valid66){
-if(data192.cache_write_1h !== undefined){
-let data197 = data192.cache_write_1h;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+return false;
+}
+}
+var valid62 = _errs591 === errors;
+if(!valid62){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data190}];
+return false;
+}
+}
+var valid61 = _errs589 === errors;
+}
+else {
+var valid61 = true;
+}
+if(valid61){
+if(data189.service_tiers !== undefined){
+let data194 = data189.service_tiers;
+const _errs598 = errors;
+if(errors === _errs598){
+if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
+if(Object.keys(data194).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data194}];
+return false;
+}
+else {
+var valid64 = true;
+for(const key38 in data194){
+if(pattern9.test(key38)){
+let data195 = data194[key38];
+const _errs600 = errors;
+if(errors === _errs600){
+if(data195 && typeof data195 == "object" && !Array.isArray(data195)){
+let missing8;
+if((data195.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data195}];
+return false;
+}
+else {
+const _errs602 = errors;
+for(const key39 in data195){
+if(!(key39 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data195}];
+return false;
+break;
+}
+}
+if(_errs602 === errors){
+if(data195.pricing !== undefined){
+let data196 = data195.pricing;
+const _errs603 = errors;
+if(errors === _errs603){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
+let missing9;
+if(((data196.input === undefined) && (missing9 = "input")) || ((data196.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data196}];
+return false;
+}
+else {
+const _errs605 = errors;
+for(const key40 in data196){
+if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data196}];
+return false;
+break;
+}
+}
+if(_errs605 === errors){
+if(data196.input !== undefined){
+let data197 = data196.input;
 const _errs606 = errors;
 if(!(typeof data197 == "number")){
 let dataType217 = typeof data197;
@@ -10705,21 +10726,21 @@ if(dataType217 == "boolean" || data197 === null
 coerced217 = +data197;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data197}];
 return false;
 }
 }
 if(coerced217 !== undefined){
 data197 = coerced217;
-if(data192 !== undefined){
-data192["cache_write_1h"] = coerced217;
+if(data196 !== undefined){
+data196["input"] = coerced217;
 }
 }
 }
 if(errors === _errs606){
 if(typeof data197 == "number"){
 if(data197 < 0 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data197}];
 return false;
 }
 }
@@ -10730,8 +10751,8 @@ else {
 var valid66 = true;
 }
 if(valid66){
-if(data192.reasoning !== undefined){
-let data198 = data192.reasoning;
+if(data196.output !== undefined){
+let data198 = data196.output;
 const _errs608 = errors;
 if(!(typeof data198 == "number")){
 let dataType218 = typeof data198;
@@ -10742,26 +10763,174 @@ if(dataType218 == "boolean" || data198 === null
 coerced218 = +data198;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data198}];
 return false;
 }
 }
 if(coerced218 !== undefined){
 data198 = coerced218;
-if(data192 !== undefined){
-data192["reasoning"] = coerced218;
+if(data196 !== undefined){
+data196["output"] = coerced218;
 }
 }
 }
 if(errors === _errs608){
 if(typeof data198 == "number"){
 if(data198 < 0 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data198}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data198}];
 return false;
 }
 }
 }
 var valid66 = _errs608 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data196.cached_input !== undefined){
+let data199 = data196.cached_input;
+const _errs610 = errors;
+if(!(typeof data199 == "number")){
+let dataType219 = typeof data199;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "boolean" || data199 === null
+              || (dataType219 == "string" && data199 && data199 == +data199)){
+coerced219 = +data199;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data199}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data199 = coerced219;
+if(data196 !== undefined){
+data196["cached_input"] = coerced219;
+}
+}
+}
+if(errors === _errs610){
+if(typeof data199 == "number"){
+if(data199 < 0 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data199}];
+return false;
+}
+}
+}
+var valid66 = _errs610 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data196.cache_write !== undefined){
+let data200 = data196.cache_write;
+const _errs612 = errors;
+if(!(typeof data200 == "number")){
+let dataType220 = typeof data200;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "boolean" || data200 === null
+              || (dataType220 == "string" && data200 && data200 == +data200)){
+coerced220 = +data200;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data200}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data200 = coerced220;
+if(data196 !== undefined){
+data196["cache_write"] = coerced220;
+}
+}
+}
+if(errors === _errs612){
+if(typeof data200 == "number"){
+if(data200 < 0 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data200}];
+return false;
+}
+}
+}
+var valid66 = _errs612 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data196.cache_write_1h !== undefined){
+let data201 = data196.cache_write_1h;
+const _errs614 = errors;
+if(!(typeof data201 == "number")){
+let dataType221 = typeof data201;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "boolean" || data201 === null
+              || (dataType221 == "string" && data201 && data201 == +data201)){
+coerced221 = +data201;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data201}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data201 = coerced221;
+if(data196 !== undefined){
+data196["cache_write_1h"] = coerced221;
+}
+}
+}
+if(errors === _errs614){
+if(typeof data201 == "number"){
+if(data201 < 0 || isNaN(data201)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data201}];
+return false;
+}
+}
+}
+var valid66 = _errs614 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data196.reasoning !== undefined){
+let data202 = data196.reasoning;
+const _errs616 = errors;
+if(!(typeof data202 == "number")){
+let dataType222 = typeof data202;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "boolean" || data202 === null
+              || (dataType222 == "string" && data202 && data202 == +data202)){
+coerced222 = +data202;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data202}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data202 = coerced222;
+if(data196 !== undefined){
+data196["reasoning"] = coerced222;
+}
+}
+}
+if(errors === _errs616){
+if(typeof data202 == "number"){
+if(data202 < 0 || isNaN(data202)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data202}];
+return false;
+}
+}
+}
+var valid66 = _errs616 === errors;
 }
 else {
 var valid66 = true;
@@ -10775,62 +10944,20 @@ var valid66 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data196}];
 return false;
 }
-}
-var valid65 = _errs595 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data191.min_prompt_tokens !== undefined){
-let data199 = data191.min_prompt_tokens;
-const _errs610 = errors;
-if(!((typeof data199 == "number") && (!(data199 % 1) && !isNaN(data199)))){
-let dataType219 = typeof data199;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 === "boolean" || data199 === null
-              || (dataType219 === "string" && data199 && data199 == +data199 && !(data199 % 1))){
-coerced219 = +data199;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data199 = coerced219;
-if(data191 !== undefined){
-data191["min_prompt_tokens"] = coerced219;
-}
-}
-}
-if(errors === _errs610){
-if(typeof data199 == "number"){
-if(data199 < 0 || isNaN(data199)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data199}];
-return false;
-}
-}
-}
-var valid65 = _errs610 === errors;
-}
-else {
-var valid65 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data195}];
 return false;
 }
 }
-var valid64 = _errs592 === errors;
+var valid64 = _errs600 === errors;
 if(!valid64){
 break;
 }
@@ -10839,206 +10966,300 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data194}];
 return false;
 }
 }
-var valid58 = _errs590 === errors;
+var valid61 = _errs598 === errors;
 }
 else {
-var valid58 = true;
+var valid61 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data176}];
-return false;
-}
-}
-var valid42 = _errs558 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.routes !== undefined){
-let data200 = data140.routes;
-const _errs612 = errors;
-if(errors === _errs612){
-if(Array.isArray(data200)){
-if(data200.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
+if(valid61){
+if(data189.betas !== undefined){
+let data203 = data189.betas;
+const _errs618 = errors;
+if(errors === _errs618){
+if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
+if(Object.keys(data203).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data203}];
 return false;
 }
 else {
 var valid67 = true;
-const len7 = data200.length;
-for(let i7=0; i7<len7; i7++){
-let data201 = data200[i7];
-const _errs614 = errors;
-if(errors === _errs614){
-if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
-let missing12;
-if((data201.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
+for(const key41 in data203){
+if(pattern9.test(key41)){
+let data204 = data203[key41];
+const _errs620 = errors;
+if(errors === _errs620){
+if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+let missing10;
+if((data204.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
 return false;
 }
 else {
-const _errs616 = errors;
-for(const key41 in data201){
-if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
+const _errs622 = errors;
+for(const key42 in data204){
+if(!((key42 === "pricing") || (key42 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
 return false;
 break;
 }
 }
-if(_errs616 === errors){
-if(data201.node !== undefined){
-let data202 = data201.node;
-const _errs617 = errors;
-if(typeof data202 !== "string"){
-let dataType220 = typeof data202;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data202;
-}
-else if(data202 === null){
-coerced220 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
-return false;
-}
-}
-if(coerced220 !== undefined){
-data202 = coerced220;
-if(data201 !== undefined){
-data201["node"] = coerced220;
-}
-}
-}
-if(errors === _errs617){
-if(typeof data202 === "string"){
-if(func3(data202) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
-return false;
-}
-}
-}
-var valid68 = _errs617 === errors;
-}
-else {
-var valid68 = true;
-}
-if(valid68){
-if(data201.model !== undefined){
-let data203 = data201.model;
-const _errs619 = errors;
-if(typeof data203 !== "string"){
-let dataType221 = typeof data203;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data203;
-}
-else if(data203 === null){
-coerced221 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
-return false;
-}
-}
-if(coerced221 !== undefined){
-data203 = coerced221;
-if(data201 !== undefined){
-data201["model"] = coerced221;
-}
-}
-}
-if(errors === _errs619){
-if(typeof data203 === "string"){
-if(func3(data203) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
-return false;
-}
-}
-}
-var valid68 = _errs619 === errors;
-}
-else {
-var valid68 = true;
-}
-if(valid68){
-if(data201.weight !== undefined){
-let data204 = data201.weight;
-const _errs621 = errors;
-if(!(typeof data204 == "number")){
-let dataType222 = typeof data204;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "boolean" || data204 === null
-              || (dataType222 == "string" && data204 && data204 == +data204)){
-coerced222 = +data204;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
-return false;
-}
-}
-if(coerced222 !== undefined){
-data204 = coerced222;
-if(data201 !== undefined){
-data201["weight"] = coerced222;
-}
-}
-}
-if(errors === _errs621){
-if(typeof data204 == "number"){
-if(data204 <= 0 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
-return false;
-}
-}
-}
-var valid68 = _errs621 === errors;
-}
-else {
-var valid68 = true;
-}
-if(valid68){
-if(data201.priority !== undefined){
-let data205 = data201.priority;
+if(_errs622 === errors){
+if(data204.pricing !== undefined){
+let data205 = data204.pricing;
 const _errs623 = errors;
-if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
-let dataType223 = typeof data205;
+if(errors === _errs623){
+if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+let missing11;
+if(((data205.input === undefined) && (missing11 = "input")) || ((data205.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data205}];
+return false;
+}
+else {
+const _errs625 = errors;
+for(const key43 in data205){
+if(!((((((key43 === "input") || (key43 === "output")) || (key43 === "cached_input")) || (key43 === "cache_write")) || (key43 === "cache_write_1h")) || (key43 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data205}];
+return false;
+break;
+}
+}
+if(_errs625 === errors){
+if(data205.input !== undefined){
+let data206 = data205.input;
+const _errs626 = errors;
+if(!(typeof data206 == "number")){
+let dataType223 = typeof data206;
 let coerced223 = undefined;
 if(!(coerced223 !== undefined)){
-if(dataType223 === "boolean" || data205 === null
-              || (dataType223 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
-coerced223 = +data205;
+if(dataType223 == "boolean" || data206 === null
+              || (dataType223 == "string" && data206 && data206 == +data206)){
+coerced223 = +data206;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data206}];
 return false;
 }
 }
 if(coerced223 !== undefined){
-data205 = coerced223;
-if(data201 !== undefined){
-data201["priority"] = coerced223;
+data206 = coerced223;
+if(data205 !== undefined){
+data205["input"] = coerced223;
 }
 }
 }
-if(errors === _errs623){
-if(typeof data205 == "number"){
-if(data205 < 0 || isNaN(data205)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+if(errors === _errs626){
+if(typeof data206 == "number"){
+if(data206 < 0 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data206}];
 return false;
 }
+}
+}
+var valid69 = _errs626 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data205.output !== undefined){
+let data207 = data205.output;
+const _errs628 = errors;
+if(!(typeof data207 == "number")){
+let dataType224 = typeof data207;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "boolean" || data207 === null
+              || (dataType224 == "string" && data207 && data207 == +data207)){
+coerced224 = +data207;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data207}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data207 = coerced224;
+if(data205 !== undefined){
+data205["output"] = coerced224;
+}
+}
+}
+if(errors === _errs628){
+if(typeof data207 == "number"){
+if(data207 < 0 || isNaN(data207)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data207}];
+return false;
+}
+}
+}
+var valid69 = _errs628 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data205.cached_input !== undefined){
+let data208 = data205.cached_input;
+const _errs630 = errors;
+if(!(typeof data208 == "number")){
+let dataType225 = typeof data208;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "boolean" || data208 === null
+              || (dataType225 == "string" && data208 && data208 == +data208)){
+coerced225 = +data208;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data208}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data208 = coerced225;
+if(data205 !== undefined){
+data205["cached_input"] = coerced225;
+}
+}
+}
+if(errors === _errs630){
+if(typeof data208 == "number"){
+if(data208 < 0 || isNaN(data208)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data208}];
+return false;
+}
+}
+}
+var valid69 = _errs630 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data205.cache_write !== undefined){
+let data209 = data205.cache_write;
+const _errs632 = errors;
+if(!(typeof data209 == "number")){
+let dataType226 = typeof data209;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "boolean" || data209 === null
+              || (dataType226 == "string" && data209 && data209 == +data209)){
+coerced226 = +data209;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data209}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data209 = coerced226;
+if(data205 !== undefined){
+data205["cache_write"] = coerced226;
+}
+}
+}
+if(errors === _errs632){
+if(typeof data209 == "number"){
+if(data209 < 0 || isNaN(data209)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data209}];
+return false;
+}
+}
+}
+var valid69 = _errs632 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data205.cache_write_1h !== undefined){
+let data210 = data205.cache_write_1h;
+const _errs634 = errors;
+if(!(typeof data210 == "number")){
+let dataType227 = typeof data210;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "boolean" || data210 === null
+              || (dataType227 == "string" && data210 && data210 == +data210)){
+coerced227 = +data210;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data210}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data210 = coerced227;
+if(data205 !== undefined){
+data205["cache_write_1h"] = coerced227;
+}
+}
+}
+if(errors === _errs634){
+if(typeof data210 == "number"){
+if(data210 < 0 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data210}];
+return false;
+}
+}
+}
+var valid69 = _errs634 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data205.reasoning !== undefined){
+let data211 = data205.reasoning;
+const _errs636 = errors;
+if(!(typeof data211 == "number")){
+let dataType228 = typeof data211;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "boolean" || data211 === null
+              || (dataType228 == "string" && data211 && data211 == +data211)){
+coerced228 = +data211;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data211}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data211 = coerced228;
+if(data205 !== undefined){
+data205["reasoning"] = coerced228;
+}
+}
+}
+if(errors === _errs636){
+if(typeof data211 == "number"){
+if(data211 < 0 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data211}];
+return false;
+}
+}
+}
+var valid69 = _errs636 === errors;
+}
+else {
+var valid69 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data205}];
+return false;
 }
 }
 var valid68 = _errs623 === errors;
@@ -11046,455 +11267,148 @@ var valid68 = _errs623 === errors;
 else {
 var valid68 = true;
 }
+if(valid68){
+if(data204.min_prompt_tokens !== undefined){
+let data212 = data204.min_prompt_tokens;
+const _errs638 = errors;
+if(!((typeof data212 == "number") && (!(data212 % 1) && !isNaN(data212)))){
+let dataType229 = typeof data212;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 === "boolean" || data212 === null
+              || (dataType229 === "string" && data212 && data212 == +data212 && !(data212 % 1))){
+coerced229 = +data212;
 }
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data212}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data212 = coerced229;
+if(data204 !== undefined){
+data204["min_prompt_tokens"] = coerced229;
+}
+}
+}
+if(errors === _errs638){
+if(typeof data212 == "number"){
+if(data212 < 0 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data212}];
+return false;
+}
+}
+}
+var valid68 = _errs638 === errors;
+}
+else {
+var valid68 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
 return false;
 }
 }
-var valid67 = _errs614 === errors;
+var valid67 = _errs620 === errors;
 if(!valid67){
 break;
 }
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data203}];
 return false;
 }
 }
-var valid42 = _errs612 === errors;
+var valid61 = _errs618 === errors;
 }
 else {
-var valid42 = true;
-}
-if(valid42){
-if(data140.request_log !== undefined){
-let data206 = data140.request_log;
-const _errs625 = errors;
-if(errors === _errs625){
-if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
-const _errs627 = errors;
-for(const key42 in data206){
-if(!(key42 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data206}];
-return false;
-break;
+var valid61 = true;
 }
 }
-if(_errs627 === errors){
-if(data206.bodies !== undefined){
-let data207 = data206.bodies;
-if(typeof data207 !== "boolean"){
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(data207 === "false" || data207 === 0 || data207 === null){
-coerced224 = false;
 }
-else if(data207 === "true" || data207 === 1){
-coerced224 = true;
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data189}];
 return false;
 }
 }
-if(coerced224 !== undefined){
-data207 = coerced224;
-if(data206 !== undefined){
-data206["bodies"] = coerced224;
-}
-}
-}
-}
-}
+var valid45 = _errs586 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data206}];
-return false;
-}
-}
-var valid42 = _errs625 === errors;
-}
-else {
-var valid42 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data140}];
-return false;
-}
-}
-var valid41 = _errs365 === errors;
-if(!valid41){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data139}];
-return false;
-}
-}
-var valid0 = _errs363 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data208 = data.accounts;
-const _errs630 = errors;
-if(errors === _errs630){
-if(Array.isArray(data208)){
-var valid70 = true;
-const len8 = data208.length;
-for(let i8=0; i8<len8; i8++){
-let data209 = data208[i8];
-const _errs632 = errors;
-if(errors === _errs632){
-if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
-let missing13;
-if((data209.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data209}];
-return false;
-}
-else {
-const _errs634 = errors;
-for(const key43 in data209){
-if(!(((((((key43 === "id") || (key43 === "name")) || (key43 === "balance")) || (key43 === "allowed_models")) || (key43 === "limits")) || (key43 === "policy")) || (key43 === "request_log"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data209}];
-return false;
-break;
-}
-}
-if(_errs634 === errors){
-if(data209.id !== undefined){
-let data210 = data209.id;
-const _errs635 = errors;
-if(typeof data210 !== "string"){
-let dataType225 = typeof data210;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data210;
-}
-else if(data210 === null){
-coerced225 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
-return false;
-}
-}
-if(coerced225 !== undefined){
-data210 = coerced225;
-if(data209 !== undefined){
-data209["id"] = coerced225;
-}
-}
-}
-if(errors === _errs635){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
-return false;
-}
-else {
-if(!pattern10.test(data210)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data210}];
-return false;
-}
-}
-}
-}
-var valid71 = _errs635 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data209.name !== undefined){
-let data211 = data209.name;
-const _errs637 = errors;
-if(typeof data211 !== "string"){
-let dataType226 = typeof data211;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data211;
-}
-else if(data211 === null){
-coerced226 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data211}];
-return false;
-}
-}
-if(coerced226 !== undefined){
-data211 = coerced226;
-if(data209 !== undefined){
-data209["name"] = coerced226;
-}
-}
-}
-var valid71 = _errs637 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data209.balance !== undefined){
-let data212 = data209.balance;
-const _errs639 = errors;
-if(!(typeof data212 == "number")){
-let dataType227 = typeof data212;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "boolean" || data212 === null
-              || (dataType227 == "string" && data212 && data212 == +data212)){
-coerced227 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data212 = coerced227;
-if(data209 !== undefined){
-data209["balance"] = coerced227;
-}
-}
-}
-if(errors === _errs639){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
-return false;
-}
-else {
-if(data212 < -1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data212}];
-return false;
-}
-}
-}
-}
-var valid71 = _errs639 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data209.allowed_models !== undefined){
-let data213 = data209.allowed_models;
-const _errs641 = errors;
-if(errors === _errs641){
+var valid45 = true;
+}
+if(valid45){
+if(data153.routes !== undefined){
+let data213 = data153.routes;
+const _errs640 = errors;
+if(errors === _errs640){
 if(Array.isArray(data213)){
-var valid72 = true;
-const len9 = data213.length;
-for(let i9=0; i9<len9; i9++){
-let data214 = data213[i9];
-const _errs643 = errors;
-if(typeof data214 !== "string"){
-let dataType228 = typeof data214;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data214;
-}
-else if(data214 === null){
-coerced228 = "";
+if(data213.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data213}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data214}];
+var valid70 = true;
+const len7 = data213.length;
+for(let i7=0; i7<len7; i7++){
+let data214 = data213[i7];
+const _errs642 = errors;
+if(errors === _errs642){
+if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
+let missing12;
+if((data214.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data214}];
 return false;
 }
-}
-if(coerced228 !== undefined){
-data214 = coerced228;
-if(data213 !== undefined){
-data213[i9] = coerced228;
-}
-}
-}
-if(errors === _errs643){
-if(typeof data214 === "string"){
-if(func3(data214) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data214}];
+else {
+const _errs644 = errors;
+for(const key44 in data214){
+if(!((((key44 === "node") || (key44 === "model")) || (key44 === "weight")) || (key44 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data214}];
 return false;
-}
-}
-}
-var valid72 = _errs643 === errors;
-if(!valid72){
 break;
 }
 }
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data213}];
-return false;
-}
-}
-var valid71 = _errs641 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data209.limits !== undefined){
-let data215 = data209.limits;
+if(_errs644 === errors){
+if(data214.node !== undefined){
+let data215 = data214.node;
 const _errs645 = errors;
-if(errors === _errs645){
-if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
-const _errs647 = errors;
-for(const key44 in data215){
-if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data215}];
-return false;
-break;
-}
-}
-if(_errs647 === errors){
-if(data215.rpm !== undefined){
-let data216 = data215.rpm;
-const _errs648 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType229 = typeof data216;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 === "boolean" || data216 === null
-              || (dataType229 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced229 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data216}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data216 = coerced229;
-if(data215 !== undefined){
-data215["rpm"] = coerced229;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data216}];
-return false;
-}
-}
-}
-var valid73 = _errs648 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data215.rps !== undefined){
-let data217 = data215.rps;
-const _errs650 = errors;
-if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
-let dataType230 = typeof data217;
+if(typeof data215 !== "string"){
+let dataType230 = typeof data215;
 let coerced230 = undefined;
 if(!(coerced230 !== undefined)){
-if(dataType230 === "boolean" || data217 === null
-              || (dataType230 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
-coerced230 = +data217;
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data215;
+}
+else if(data215 === null){
+coerced230 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data217}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data215}];
 return false;
 }
 }
 if(coerced230 !== undefined){
-data217 = coerced230;
-if(data215 !== undefined){
-data215["rps"] = coerced230;
+data215 = coerced230;
+if(data214 !== undefined){
+data214["node"] = coerced230;
 }
 }
 }
-if(errors === _errs650){
-if(typeof data217 == "number"){
-if(data217 < 1 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data217}];
+if(errors === _errs645){
+if(typeof data215 === "string"){
+if(func3(data215) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data215}];
 return false;
 }
-}
-}
-var valid73 = _errs650 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data215.tpm !== undefined){
-let data218 = data215.tpm;
-const _errs652 = errors;
-if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
-let dataType231 = typeof data218;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data218 === null
-              || (dataType231 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
-coerced231 = +data218;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data218}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data218 = coerced231;
-if(data215 !== undefined){
-data215["tpm"] = coerced231;
-}
-}
-}
-if(errors === _errs652){
-if(typeof data218 == "number"){
-if(data218 < 1 || isNaN(data218)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data218}];
-return false;
-}
-}
-}
-var valid73 = _errs652 === errors;
-}
-else {
-var valid73 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data215}];
-return false;
 }
 }
 var valid71 = _errs645 === errors;
@@ -11503,68 +11417,637 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data209.policy !== undefined){
-let data219 = data209.policy;
-const _errs654 = errors;
-if(errors === _errs654){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
-const _errs656 = errors;
-for(const key45 in data219){
-if(!((key45 === "streaming") || (key45 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data219}];
-return false;
-break;
+if(data214.model !== undefined){
+let data216 = data214.model;
+const _errs647 = errors;
+if(typeof data216 !== "string"){
+let dataType231 = typeof data216;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data216;
 }
-}
-if(_errs656 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs657 = errors;
-if(typeof data220 !== "boolean"){
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced232 = false;
-}
-else if(data220 === "true" || data220 === 1){
-coerced232 = true;
+else if(data216 === null){
+coerced231 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data216}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data216 = coerced231;
+if(data214 !== undefined){
+data214["model"] = coerced231;
+}
+}
+}
+if(errors === _errs647){
+if(typeof data216 === "string"){
+if(func3(data216) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data216}];
+return false;
+}
+}
+}
+var valid71 = _errs647 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data214.weight !== undefined){
+let data217 = data214.weight;
+const _errs649 = errors;
+if(!(typeof data217 == "number")){
+let dataType232 = typeof data217;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "boolean" || data217 === null
+              || (dataType232 == "string" && data217 && data217 == +data217)){
+coerced232 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data217}];
 return false;
 }
 }
 if(coerced232 !== undefined){
-data220 = coerced232;
+data217 = coerced232;
+if(data214 !== undefined){
+data214["weight"] = coerced232;
+}
+}
+}
+if(errors === _errs649){
+if(typeof data217 == "number"){
+if(data217 <= 0 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data217}];
+return false;
+}
+}
+}
+var valid71 = _errs649 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data214.priority !== undefined){
+let data218 = data214.priority;
+const _errs651 = errors;
+if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
+let dataType233 = typeof data218;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 === "boolean" || data218 === null
+              || (dataType233 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
+coerced233 = +data218;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data218}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data218 = coerced233;
+if(data214 !== undefined){
+data214["priority"] = coerced233;
+}
+}
+}
+if(errors === _errs651){
+if(typeof data218 == "number"){
+if(data218 < 0 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data218}];
+return false;
+}
+}
+}
+var valid71 = _errs651 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data214}];
+return false;
+}
+}
+var valid70 = _errs642 === errors;
+if(!valid70){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data213}];
+return false;
+}
+}
+var valid45 = _errs640 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.request_log !== undefined){
+let data219 = data153.request_log;
+const _errs653 = errors;
+if(errors === _errs653){
+if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+const _errs655 = errors;
+for(const key45 in data219){
+if(!(key45 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data219}];
+return false;
+break;
+}
+}
+if(_errs655 === errors){
+if(data219.bodies !== undefined){
+let data220 = data219.bodies;
+if(typeof data220 !== "boolean"){
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(data220 === "false" || data220 === 0 || data220 === null){
+coerced234 = false;
+}
+else if(data220 === "true" || data220 === 1){
+coerced234 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data220}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data220 = coerced234;
 if(data219 !== undefined){
-data219["streaming"] = coerced232;
+data219["bodies"] = coerced234;
 }
 }
 }
-var valid74 = _errs657 === errors;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data219}];
+return false;
+}
+}
+var valid45 = _errs653 === errors;
+}
+else {
+var valid45 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data153}];
+return false;
+}
+}
+var valid44 = _errs393 === errors;
+if(!valid44){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data152}];
+return false;
+}
+}
+var valid0 = _errs391 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data221 = data.accounts;
+const _errs658 = errors;
+if(errors === _errs658){
+if(Array.isArray(data221)){
+var valid73 = true;
+const len8 = data221.length;
+for(let i8=0; i8<len8; i8++){
+let data222 = data221[i8];
+const _errs660 = errors;
+if(errors === _errs660){
+if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
+let missing13;
+if((data222.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data222}];
+return false;
+}
+else {
+const _errs662 = errors;
+for(const key46 in data222){
+if(!(((((((key46 === "id") || (key46 === "name")) || (key46 === "balance")) || (key46 === "allowed_models")) || (key46 === "limits")) || (key46 === "policy")) || (key46 === "request_log"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data222}];
+return false;
+break;
+}
+}
+if(_errs662 === errors){
+if(data222.id !== undefined){
+let data223 = data222.id;
+const _errs663 = errors;
+if(typeof data223 !== "string"){
+let dataType235 = typeof data223;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data223;
+}
+else if(data223 === null){
+coerced235 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data223}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data223 = coerced235;
+if(data222 !== undefined){
+data222["id"] = coerced235;
+}
+}
+}
+if(errors === _errs663){
+if(typeof data223 === "string"){
+if(func3(data223) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data223}];
+return false;
+}
+else {
+if(!pattern12.test(data223)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data223}];
+return false;
+}
+}
+}
+}
+var valid74 = _errs663 === errors;
 }
 else {
 var valid74 = true;
 }
 if(valid74){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs659 = errors;
-const _errs660 = errors;
-let valid75 = false;
-const _errs661 = errors;
-if(typeof data221 !== "string"){
-let dataType233 = typeof data221;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data221;
+if(data222.name !== undefined){
+let data224 = data222.name;
+const _errs665 = errors;
+if(typeof data224 !== "string"){
+let dataType236 = typeof data224;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data224;
 }
-else if(data221 === null){
-coerced233 = "";
+else if(data224 === null){
+coerced236 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data224}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data224 = coerced236;
+if(data222 !== undefined){
+data222["name"] = coerced236;
+}
+}
+}
+var valid74 = _errs665 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data222.balance !== undefined){
+let data225 = data222.balance;
+const _errs667 = errors;
+if(!(typeof data225 == "number")){
+let dataType237 = typeof data225;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "boolean" || data225 === null
+              || (dataType237 == "string" && data225 && data225 == +data225)){
+coerced237 = +data225;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data225}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data225 = coerced237;
+if(data222 !== undefined){
+data222["balance"] = coerced237;
+}
+}
+}
+if(errors === _errs667){
+if(typeof data225 == "number"){
+if(data225 > 1000000 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data225}];
+return false;
+}
+else {
+if(data225 < -1000000 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data225}];
+return false;
+}
+}
+}
+}
+var valid74 = _errs667 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data222.allowed_models !== undefined){
+let data226 = data222.allowed_models;
+const _errs669 = errors;
+if(errors === _errs669){
+if(Array.isArray(data226)){
+var valid75 = true;
+const len9 = data226.length;
+for(let i9=0; i9<len9; i9++){
+let data227 = data226[i9];
+const _errs671 = errors;
+if(typeof data227 !== "string"){
+let dataType238 = typeof data227;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data227;
+}
+else if(data227 === null){
+coerced238 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data227}];
+return false;
+}
+}
+if(coerced238 !== undefined){
+data227 = coerced238;
+if(data226 !== undefined){
+data226[i9] = coerced238;
+}
+}
+}
+if(errors === _errs671){
+if(typeof data227 === "string"){
+if(func3(data227) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data227}];
+return false;
+}
+}
+}
+var valid75 = _errs671 === errors;
+if(!valid75){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data226}];
+return false;
+}
+}
+var valid74 = _errs669 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data222.limits !== undefined){
+let data228 = data222.limits;
+const _errs673 = errors;
+if(errors === _errs673){
+if(data228 && typeof data228 == "object" && !Array.isArray(data228)){
+const _errs675 = errors;
+for(const key47 in data228){
+if(!(((key47 === "rpm") || (key47 === "rps")) || (key47 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data228}];
+return false;
+break;
+}
+}
+if(_errs675 === errors){
+if(data228.rpm !== undefined){
+let data229 = data228.rpm;
+const _errs676 = errors;
+if(!((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229)))){
+let dataType239 = typeof data229;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 === "boolean" || data229 === null
+              || (dataType239 === "string" && data229 && data229 == +data229 && !(data229 % 1))){
+coerced239 = +data229;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data229}];
+return false;
+}
+}
+if(coerced239 !== undefined){
+data229 = coerced239;
+if(data228 !== undefined){
+data228["rpm"] = coerced239;
+}
+}
+}
+if(errors === _errs676){
+if(typeof data229 == "number"){
+if(data229 < 1 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data229}];
+return false;
+}
+}
+}
+var valid76 = _errs676 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data228.rps !== undefined){
+let data230 = data228.rps;
+const _errs678 = errors;
+if(!((typeof data230 == "number") && (!(data230 % 1) && !isNaN(data230)))){
+let dataType240 = typeof data230;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 === "boolean" || data230 === null
+              || (dataType240 === "string" && data230 && data230 == +data230 && !(data230 % 1))){
+coerced240 = +data230;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data230}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data230 = coerced240;
+if(data228 !== undefined){
+data228["rps"] = coerced240;
+}
+}
+}
+if(errors === _errs678){
+if(typeof data230 == "number"){
+if(data230 < 1 || isNaN(data230)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data230}];
+return false;
+}
+}
+}
+var valid76 = _errs678 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data228.tpm !== undefined){
+let data231 = data228.tpm;
+const _errs680 = errors;
+if(!((typeof data231 == "number") && (!(data231 % 1) && !isNaN(data231)))){
+let dataType241 = typeof data231;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 === "boolean" || data231 === null
+              || (dataType241 === "string" && data231 && data231 == +data231 && !(data231 % 1))){
+coerced241 = +data231;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data231}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data231 = coerced241;
+if(data228 !== undefined){
+data228["tpm"] = coerced241;
+}
+}
+}
+if(errors === _errs680){
+if(typeof data231 == "number"){
+if(data231 < 1 || isNaN(data231)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data231}];
+return false;
+}
+}
+}
+var valid76 = _errs680 === errors;
+}
+else {
+var valid76 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data228}];
+return false;
+}
+}
+var valid74 = _errs673 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data222.policy !== undefined){
+let data232 = data222.policy;
+const _errs682 = errors;
+if(errors === _errs682){
+if(data232 && typeof data232 == "object" && !Array.isArray(data232)){
+const _errs684 = errors;
+for(const key48 in data232){
+if(!((key48 === "streaming") || (key48 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data232}];
+return false;
+break;
+}
+}
+if(_errs684 === errors){
+if(data232.streaming !== undefined){
+let data233 = data232.streaming;
+const _errs685 = errors;
+if(typeof data233 !== "boolean"){
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(data233 === "false" || data233 === 0 || data233 === null){
+coerced242 = false;
+}
+else if(data233 === "true" || data233 === 1){
+coerced242 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data233}];
+return false;
+}
+}
+if(coerced242 !== undefined){
+data233 = coerced242;
+if(data232 !== undefined){
+data232["streaming"] = coerced242;
+}
+}
+}
+var valid77 = _errs685 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data232.max_reasoning_effort !== undefined){
+let data234 = data232.max_reasoning_effort;
+const _errs687 = errors;
+const _errs688 = errors;
+let valid78 = false;
+const _errs689 = errors;
+if(typeof data234 !== "string"){
+let dataType243 = typeof data234;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data234;
+}
+else if(data234 === null){
+coerced243 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11574,15 +12057,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced233 !== undefined){
-data221 = coerced233;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced233;
+if(coerced243 !== undefined){
+data234 = coerced243;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced243;
 }
 }
 }
-if("none" !== data221){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("none" !== data234){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11591,22 +12074,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs661 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs663 = errors;
-if(typeof data221 !== "string"){
-let dataType234 = typeof data221;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data221;
+var _valid19 = _errs689 === errors;
+valid78 = valid78 || _valid19;
+if(!valid78){
+const _errs691 = errors;
+if(typeof data234 !== "string"){
+let dataType244 = typeof data234;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data234;
 }
-else if(data221 === null){
-coerced234 = "";
+else if(data234 === null){
+coerced244 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11616,15 +12099,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced234 !== undefined){
-data221 = coerced234;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced234;
+if(coerced244 !== undefined){
+data234 = coerced244;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced244;
 }
 }
 }
-if("minimal" !== data221){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("minimal" !== data234){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11633,22 +12116,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs663 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs665 = errors;
-if(typeof data221 !== "string"){
-let dataType235 = typeof data221;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data221;
+var _valid19 = _errs691 === errors;
+valid78 = valid78 || _valid19;
+if(!valid78){
+const _errs693 = errors;
+if(typeof data234 !== "string"){
+let dataType245 = typeof data234;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data234;
 }
-else if(data221 === null){
-coerced235 = "";
+else if(data234 === null){
+coerced245 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11658,15 +12141,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced235 !== undefined){
-data221 = coerced235;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced235;
+if(coerced245 !== undefined){
+data234 = coerced245;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced245;
 }
 }
 }
-if("low" !== data221){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+if("low" !== data234){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11675,22 +12158,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs665 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs667 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
+var _valid19 = _errs693 === errors;
+valid78 = valid78 || _valid19;
+if(!valid78){
+const _errs695 = errors;
+if(typeof data234 !== "string"){
+let dataType246 = typeof data234;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data234;
 }
-else if(data221 === null){
-coerced236 = "";
+else if(data234 === null){
+coerced246 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11700,15 +12183,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced246 !== undefined){
+data234 = coerced246;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced246;
 }
 }
 }
-if("medium" !== data221){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if("medium" !== data234){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11717,22 +12200,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs667 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs669 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+var _valid19 = _errs695 === errors;
+valid78 = valid78 || _valid19;
+if(!valid78){
+const _errs697 = errors;
+if(typeof data234 !== "string"){
+let dataType247 = typeof data234;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data234;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data234 === null){
+coerced247 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11742,15 +12225,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced247 !== undefined){
+data234 = coerced247;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced247;
 }
 }
 }
-if("high" !== data221){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+if("high" !== data234){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11759,22 +12242,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs669 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs671 = errors;
-if(typeof data221 !== "string"){
-let dataType238 = typeof data221;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
+var _valid19 = _errs697 === errors;
+valid78 = valid78 || _valid19;
+if(!valid78){
+const _errs699 = errors;
+if(typeof data234 !== "string"){
+let dataType248 = typeof data234;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data234;
 }
-else if(data221 === null){
-coerced238 = "";
+else if(data234 === null){
+coerced248 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11784,15 +12267,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(coerced248 !== undefined){
+data234 = coerced248;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced248;
 }
 }
 }
-if("xhigh" !== data221){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+if("xhigh" !== data234){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11801,22 +12284,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs671 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs673 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+var _valid19 = _errs699 === errors;
+valid78 = valid78 || _valid19;
+if(!valid78){
+const _errs701 = errors;
+if(typeof data234 !== "string"){
+let dataType249 = typeof data234;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data234;
 }
-else if(data221 === null){
-coerced239 = "";
+else if(data234 === null){
+coerced249 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11826,15 +12309,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+if(coerced249 !== undefined){
+data234 = coerced249;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced249;
 }
 }
 }
-if("max" !== data221){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+if("max" !== data234){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11843,16 +12326,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs673 === errors;
-valid75 = valid75 || _valid19;
+var _valid19 = _errs701 === errors;
+valid78 = valid78 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid75){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if(!valid78){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data234};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11864,17 +12347,81 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs660;
+errors = _errs688;
 if(vErrors !== null){
-if(_errs660){
-vErrors.length = _errs660;
+if(_errs688){
+vErrors.length = _errs688;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid74 = _errs659 === errors;
+var valid77 = _errs687 === errors;
+}
+else {
+var valid77 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data232}];
+return false;
+}
+}
+var valid74 = _errs682 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data222.request_log !== undefined){
+let data235 = data222.request_log;
+const _errs703 = errors;
+if(errors === _errs703){
+if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
+const _errs705 = errors;
+for(const key49 in data235){
+if(!(key49 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data235}];
+return false;
+break;
+}
+}
+if(_errs705 === errors){
+if(data235.bodies !== undefined){
+let data236 = data235.bodies;
+if(typeof data236 !== "boolean"){
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(data236 === "false" || data236 === 0 || data236 === null){
+coerced250 = false;
+}
+else if(data236 === "true" || data236 === 1){
+coerced250 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data236}];
+return false;
+}
+}
+if(coerced250 !== undefined){
+data236 = coerced250;
+if(data235 !== undefined){
+data235["bodies"] = coerced250;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data235}];
+return false;
+}
+}
+var valid74 = _errs703 === errors;
 }
 else {
 var valid74 = true;
@@ -11882,535 +12429,471 @@ var valid74 = true;
 }
 }
 }
+}
+}
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data219}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data222}];
 return false;
 }
 }
-var valid71 = _errs654 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data209.request_log !== undefined){
-let data222 = data209.request_log;
-const _errs675 = errors;
-if(errors === _errs675){
-if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
-const _errs677 = errors;
-for(const key46 in data222){
-if(!(key46 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data222}];
-return false;
-break;
-}
-}
-if(_errs677 === errors){
-if(data222.bodies !== undefined){
-let data223 = data222.bodies;
-if(typeof data223 !== "boolean"){
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(data223 === "false" || data223 === 0 || data223 === null){
-coerced240 = false;
-}
-else if(data223 === "true" || data223 === 1){
-coerced240 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data223}];
-return false;
-}
-}
-if(coerced240 !== undefined){
-data223 = coerced240;
-if(data222 !== undefined){
-data222["bodies"] = coerced240;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data222}];
-return false;
-}
-}
-var valid71 = _errs675 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data209}];
-return false;
-}
-}
-var valid70 = _errs632 === errors;
-if(!valid70){
+var valid73 = _errs660 === errors;
+if(!valid73){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data221}];
 return false;
 }
 }
-var valid0 = _errs630 === errors;
+var valid0 = _errs658 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data224 = data.keys;
-const _errs680 = errors;
-if(errors === _errs680){
-if(Array.isArray(data224)){
-var valid77 = true;
-const len10 = data224.length;
-for(let i10=0; i10<len10; i10++){
-let data225 = data224[i10];
-const _errs682 = errors;
-if(errors === _errs682){
-if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
-let missing14;
-if((data225.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data225}];
-return false;
-}
-else {
-const _errs684 = errors;
-for(const key47 in data225){
-if(!(func2.call(schema11.properties.keys.items.properties, key47))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data225}];
-return false;
-break;
-}
-}
-if(_errs684 === errors){
-if(data225.key !== undefined){
-let data226 = data225.key;
-const _errs685 = errors;
-if(typeof data226 !== "string"){
-let dataType241 = typeof data226;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data226;
-}
-else if(data226 === null){
-coerced241 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data226}];
-return false;
-}
-}
-if(coerced241 !== undefined){
-data226 = coerced241;
-if(data225 !== undefined){
-data225["key"] = coerced241;
-}
-}
-}
-if(errors === _errs685){
-if(typeof data226 === "string"){
-if(func3(data226) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data226}];
-return false;
-}
-}
-}
-var valid78 = _errs685 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.account !== undefined){
-let data227 = data225.account;
-const _errs687 = errors;
-if(typeof data227 !== "string"){
-let dataType242 = typeof data227;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data227;
-}
-else if(data227 === null){
-coerced242 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data227}];
-return false;
-}
-}
-if(coerced242 !== undefined){
-data227 = coerced242;
-if(data225 !== undefined){
-data225["account"] = coerced242;
-}
-}
-}
-if(errors === _errs687){
-if(typeof data227 === "string"){
-if(func3(data227) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data227}];
-return false;
-}
-}
-}
-var valid78 = _errs687 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.name !== undefined){
-let data228 = data225.name;
-const _errs689 = errors;
-if(typeof data228 !== "string"){
-let dataType243 = typeof data228;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data228;
-}
-else if(data228 === null){
-coerced243 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data228}];
-return false;
-}
-}
-if(coerced243 !== undefined){
-data228 = coerced243;
-if(data225 !== undefined){
-data225["name"] = coerced243;
-}
-}
-}
-var valid78 = _errs689 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.spend_limit !== undefined){
-let data229 = data225.spend_limit;
-const _errs691 = errors;
-if(!(typeof data229 == "number")){
-let dataType244 = typeof data229;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "boolean" || data229 === null
-              || (dataType244 == "string" && data229 && data229 == +data229)){
-coerced244 = +data229;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
-return false;
-}
-}
-if(coerced244 !== undefined){
-data229 = coerced244;
-if(data225 !== undefined){
-data225["spend_limit"] = coerced244;
-}
-}
-}
-if(errors === _errs691){
-if(typeof data229 == "number"){
-if(data229 > 1000000 || isNaN(data229)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
-return false;
-}
-else {
-if(data229 < 0 || isNaN(data229)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data229}];
-return false;
-}
-}
-}
-}
-var valid78 = _errs691 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.limits !== undefined){
-let data230 = data225.limits;
-const _errs693 = errors;
-if(errors === _errs693){
-if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
-const _errs695 = errors;
-for(const key48 in data230){
-if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data230}];
-return false;
-break;
-}
-}
-if(_errs695 === errors){
-if(data230.rpm !== undefined){
-let data231 = data230.rpm;
-const _errs696 = errors;
-if(!((typeof data231 == "number") && (!(data231 % 1) && !isNaN(data231)))){
-let dataType245 = typeof data231;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 === "boolean" || data231 === null
-              || (dataType245 === "string" && data231 && data231 == +data231 && !(data231 % 1))){
-coerced245 = +data231;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data231}];
-return false;
-}
-}
-if(coerced245 !== undefined){
-data231 = coerced245;
-if(data230 !== undefined){
-data230["rpm"] = coerced245;
-}
-}
-}
-if(errors === _errs696){
-if(typeof data231 == "number"){
-if(data231 < 1 || isNaN(data231)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data231}];
-return false;
-}
-}
-}
-var valid79 = _errs696 === errors;
-}
-else {
-var valid79 = true;
-}
-if(valid79){
-if(data230.rps !== undefined){
-let data232 = data230.rps;
-const _errs698 = errors;
-if(!((typeof data232 == "number") && (!(data232 % 1) && !isNaN(data232)))){
-let dataType246 = typeof data232;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 === "boolean" || data232 === null
-              || (dataType246 === "string" && data232 && data232 == +data232 && !(data232 % 1))){
-coerced246 = +data232;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data232}];
-return false;
-}
-}
-if(coerced246 !== undefined){
-data232 = coerced246;
-if(data230 !== undefined){
-data230["rps"] = coerced246;
-}
-}
-}
-if(errors === _errs698){
-if(typeof data232 == "number"){
-if(data232 < 1 || isNaN(data232)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data232}];
-return false;
-}
-}
-}
-var valid79 = _errs698 === errors;
-}
-else {
-var valid79 = true;
-}
-if(valid79){
-if(data230.tpm !== undefined){
-let data233 = data230.tpm;
-const _errs700 = errors;
-if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
-let dataType247 = typeof data233;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 === "boolean" || data233 === null
-              || (dataType247 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
-coerced247 = +data233;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data233}];
-return false;
-}
-}
-if(coerced247 !== undefined){
-data233 = coerced247;
-if(data230 !== undefined){
-data230["tpm"] = coerced247;
-}
-}
-}
-if(errors === _errs700){
-if(typeof data233 == "number"){
-if(data233 < 1 || isNaN(data233)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data233}];
-return false;
-}
-}
-}
-var valid79 = _errs700 === errors;
-}
-else {
-var valid79 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data230}];
-return false;
-}
-}
-var valid78 = _errs693 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.allowed_models !== undefined){
-let data234 = data225.allowed_models;
-const _errs702 = errors;
-if(errors === _errs702){
-if(Array.isArray(data234)){
-var valid80 = true;
-const len11 = data234.length;
-for(let i11=0; i11<len11; i11++){
-let data235 = data234[i11];
-const _errs704 = errors;
-if(typeof data235 !== "string"){
-let dataType248 = typeof data235;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data235;
-}
-else if(data235 === null){
-coerced248 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data235}];
-return false;
-}
-}
-if(coerced248 !== undefined){
-data235 = coerced248;
-if(data234 !== undefined){
-data234[i11] = coerced248;
-}
-}
-}
-if(errors === _errs704){
-if(typeof data235 === "string"){
-if(func3(data235) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data235}];
-return false;
-}
-}
-}
-var valid80 = _errs704 === errors;
-if(!valid80){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data234}];
-return false;
-}
-}
-var valid78 = _errs702 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.policy !== undefined){
-let data236 = data225.policy;
-const _errs706 = errors;
-if(errors === _errs706){
-if(data236 && typeof data236 == "object" && !Array.isArray(data236)){
+let data237 = data.keys;
 const _errs708 = errors;
-for(const key49 in data236){
-if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data236}];
+if(errors === _errs708){
+if(Array.isArray(data237)){
+var valid80 = true;
+const len10 = data237.length;
+for(let i10=0; i10<len10; i10++){
+let data238 = data237[i10];
+const _errs710 = errors;
+if(errors === _errs710){
+if(data238 && typeof data238 == "object" && !Array.isArray(data238)){
+let missing14;
+if((data238.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data238}];
+return false;
+}
+else {
+const _errs712 = errors;
+for(const key50 in data238){
+if(!(func2.call(schema11.properties.keys.items.properties, key50))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data238}];
 return false;
 break;
 }
 }
-if(_errs708 === errors){
-if(data236.streaming !== undefined){
-let data237 = data236.streaming;
-const _errs709 = errors;
-if(typeof data237 !== "boolean"){
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(data237 === "false" || data237 === 0 || data237 === null){
-coerced249 = false;
+if(_errs712 === errors){
+if(data238.key !== undefined){
+let data239 = data238.key;
+const _errs713 = errors;
+if(typeof data239 !== "string"){
+let dataType251 = typeof data239;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data239;
 }
-else if(data237 === "true" || data237 === 1){
-coerced249 = true;
+else if(data239 === null){
+coerced251 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data237}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data239}];
 return false;
 }
 }
-if(coerced249 !== undefined){
-data237 = coerced249;
-if(data236 !== undefined){
-data236["streaming"] = coerced249;
+if(coerced251 !== undefined){
+data239 = coerced251;
+if(data238 !== undefined){
+data238["key"] = coerced251;
 }
 }
 }
-var valid81 = _errs709 === errors;
+if(errors === _errs713){
+if(typeof data239 === "string"){
+if(func3(data239) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data239}];
+return false;
+}
+}
+}
+var valid81 = _errs713 === errors;
 }
 else {
 var valid81 = true;
 }
 if(valid81){
-if(data236.max_reasoning_effort !== undefined){
-let data238 = data236.max_reasoning_effort;
-const _errs711 = errors;
-const _errs712 = errors;
-let valid82 = false;
-const _errs713 = errors;
-if(typeof data238 !== "string"){
-let dataType250 = typeof data238;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "number" || dataType250 == "boolean"){
-coerced250 = "" + data238;
+if(data238.account !== undefined){
+let data240 = data238.account;
+const _errs715 = errors;
+if(typeof data240 !== "string"){
+let dataType252 = typeof data240;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data240;
 }
-else if(data238 === null){
-coerced250 = "";
+else if(data240 === null){
+coerced252 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data238};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data240}];
+return false;
+}
+}
+if(coerced252 !== undefined){
+data240 = coerced252;
+if(data238 !== undefined){
+data238["account"] = coerced252;
+}
+}
+}
+if(errors === _errs715){
+if(typeof data240 === "string"){
+if(func3(data240) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data240}];
+return false;
+}
+}
+}
+var valid81 = _errs715 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data238.name !== undefined){
+let data241 = data238.name;
+const _errs717 = errors;
+if(typeof data241 !== "string"){
+let dataType253 = typeof data241;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data241;
+}
+else if(data241 === null){
+coerced253 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data241}];
+return false;
+}
+}
+if(coerced253 !== undefined){
+data241 = coerced253;
+if(data238 !== undefined){
+data238["name"] = coerced253;
+}
+}
+}
+var valid81 = _errs717 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data238.spend_limit !== undefined){
+let data242 = data238.spend_limit;
+const _errs719 = errors;
+if(!(typeof data242 == "number")){
+let dataType254 = typeof data242;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "boolean" || data242 === null
+              || (dataType254 == "string" && data242 && data242 == +data242)){
+coerced254 = +data242;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data242}];
+return false;
+}
+}
+if(coerced254 !== undefined){
+data242 = coerced254;
+if(data238 !== undefined){
+data238["spend_limit"] = coerced254;
+}
+}
+}
+if(errors === _errs719){
+if(typeof data242 == "number"){
+if(data242 > 1000000 || isNaN(data242)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data242}];
+return false;
+}
+else {
+if(data242 < 0 || isNaN(data242)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data242}];
+return false;
+}
+}
+}
+}
+var valid81 = _errs719 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data238.limits !== undefined){
+let data243 = data238.limits;
+const _errs721 = errors;
+if(errors === _errs721){
+if(data243 && typeof data243 == "object" && !Array.isArray(data243)){
+const _errs723 = errors;
+for(const key51 in data243){
+if(!(((key51 === "rpm") || (key51 === "rps")) || (key51 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data243}];
+return false;
+break;
+}
+}
+if(_errs723 === errors){
+if(data243.rpm !== undefined){
+let data244 = data243.rpm;
+const _errs724 = errors;
+if(!((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244)))){
+let dataType255 = typeof data244;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 === "boolean" || data244 === null
+              || (dataType255 === "string" && data244 && data244 == +data244 && !(data244 % 1))){
+coerced255 = +data244;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data244}];
+return false;
+}
+}
+if(coerced255 !== undefined){
+data244 = coerced255;
+if(data243 !== undefined){
+data243["rpm"] = coerced255;
+}
+}
+}
+if(errors === _errs724){
+if(typeof data244 == "number"){
+if(data244 < 1 || isNaN(data244)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data244}];
+return false;
+}
+}
+}
+var valid82 = _errs724 === errors;
+}
+else {
+var valid82 = true;
+}
+if(valid82){
+if(data243.rps !== undefined){
+let data245 = data243.rps;
+const _errs726 = errors;
+if(!((typeof data245 == "number") && (!(data245 % 1) && !isNaN(data245)))){
+let dataType256 = typeof data245;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 === "boolean" || data245 === null
+              || (dataType256 === "string" && data245 && data245 == +data245 && !(data245 % 1))){
+coerced256 = +data245;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data245}];
+return false;
+}
+}
+if(coerced256 !== undefined){
+data245 = coerced256;
+if(data243 !== undefined){
+data243["rps"] = coerced256;
+}
+}
+}
+if(errors === _errs726){
+if(typeof data245 == "number"){
+if(data245 < 1 || isNaN(data245)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data245}];
+return false;
+}
+}
+}
+var valid82 = _errs726 === errors;
+}
+else {
+var valid82 = true;
+}
+if(valid82){
+if(data243.tpm !== undefined){
+let data246 = data243.tpm;
+const _errs728 = errors;
+if(!((typeof data246 == "number") && (!(data246 % 1) && !isNaN(data246)))){
+let dataType257 = typeof data246;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 === "boolean" || data246 === null
+              || (dataType257 === "string" && data246 && data246 == +data246 && !(data246 % 1))){
+coerced257 = +data246;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data246}];
+return false;
+}
+}
+if(coerced257 !== undefined){
+data246 = coerced257;
+if(data243 !== undefined){
+data243["tpm"] = coerced257;
+}
+}
+}
+if(errors === _errs728){
+if(typeof data246 == "number"){
+if(data246 < 1 || isNaN(data246)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data246}];
+return false;
+}
+}
+}
+var valid82 = _errs728 === errors;
+}
+else {
+var valid82 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data243}];
+return false;
+}
+}
+var valid81 = _errs721 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data238.allowed_models !== undefined){
+let data247 = data238.allowed_models;
+const _errs730 = errors;
+if(errors === _errs730){
+if(Array.isArray(data247)){
+var valid83 = true;
+const len11 = data247.length;
+for(let i11=0; i11<len11; i11++){
+let data248 = data247[i11];
+const _errs732 = errors;
+if(typeof data248 !== "string"){
+let dataType258 = typeof data248;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data248;
+}
+else if(data248 === null){
+coerced258 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data248}];
+return false;
+}
+}
+if(coerced258 !== undefined){
+data248 = coerced258;
+if(data247 !== undefined){
+data247[i11] = coerced258;
+}
+}
+}
+if(errors === _errs732){
+if(typeof data248 === "string"){
+if(func3(data248) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data248}];
+return false;
+}
+}
+}
+var valid83 = _errs732 === errors;
+if(!valid83){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data247}];
+return false;
+}
+}
+var valid81 = _errs730 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data238.policy !== undefined){
+let data249 = data238.policy;
+const _errs734 = errors;
+if(errors === _errs734){
+if(data249 && typeof data249 == "object" && !Array.isArray(data249)){
+const _errs736 = errors;
+for(const key52 in data249){
+if(!((key52 === "streaming") || (key52 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data249}];
+return false;
+break;
+}
+}
+if(_errs736 === errors){
+if(data249.streaming !== undefined){
+let data250 = data249.streaming;
+const _errs737 = errors;
+if(typeof data250 !== "boolean"){
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(data250 === "false" || data250 === 0 || data250 === null){
+coerced259 = false;
+}
+else if(data250 === "true" || data250 === 1){
+coerced259 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data250}];
+return false;
+}
+}
+if(coerced259 !== undefined){
+data250 = coerced259;
+if(data249 !== undefined){
+data249["streaming"] = coerced259;
+}
+}
+}
+var valid84 = _errs737 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data249.max_reasoning_effort !== undefined){
+let data251 = data249.max_reasoning_effort;
+const _errs739 = errors;
+const _errs740 = errors;
+let valid85 = false;
+const _errs741 = errors;
+if(typeof data251 !== "string"){
+let dataType260 = typeof data251;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data251;
+}
+else if(data251 === null){
+coerced260 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data251};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -12420,15 +12903,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced250 !== undefined){
-data238 = coerced250;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced250;
+if(coerced260 !== undefined){
+data251 = coerced260;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced260;
 }
 }
 }
-if("none" !== data238){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data238};
+if("none" !== data251){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data251};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -12437,22 +12920,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs713 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs715 = errors;
-if(typeof data238 !== "string"){
-let dataType251 = typeof data238;
-let coerced251 = undefined;
-if(!(coerced251 !== undefined)){
-if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data238;
+var _valid20 = _errs741 === errors;
+valid85 = valid85 || _valid20;
+if(!valid85){
+const _errs743 = errors;
+if(typeof data251 !== "string"){
+let dataType261 = typeof data251;
+let coerced261 = undefined;
+if(!(coerced261 !== undefined)){
+if(dataType261 == "number" || dataType261 == "boolean"){
+coerced261 = "" + data251;
 }
-else if(data238 === null){
-coerced251 = "";
+else if(data251 === null){
+coerced261 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data238};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data251};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -12462,15 +12945,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced251 !== undefined){
-data238 = coerced251;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced251;
+if(coerced261 !== undefined){
+data251 = coerced261;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced261;
 }
 }
 }
-if("minimal" !== data238){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data238};
+if("minimal" !== data251){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data251};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -12479,22 +12962,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs715 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs717 = errors;
-if(typeof data238 !== "string"){
-let dataType252 = typeof data238;
-let coerced252 = undefined;
-if(!(coerced252 !== undefined)){
-if(dataType252 == "number" || dataType252 == "boolean"){
-coerced252 = "" + data238;
+var _valid20 = _errs743 === errors;
+valid85 = valid85 || _valid20;
+if(!valid85){
+const _errs745 = errors;
+if(typeof data251 !== "string"){
+let dataType262 = typeof data251;
+let coerced262 = undefined;
+if(!(coerced262 !== undefined)){
+if(dataType262 == "number" || dataType262 == "boolean"){
+coerced262 = "" + data251;
 }
-else if(data238 === null){
-coerced252 = "";
+else if(data251 === null){
+coerced262 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data238};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data251};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -12504,15 +12987,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced252 !== undefined){
-data238 = coerced252;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced252;
+if(coerced262 !== undefined){
+data251 = coerced262;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced262;
 }
 }
 }
-if("low" !== data238){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data238};
+if("low" !== data251){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data251};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -12521,22 +13004,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs717 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs719 = errors;
-if(typeof data238 !== "string"){
-let dataType253 = typeof data238;
-let coerced253 = undefined;
-if(!(coerced253 !== undefined)){
-if(dataType253 == "number" || dataType253 == "boolean"){
-coerced253 = "" + data238;
+var _valid20 = _errs745 === errors;
+valid85 = valid85 || _valid20;
+if(!valid85){
+const _errs747 = errors;
+if(typeof data251 !== "string"){
+let dataType263 = typeof data251;
+let coerced263 = undefined;
+if(!(coerced263 !== undefined)){
+if(dataType263 == "number" || dataType263 == "boolean"){
+coerced263 = "" + data251;
 }
-else if(data238 === null){
-coerced253 = "";
+else if(data251 === null){
+coerced263 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data238};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data251};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -12546,15 +13029,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced253 !== undefined){
-data238 = coerced253;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced253;
+if(coerced263 !== undefined){
+data251 = coerced263;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced263;
 }
 }
 }
-if("medium" !== data238){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data238};
+if("medium" !== data251){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data251};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12563,22 +13046,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs719 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs721 = errors;
-if(typeof data238 !== "string"){
-let dataType254 = typeof data238;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 == "number" || dataType254 == "boolean"){
-coerced254 = "" + data238;
+var _valid20 = _errs747 === errors;
+valid85 = valid85 || _valid20;
+if(!valid85){
+const _errs749 = errors;
+if(typeof data251 !== "string"){
+let dataType264 = typeof data251;
+let coerced264 = undefined;
+if(!(coerced264 !== undefined)){
+if(dataType264 == "number" || dataType264 == "boolean"){
+coerced264 = "" + data251;
 }
-else if(data238 === null){
-coerced254 = "";
+else if(data251 === null){
+coerced264 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data238};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data251};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12588,15 +13071,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced254 !== undefined){
-data238 = coerced254;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced254;
+if(coerced264 !== undefined){
+data251 = coerced264;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced264;
 }
 }
 }
-if("high" !== data238){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data238};
+if("high" !== data251){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data251};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12605,22 +13088,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs721 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs723 = errors;
-if(typeof data238 !== "string"){
-let dataType255 = typeof data238;
-let coerced255 = undefined;
-if(!(coerced255 !== undefined)){
-if(dataType255 == "number" || dataType255 == "boolean"){
-coerced255 = "" + data238;
+var _valid20 = _errs749 === errors;
+valid85 = valid85 || _valid20;
+if(!valid85){
+const _errs751 = errors;
+if(typeof data251 !== "string"){
+let dataType265 = typeof data251;
+let coerced265 = undefined;
+if(!(coerced265 !== undefined)){
+if(dataType265 == "number" || dataType265 == "boolean"){
+coerced265 = "" + data251;
 }
-else if(data238 === null){
-coerced255 = "";
+else if(data251 === null){
+coerced265 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data238};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data251};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12630,15 +13113,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced255 !== undefined){
-data238 = coerced255;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced255;
+if(coerced265 !== undefined){
+data251 = coerced265;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced265;
 }
 }
 }
-if("xhigh" !== data238){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data238};
+if("xhigh" !== data251){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data251};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12647,22 +13130,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs723 === errors;
-valid82 = valid82 || _valid20;
-if(!valid82){
-const _errs725 = errors;
-if(typeof data238 !== "string"){
-let dataType256 = typeof data238;
-let coerced256 = undefined;
-if(!(coerced256 !== undefined)){
-if(dataType256 == "number" || dataType256 == "boolean"){
-coerced256 = "" + data238;
+var _valid20 = _errs751 === errors;
+valid85 = valid85 || _valid20;
+if(!valid85){
+const _errs753 = errors;
+if(typeof data251 !== "string"){
+let dataType266 = typeof data251;
+let coerced266 = undefined;
+if(!(coerced266 !== undefined)){
+if(dataType266 == "number" || dataType266 == "boolean"){
+coerced266 = "" + data251;
 }
-else if(data238 === null){
-coerced256 = "";
+else if(data251 === null){
+coerced266 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data238};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data251};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12672,15 +13155,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced256 !== undefined){
-data238 = coerced256;
-if(data236 !== undefined){
-data236["max_reasoning_effort"] = coerced256;
+if(coerced266 !== undefined){
+data251 = coerced266;
+if(data249 !== undefined){
+data249["max_reasoning_effort"] = coerced266;
 }
 }
 }
-if("max" !== data238){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data238};
+if("max" !== data251){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data251};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12689,16 +13172,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs725 === errors;
-valid82 = valid82 || _valid20;
+var _valid20 = _errs753 === errors;
+valid85 = valid85 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid82){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data238};
+if(!valid85){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data251};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12710,53 +13193,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs712;
+errors = _errs740;
 if(vErrors !== null){
-if(_errs712){
-vErrors.length = _errs712;
+if(_errs740){
+vErrors.length = _errs740;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid81 = _errs711 === errors;
+var valid84 = _errs739 === errors;
+}
+else {
+var valid84 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data249}];
+return false;
+}
+}
+var valid81 = _errs734 === errors;
 }
 else {
 var valid81 = true;
 }
+if(valid81){
+if(data238.status !== undefined){
+let data252 = data238.status;
+const _errs755 = errors;
+const _errs756 = errors;
+let valid86 = false;
+const _errs757 = errors;
+if(typeof data252 !== "string"){
+let dataType267 = typeof data252;
+let coerced267 = undefined;
+if(!(coerced267 !== undefined)){
+if(dataType267 == "number" || dataType267 == "boolean"){
+coerced267 = "" + data252;
 }
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data236}];
-return false;
-}
-}
-var valid78 = _errs706 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data225.status !== undefined){
-let data239 = data225.status;
-const _errs727 = errors;
-const _errs728 = errors;
-let valid83 = false;
-const _errs729 = errors;
-if(typeof data239 !== "string"){
-let dataType257 = typeof data239;
-let coerced257 = undefined;
-if(!(coerced257 !== undefined)){
-if(dataType257 == "number" || dataType257 == "boolean"){
-coerced257 = "" + data239;
-}
-else if(data239 === null){
-coerced257 = "";
+else if(data252 === null){
+coerced267 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data239};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data252};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12766,15 +13249,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced257 !== undefined){
-data239 = coerced257;
-if(data225 !== undefined){
-data225["status"] = coerced257;
+if(coerced267 !== undefined){
+data252 = coerced267;
+if(data238 !== undefined){
+data238["status"] = coerced267;
 }
 }
 }
-if("active" !== data239){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data239};
+if("active" !== data252){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data252};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12783,22 +13266,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs729 === errors;
-valid83 = valid83 || _valid21;
-if(!valid83){
-const _errs731 = errors;
-if(typeof data239 !== "string"){
-let dataType258 = typeof data239;
-let coerced258 = undefined;
-if(!(coerced258 !== undefined)){
-if(dataType258 == "number" || dataType258 == "boolean"){
-coerced258 = "" + data239;
+var _valid21 = _errs757 === errors;
+valid86 = valid86 || _valid21;
+if(!valid86){
+const _errs759 = errors;
+if(typeof data252 !== "string"){
+let dataType268 = typeof data252;
+let coerced268 = undefined;
+if(!(coerced268 !== undefined)){
+if(dataType268 == "number" || dataType268 == "boolean"){
+coerced268 = "" + data252;
 }
-else if(data239 === null){
-coerced258 = "";
+else if(data252 === null){
+coerced268 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data239};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data252};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12808,15 +13291,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced258 !== undefined){
-data239 = coerced258;
-if(data225 !== undefined){
-data225["status"] = coerced258;
+if(coerced268 !== undefined){
+data252 = coerced268;
+if(data238 !== undefined){
+data238["status"] = coerced268;
 }
 }
 }
-if("blocked" !== data239){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data239};
+if("blocked" !== data252){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data252};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12825,22 +13308,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs731 === errors;
-valid83 = valid83 || _valid21;
-if(!valid83){
-const _errs733 = errors;
-if(typeof data239 !== "string"){
-let dataType259 = typeof data239;
-let coerced259 = undefined;
-if(!(coerced259 !== undefined)){
-if(dataType259 == "number" || dataType259 == "boolean"){
-coerced259 = "" + data239;
+var _valid21 = _errs759 === errors;
+valid86 = valid86 || _valid21;
+if(!valid86){
+const _errs761 = errors;
+if(typeof data252 !== "string"){
+let dataType269 = typeof data252;
+let coerced269 = undefined;
+if(!(coerced269 !== undefined)){
+if(dataType269 == "number" || dataType269 == "boolean"){
+coerced269 = "" + data252;
 }
-else if(data239 === null){
-coerced259 = "";
+else if(data252 === null){
+coerced269 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data239};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data252};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12850,15 +13333,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced259 !== undefined){
-data239 = coerced259;
-if(data225 !== undefined){
-data225["status"] = coerced259;
+if(coerced269 !== undefined){
+data252 = coerced269;
+if(data238 !== undefined){
+data238["status"] = coerced269;
 }
 }
 }
-if("revoked" !== data239){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data239};
+if("revoked" !== data252){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data252};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12867,22 +13350,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs733 === errors;
-valid83 = valid83 || _valid21;
-if(!valid83){
-const _errs735 = errors;
-if(typeof data239 !== "string"){
-let dataType260 = typeof data239;
-let coerced260 = undefined;
-if(!(coerced260 !== undefined)){
-if(dataType260 == "number" || dataType260 == "boolean"){
-coerced260 = "" + data239;
+var _valid21 = _errs761 === errors;
+valid86 = valid86 || _valid21;
+if(!valid86){
+const _errs763 = errors;
+if(typeof data252 !== "string"){
+let dataType270 = typeof data252;
+let coerced270 = undefined;
+if(!(coerced270 !== undefined)){
+if(dataType270 == "number" || dataType270 == "boolean"){
+coerced270 = "" + data252;
 }
-else if(data239 === null){
-coerced260 = "";
+else if(data252 === null){
+coerced270 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data239};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data252};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12892,15 +13375,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced260 !== undefined){
-data239 = coerced260;
-if(data225 !== undefined){
-data225["status"] = coerced260;
+if(coerced270 !== undefined){
+data252 = coerced270;
+if(data238 !== undefined){
+data238["status"] = coerced270;
 }
 }
 }
-if("deleted" !== data239){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data239};
+if("deleted" !== data252){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data252};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12909,13 +13392,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs735 === errors;
-valid83 = valid83 || _valid21;
+var _valid21 = _errs763 === errors;
+valid86 = valid86 || _valid21;
 }
 }
 }
-if(!valid83){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data239};
+if(!valid86){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data252};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12927,56 +13410,56 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs728;
+errors = _errs756;
 if(vErrors !== null){
-if(_errs728){
-vErrors.length = _errs728;
+if(_errs756){
+vErrors.length = _errs756;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs727 === errors;
+var valid81 = _errs755 === errors;
 }
 else {
-var valid78 = true;
+var valid81 = true;
 }
-if(valid78){
-if(data225.request_log !== undefined){
-let data240 = data225.request_log;
-const _errs737 = errors;
-if(errors === _errs737){
-if(data240 && typeof data240 == "object" && !Array.isArray(data240)){
-const _errs739 = errors;
-for(const key50 in data240){
-if(!(key50 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data240}];
+if(valid81){
+if(data238.request_log !== undefined){
+let data253 = data238.request_log;
+const _errs765 = errors;
+if(errors === _errs765){
+if(data253 && typeof data253 == "object" && !Array.isArray(data253)){
+const _errs767 = errors;
+for(const key53 in data253){
+if(!(key53 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data253}];
 return false;
 break;
 }
 }
-if(_errs739 === errors){
-if(data240.bodies !== undefined){
-let data241 = data240.bodies;
-if(typeof data241 !== "boolean"){
-let coerced261 = undefined;
-if(!(coerced261 !== undefined)){
-if(data241 === "false" || data241 === 0 || data241 === null){
-coerced261 = false;
+if(_errs767 === errors){
+if(data253.bodies !== undefined){
+let data254 = data253.bodies;
+if(typeof data254 !== "boolean"){
+let coerced271 = undefined;
+if(!(coerced271 !== undefined)){
+if(data254 === "false" || data254 === 0 || data254 === null){
+coerced271 = false;
 }
-else if(data241 === "true" || data241 === 1){
-coerced261 = true;
+else if(data254 === "true" || data254 === 1){
+coerced271 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data241}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data254}];
 return false;
 }
 }
-if(coerced261 !== undefined){
-data241 = coerced261;
-if(data240 !== undefined){
-data240["bodies"] = coerced261;
+if(coerced271 !== undefined){
+data254 = coerced271;
+if(data253 !== undefined){
+data253["bodies"] = coerced271;
 }
 }
 }
@@ -12984,14 +13467,14 @@ data240["bodies"] = coerced261;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data240}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data253}];
 return false;
 }
 }
-var valid78 = _errs737 === errors;
+var valid81 = _errs765 === errors;
 }
 else {
-var valid78 = true;
+var valid81 = true;
 }
 }
 }
@@ -13005,25 +13488,26 @@ var valid78 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data225}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data238}];
 return false;
 }
 }
-var valid77 = _errs682 === errors;
-if(!valid77){
+var valid80 = _errs710 === errors;
+if(!valid80){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data224}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data237}];
 return false;
 }
 }
-var valid0 = _errs680 === errors;
+var valid0 = _errs708 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
