@@ -1,5 +1,6 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { MAX_BALANCE_USD } from './money-bounds.js';
+import { MAX_ALIASES_PER_MODEL } from './model-catalog.js';
 import { REASONING_EFFORTS } from './reasoning-efforts.js';
 import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
@@ -216,6 +217,10 @@ const ModelReasoningSchema = Type.Object(
 const ModelSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
+    /** Other ids clients may send for this model: exact ids, or patterns with `*` (`claude-sonnet-*`, `*`); see docs/configuration.md. */
+    aliases: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: MAX_ALIASES_PER_MODEL, uniqueItems: true }),
+    ),
     owned_by: Type.Optional(Type.String({ minLength: 1 })),
     context_length: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -145,6 +145,11 @@ export interface ModelReasoningSettings {
 /** A model clients can ask for. */
 export interface ModelConfig {
   readonly id: string;
+  /**
+   * Other ids a client may send for this model (PRODUCT.md decision 25): exact ids, and
+   * patterns with `*`; resolved by ModelCatalog. Absent: none.
+   */
+  readonly aliases?: readonly string[];
   readonly ownedBy: string;
   readonly created: number;
   readonly contextLength: number | undefined;

@@ -1,3 +1,4 @@
+import { ModelAliasConflict, ModelCatalog } from './model-catalog.js';
 import { ConfigError } from './config-error.js';
 import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
 import { addressRangeProblem } from './ip-address.js';
@@ -253,6 +254,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
   const models: ModelConfig[] = file.models.map((model, modelIndex) => {
     const resolved: ModelConfig = {
       id: model.id,
+      ...(model.aliases === undefined ? {} : { aliases: model.aliases }),
       ownedBy: model.owned_by ?? DEFAULTS.ownedBy,
       created,
       contextLength: model.context_length,
@@ -292,6 +294,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
     }
     return resolved;
   });
+  checkModelAliases(models, source);
   const modelIds = new Set(models.map((model) => model.id));
 
   const accounts = (file.accounts ?? []).map((account, index) => {
@@ -423,4 +426,14 @@ function nativeApisOf(
 ): ReadonlySet<NativeApi> {
   if (protocol === 'anthropic') return new Set(['messages']);
   return new Set(apis?.includes('responses') === true ? ['responses'] : []);
+}
+
+/** Aliases no two models claim, none another model's id (PRODUCT.md decision 25). */
+function checkModelAliases(models: readonly ModelConfig[], source: string): void {
+  try {
+    new ModelCatalog(models);
+  } catch (error) {
+    if (error instanceof ModelAliasConflict) throw new ConfigError(source, error.path, error.problem);
+    throw error;
+  }
 }

@@ -275,7 +275,7 @@ export class GatewayMetrics {
 
   /**
    * Adds a booked cost to `switchyard_cost_usd_total{model}`. For the money code: call it
-   * once per settled charge, with the model id the client asked for and the cost in USD.
+   * once per settled charge, with the model served and the cost in USD.
    * Negative or non-finite amounts are ignored (a refund is not a negative cost).
    */
   recordCost(model: string, usd: number): void {
@@ -296,7 +296,9 @@ export class GatewayMetrics {
 
   /** Books one finished request: called once per request, with its log line. */
   observeRequest(record: RequestRecord, totalMs: number): void {
-    const model = record.model === undefined ? NO_MODEL : this.modelLabel(record.model);
+    // The model served: an alias (any id a pattern matches) would make labels unbounded.
+    const served = record.modelServed ?? record.model;
+    const model = served === undefined ? NO_MODEL : this.modelLabel(served);
     const status = record.status ?? 0;
     const code = record.errorCode ?? '';
     this.requestChild(record.frontDoor, model, status, code).inc();
@@ -315,7 +317,7 @@ export class GatewayMetrics {
       children.promptTokens.inc(record.usage.prompt_tokens);
       children.completionTokens.inc(record.usage.completion_tokens);
     }
-    if (record.costUsd !== undefined && record.model !== undefined) this.recordCost(record.model, record.costUsd);
+    if (record.costUsd !== undefined && served !== undefined) this.recordCost(served, record.costUsd);
     for (let index = 0; index < attempts.length; index++) {
       const attempt = attempts[index] as (typeof attempts)[number];
       const node = this.nodeChildrenFor(attempt.node);

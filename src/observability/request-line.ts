@@ -17,7 +17,7 @@ export interface RequestLineSource {
  * The members of a request's log line as JSON text, without the braces:
  * `"request_id":…,"correlation_id":…,…,"client_aborted":false`, in this order: request_id,
  * correlation_id, method, path, status, error_code, key_prefix, account, front_door, model,
- * stream, node, attempts, usage, usage_estimated, cost_usd, finish_reason, first_byte_ms,
+ * model_served, stream, node, attempts, usage, usage_estimated, cost_usd, finish_reason, first_byte_ms,
  * total_ms, client_aborted, request_body. Written member by member, every string through
  * JSON.stringify (client input such as the model or path is escaped), rather than as an
  * object of twenty-odd fields for JSON.stringify to walk: 2.4 against 3.4–3.8 µs for a
@@ -41,6 +41,7 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   if ((record.frontDoor as string | undefined) !== undefined)
     line += `,"front_door":${JSON.stringify(record.frontDoor)}`;
   if (record.model !== undefined) line += `,"model":${JSON.stringify(truncateForDisplay(record.model))}`;
+  if (record.modelServed !== undefined) line += `,"model_served":${JSON.stringify(record.modelServed)}`;
   line += `,"stream":${record.stream}`;
   const attempts = record.attempts;
   if (attempts.length > 0) {

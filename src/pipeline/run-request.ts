@@ -37,6 +37,7 @@ export async function runRequest(
   context.record.stream = request.stream;
   context.record.endUser = request.endUser;
   const { model, effort } = authorize(services.models, admission, request);
+  context.record.modelServed = model.id;
   const reserved = reserve(services, admission, model, chat, effort, request.features);
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
   const { config } = services;
@@ -52,7 +53,7 @@ export async function runRequest(
     const execution = await execute(context, {
       request: chat,
       native: request.native,
-      clientModel: model.id,
+      clientModel: chat.model,
       model,
       outputCap: charge.outputCap,
       effort,

@@ -40,7 +40,8 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
  * refused. A model with any translated node gets the 400s (the chosen node is not known yet).
  */
 function onlyNativeNodes(services: GatewayServices, modelId: string): boolean {
-  const routes = services.models.has(modelId) ? services.routes.routes(modelId) : [];
+  const model = services.models.resolve(modelId);
+  const routes = model === undefined ? [] : services.routes.routes(model.id);
   return routes.length > 0 && routes.every((route) => servesMessages(services, route.nodeId));
 }
 
@@ -54,7 +55,7 @@ function servesMessages(services: GatewayServices, nodeId: string): boolean {
  * came for a model no such node serves (its translated nodes get none of them).
  */
 function nativeRequest(services: GatewayServices, messages: MessagesRequest, headers: Record<string, string>) {
-  const model = services.models.get(messages.model);
+  const model = services.models.resolve(messages.model);
   const native =
     model !== undefined && services.routes.routes(model.id).some((route) => servesMessages(services, route.nodeId));
   return native ? nativeMessagesFeatures(messages, headers, model) : { body: messages, headers, use: NO_FEATURE_USE };
@@ -117,7 +118,7 @@ export function messagesRoute(
     if (nativeOnly) markLeftOut(translated.chat, leftOutBlocks(messages));
     const native = nativeRequest(services, messages, forwardedHeaders(request));
     // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
-    if (nativeOnly && !effortListed(services.models.get(messages.model), translated.chat.reasoning_effort))
+    if (nativeOnly && !effortListed(services.models.resolve(messages.model), translated.chat.reasoning_effort))
       delete translated.chat.reasoning_effort;
     const stream = messages.stream === true;
     // The node that made the newest reasoning the history carries: a gateway envelope names it,

@@ -209,4 +209,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_item_ids ON responses USING gin (item_ids) WHERE item_ids IS NOT NULL;
     `,
   },
+  {
+    version: 11,
+    name: 'the model id a usage row was asked for, when it was an alias of the model served',
+    // model stays the model served (prices, spend and stats keep their meaning); rows booked
+    // before had no aliases: NULL, the model's own id.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN model_requested text;
+    `,
+  },
 ];

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -5796,37 +5796,87 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.owned_by !== undefined){
-let data129 = data127.owned_by;
+if(data127.aliases !== undefined){
+let data129 = data127.aliases;
 const _errs343 = errors;
-if(typeof data129 !== "string"){
-let dataType116 = typeof data129;
+if(errors === _errs343){
+if(Array.isArray(data129)){
+if(data129.length > 64){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data129}];
+return false;
+}
+else {
+var valid42 = true;
+const len6 = data129.length;
+for(let i6=0; i6<len6; i6++){
+let data130 = data129[i6];
+const _errs345 = errors;
+if(typeof data130 !== "string"){
+let dataType116 = typeof data130;
 let coerced116 = undefined;
 if(!(coerced116 !== undefined)){
 if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data129;
+coerced116 = "" + data130;
 }
-else if(data129 === null){
+else if(data130 === null){
 coerced116 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data130}];
 return false;
 }
 }
 if(coerced116 !== undefined){
-data129 = coerced116;
-if(data127 !== undefined){
-data127["owned_by"] = coerced116;
+data130 = coerced116;
+if(data129 !== undefined){
+data129[i6] = coerced116;
 }
 }
 }
-if(errors === _errs343){
-if(typeof data129 === "string"){
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
+if(errors === _errs345){
+if(typeof data130 === "string"){
+if(func3(data130) > 256){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data130}];
 return false;
 }
+else {
+if(func3(data130) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data130}];
+return false;
+}
+}
+}
+}
+var valid42 = _errs345 === errors;
+if(!valid42){
+break;
+}
+}
+if(valid42){
+let i7 = data129.length;
+let j0;
+if(i7 > 1){
+const indices0 = {};
+for(;i7--;){
+let item0 = data129[i7];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data129}];
+return false;
+break;
+}
+indices0[item0] = i7;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data129}];
+return false;
 }
 }
 var valid41 = _errs343 === errors;
@@ -5835,70 +5885,35 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.context_length !== undefined){
-let data130 = data127.context_length;
-const _errs345 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType117 = typeof data130;
+if(data127.owned_by !== undefined){
+let data131 = data127.owned_by;
+const _errs347 = errors;
+if(typeof data131 !== "string"){
+let dataType117 = typeof data131;
 let coerced117 = undefined;
 if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data130 === null
-              || (dataType117 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced117 = +data130;
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data131;
+}
+else if(data131 === null){
+coerced117 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data131}];
 return false;
 }
 }
 if(coerced117 !== undefined){
-data130 = coerced117;
+data131 = coerced117;
 if(data127 !== undefined){
-data127["context_length"] = coerced117;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-}
-var valid41 = _errs345 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.max_output_tokens !== undefined){
-let data131 = data127.max_output_tokens;
-const _errs347 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType118 = typeof data131;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data131 === null
-              || (dataType118 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced118 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data127 !== undefined){
-data127["max_output_tokens"] = coerced118;
+data127["owned_by"] = coerced117;
 }
 }
 }
 if(errors === _errs347){
-if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
+if(typeof data131 === "string"){
+if(func3(data131) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data131}];
 return false;
 }
 }
@@ -5909,33 +5924,33 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.default_max_tokens !== undefined){
-let data132 = data127.default_max_tokens;
+if(data127.context_length !== undefined){
+let data132 = data127.context_length;
 const _errs349 = errors;
 if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType119 = typeof data132;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data132 === null
-              || (dataType119 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced119 = +data132;
+let dataType118 = typeof data132;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data132 === null
+              || (dataType118 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
+coerced118 = +data132;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data132}];
 return false;
 }
 }
-if(coerced119 !== undefined){
-data132 = coerced119;
+if(coerced118 !== undefined){
+data132 = coerced118;
 if(data127 !== undefined){
-data127["default_max_tokens"] = coerced119;
+data127["context_length"] = coerced118;
 }
 }
 }
 if(errors === _errs349){
 if(typeof data132 == "number"){
 if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data132}];
 return false;
 }
 }
@@ -5946,33 +5961,33 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.unresolved_input_tokens !== undefined){
-let data133 = data127.unresolved_input_tokens;
+if(data127.max_output_tokens !== undefined){
+let data133 = data127.max_output_tokens;
 const _errs351 = errors;
 if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType120 = typeof data133;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data133 === null
-              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced120 = +data133;
+let dataType119 = typeof data133;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 === "boolean" || data133 === null
+              || (dataType119 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced119 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data133}];
 return false;
 }
 }
-if(coerced120 !== undefined){
-data133 = coerced120;
+if(coerced119 !== undefined){
+data133 = coerced119;
 if(data127 !== undefined){
-data127["unresolved_input_tokens"] = coerced120;
+data127["max_output_tokens"] = coerced119;
 }
 }
 }
 if(errors === _errs351){
 if(typeof data133 == "number"){
 if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data133}];
 return false;
 }
 }
@@ -5983,44 +5998,118 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.reasoning !== undefined){
-let data134 = data127.reasoning;
+if(data127.default_max_tokens !== undefined){
+let data134 = data127.default_max_tokens;
 const _errs353 = errors;
+if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
+let dataType120 = typeof data134;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data134 === null
+              || (dataType120 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced120 = +data134;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data134}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data134 = coerced120;
+if(data127 !== undefined){
+data127["default_max_tokens"] = coerced120;
+}
+}
+}
 if(errors === _errs353){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
+if(typeof data134 == "number"){
+if(data134 < 1 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data134}];
+return false;
+}
+}
+}
+var valid41 = _errs353 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data127.unresolved_input_tokens !== undefined){
+let data135 = data127.unresolved_input_tokens;
+const _errs355 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType121 = typeof data135;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data135 === null
+              || (dataType121 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced121 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data135}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data135 = coerced121;
+if(data127 !== undefined){
+data127["unresolved_input_tokens"] = coerced121;
+}
+}
+}
+if(errors === _errs355){
+if(typeof data135 == "number"){
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data135}];
+return false;
+}
+}
+}
+var valid41 = _errs355 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data127.reasoning !== undefined){
+let data136 = data127.reasoning;
+const _errs357 = errors;
+if(errors === _errs357){
+if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
 let missing5;
-if((data134.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+if((data136.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data136}];
 return false;
 }
 else {
-const _errs355 = errors;
-for(const key27 in data134){
+const _errs359 = errors;
+for(const key27 in data136){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data136}];
 return false;
 break;
 }
 }
-if(_errs355 === errors){
-if(data134.default_effort !== undefined){
-let data135 = data134.default_effort;
-const _errs356 = errors;
-const _errs357 = errors;
-let valid43 = false;
-const _errs358 = errors;
-if(typeof data135 !== "string"){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data135;
+if(_errs359 === errors){
+if(data136.default_effort !== undefined){
+let data137 = data136.default_effort;
+const _errs360 = errors;
+const _errs361 = errors;
+let valid45 = false;
+const _errs362 = errors;
+if(typeof data137 !== "string"){
+let dataType122 = typeof data137;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data137;
 }
-else if(data135 === null){
-coerced121 = "";
+else if(data137 === null){
+coerced122 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6030,15 +6119,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data134 !== undefined){
-data134["default_effort"] = coerced121;
+if(coerced122 !== undefined){
+data137 = coerced122;
+if(data136 !== undefined){
+data136["default_effort"] = coerced122;
 }
 }
 }
-if("none" !== data135){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
+if("none" !== data137){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data137};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6047,22 +6136,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs358 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs360 = errors;
-if(typeof data135 !== "string"){
-let dataType122 = typeof data135;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data135;
+var _valid9 = _errs362 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs364 = errors;
+if(typeof data137 !== "string"){
+let dataType123 = typeof data137;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data137;
 }
-else if(data135 === null){
-coerced122 = "";
+else if(data137 === null){
+coerced123 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6072,15 +6161,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data135 = coerced122;
-if(data134 !== undefined){
-data134["default_effort"] = coerced122;
+if(coerced123 !== undefined){
+data137 = coerced123;
+if(data136 !== undefined){
+data136["default_effort"] = coerced123;
 }
 }
 }
-if("minimal" !== data135){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+if("minimal" !== data137){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data137};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6089,22 +6178,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs360 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs362 = errors;
-if(typeof data135 !== "string"){
-let dataType123 = typeof data135;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data135;
+var _valid9 = _errs364 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs366 = errors;
+if(typeof data137 !== "string"){
+let dataType124 = typeof data137;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data137;
 }
-else if(data135 === null){
-coerced123 = "";
+else if(data137 === null){
+coerced124 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6114,15 +6203,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data135 = coerced123;
-if(data134 !== undefined){
-data134["default_effort"] = coerced123;
+if(coerced124 !== undefined){
+data137 = coerced124;
+if(data136 !== undefined){
+data136["default_effort"] = coerced124;
 }
 }
 }
-if("low" !== data135){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+if("low" !== data137){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data137};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6131,22 +6220,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs362 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs364 = errors;
-if(typeof data135 !== "string"){
-let dataType124 = typeof data135;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data135;
+var _valid9 = _errs366 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs368 = errors;
+if(typeof data137 !== "string"){
+let dataType125 = typeof data137;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data137;
 }
-else if(data135 === null){
-coerced124 = "";
+else if(data137 === null){
+coerced125 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6156,15 +6245,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data135 = coerced124;
-if(data134 !== undefined){
-data134["default_effort"] = coerced124;
+if(coerced125 !== undefined){
+data137 = coerced125;
+if(data136 !== undefined){
+data136["default_effort"] = coerced125;
 }
 }
 }
-if("medium" !== data135){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+if("medium" !== data137){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data137};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6173,22 +6262,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs364 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs366 = errors;
-if(typeof data135 !== "string"){
-let dataType125 = typeof data135;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data135;
+var _valid9 = _errs368 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs370 = errors;
+if(typeof data137 !== "string"){
+let dataType126 = typeof data137;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data137;
 }
-else if(data135 === null){
-coerced125 = "";
+else if(data137 === null){
+coerced126 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6198,15 +6287,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data135 = coerced125;
-if(data134 !== undefined){
-data134["default_effort"] = coerced125;
+if(coerced126 !== undefined){
+data137 = coerced126;
+if(data136 !== undefined){
+data136["default_effort"] = coerced126;
 }
 }
 }
-if("high" !== data135){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+if("high" !== data137){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data137};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6215,22 +6304,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs368 = errors;
-if(typeof data135 !== "string"){
-let dataType126 = typeof data135;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data135;
+var _valid9 = _errs370 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs372 = errors;
+if(typeof data137 !== "string"){
+let dataType127 = typeof data137;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data137;
 }
-else if(data135 === null){
-coerced126 = "";
+else if(data137 === null){
+coerced127 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6240,15 +6329,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data135 = coerced126;
-if(data134 !== undefined){
-data134["default_effort"] = coerced126;
+if(coerced127 !== undefined){
+data137 = coerced127;
+if(data136 !== undefined){
+data136["default_effort"] = coerced127;
 }
 }
 }
-if("xhigh" !== data135){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+if("xhigh" !== data137){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data137};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6257,103 +6346,10 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs370 = errors;
-if(typeof data135 !== "string"){
-let dataType127 = typeof data135;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data135;
-}
-else if(data135 === null){
-coerced127 = "";
-}
-else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(coerced127 !== undefined){
-data135 = coerced127;
-if(data134 !== undefined){
-data134["default_effort"] = coerced127;
-}
-}
-}
-if("max" !== data135){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-var _valid9 = _errs370 === errors;
-valid43 = valid43 || _valid9;
-}
-}
-}
-}
-}
-}
-if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data135};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs357;
-if(vErrors !== null){
-if(_errs357){
-vErrors.length = _errs357;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid42 = _errs356 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.efforts !== undefined){
-let data136 = data134.efforts;
-const _errs372 = errors;
-if(errors === _errs372){
-if(Array.isArray(data136)){
-if(data136.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
-return false;
-}
-else {
-var valid44 = true;
-const len6 = data136.length;
-for(let i6=0; i6<len6; i6++){
-let data137 = data136[i6];
+var _valid9 = _errs372 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
 const _errs374 = errors;
-const _errs375 = errors;
-let valid45 = false;
-const _errs376 = errors;
 if(typeof data137 !== "string"){
 let dataType128 = typeof data137;
 let coerced128 = undefined;
@@ -6365,7 +6361,100 @@ else if(data137 === null){
 coerced128 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data137};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+}
+if(coerced128 !== undefined){
+data137 = coerced128;
+if(data136 !== undefined){
+data136["default_effort"] = coerced128;
+}
+}
+}
+if("max" !== data137){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data137};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+var _valid9 = _errs374 === errors;
+valid45 = valid45 || _valid9;
+}
+}
+}
+}
+}
+}
+if(!valid45){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data137};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs361;
+if(vErrors !== null){
+if(_errs361){
+vErrors.length = _errs361;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid44 = _errs360 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data136.efforts !== undefined){
+let data138 = data136.efforts;
+const _errs376 = errors;
+if(errors === _errs376){
+if(Array.isArray(data138)){
+if(data138.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data138}];
+return false;
+}
+else {
+var valid46 = true;
+const len7 = data138.length;
+for(let i8=0; i8<len7; i8++){
+let data139 = data138[i8];
+const _errs378 = errors;
+const _errs379 = errors;
+let valid47 = false;
+const _errs380 = errors;
+if(typeof data139 !== "string"){
+let dataType129 = typeof data139;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data139;
+}
+else if(data139 === null){
+coerced129 = "";
+}
+else {
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6375,15 +6464,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data137 = coerced128;
-if(data136 !== undefined){
-data136[i6] = coerced128;
+if(coerced129 !== undefined){
+data139 = coerced129;
+if(data138 !== undefined){
+data138[i8] = coerced129;
 }
 }
 }
-if("none" !== data137){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+if("none" !== data139){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6392,22 +6481,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs376 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data137 !== "string"){
-let dataType129 = typeof data137;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data137;
+var _valid10 = _errs380 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs382 = errors;
+if(typeof data139 !== "string"){
+let dataType130 = typeof data139;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data139;
 }
-else if(data137 === null){
-coerced129 = "";
+else if(data139 === null){
+coerced130 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6417,15 +6506,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data137 = coerced129;
-if(data136 !== undefined){
-data136[i6] = coerced129;
+if(coerced130 !== undefined){
+data139 = coerced130;
+if(data138 !== undefined){
+data138[i8] = coerced130;
 }
 }
 }
-if("minimal" !== data137){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+if("minimal" !== data139){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6434,22 +6523,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data137 !== "string"){
-let dataType130 = typeof data137;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data137;
+var _valid10 = _errs382 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs384 = errors;
+if(typeof data139 !== "string"){
+let dataType131 = typeof data139;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data139;
 }
-else if(data137 === null){
-coerced130 = "";
+else if(data139 === null){
+coerced131 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6459,15 +6548,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data137 = coerced130;
-if(data136 !== undefined){
-data136[i6] = coerced130;
+if(coerced131 !== undefined){
+data139 = coerced131;
+if(data138 !== undefined){
+data138[i8] = coerced131;
 }
 }
 }
-if("low" !== data137){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+if("low" !== data139){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data139};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6476,22 +6565,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data137 !== "string"){
-let dataType131 = typeof data137;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data137;
+var _valid10 = _errs384 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs386 = errors;
+if(typeof data139 !== "string"){
+let dataType132 = typeof data139;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data139;
 }
-else if(data137 === null){
-coerced131 = "";
+else if(data139 === null){
+coerced132 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6501,15 +6590,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data137 = coerced131;
-if(data136 !== undefined){
-data136[i6] = coerced131;
+if(coerced132 !== undefined){
+data139 = coerced132;
+if(data138 !== undefined){
+data138[i8] = coerced132;
 }
 }
 }
-if("medium" !== data137){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+if("medium" !== data139){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data139};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6518,22 +6607,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data137 !== "string"){
-let dataType132 = typeof data137;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data137;
+var _valid10 = _errs386 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs388 = errors;
+if(typeof data139 !== "string"){
+let dataType133 = typeof data139;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data139;
 }
-else if(data137 === null){
-coerced132 = "";
+else if(data139 === null){
+coerced133 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6543,15 +6632,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data137 = coerced132;
-if(data136 !== undefined){
-data136[i6] = coerced132;
+if(coerced133 !== undefined){
+data139 = coerced133;
+if(data138 !== undefined){
+data138[i8] = coerced133;
 }
 }
 }
-if("high" !== data137){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+if("high" !== data139){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data139};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6560,22 +6649,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs386 = errors;
-if(typeof data137 !== "string"){
-let dataType133 = typeof data137;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data137;
+var _valid10 = _errs388 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs390 = errors;
+if(typeof data139 !== "string"){
+let dataType134 = typeof data139;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data139;
 }
-else if(data137 === null){
-coerced133 = "";
+else if(data139 === null){
+coerced134 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6585,15 +6674,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data137 = coerced133;
-if(data136 !== undefined){
-data136[i6] = coerced133;
+if(coerced134 !== undefined){
+data139 = coerced134;
+if(data138 !== undefined){
+data138[i8] = coerced134;
 }
 }
 }
-if("xhigh" !== data137){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+if("xhigh" !== data139){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data139};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6602,22 +6691,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs388 = errors;
-if(typeof data137 !== "string"){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data137;
+var _valid10 = _errs390 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs392 = errors;
+if(typeof data139 !== "string"){
+let dataType135 = typeof data139;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data139;
 }
-else if(data137 === null){
-coerced134 = "";
+else if(data139 === null){
+coerced135 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data139};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6627,15 +6716,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data136 !== undefined){
-data136[i6] = coerced134;
+if(coerced135 !== undefined){
+data139 = coerced135;
+if(data138 !== undefined){
+data138[i8] = coerced135;
 }
 }
 }
-if("max" !== data137){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+if("max" !== data139){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data139};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6644,16 +6733,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid45 = valid45 || _valid10;
+var _valid10 = _errs392 === errors;
+valid47 = valid47 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data137};
+if(!valid47){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data139};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6665,52 +6754,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs375;
+errors = _errs379;
 if(vErrors !== null){
-if(_errs375){
-vErrors.length = _errs375;
+if(_errs379){
+vErrors.length = _errs379;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs374 === errors;
-if(!valid44){
+var valid46 = _errs378 === errors;
+if(!valid46){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data138}];
 return false;
 }
 }
-var valid42 = _errs372 === errors;
+var valid44 = _errs376 === errors;
 }
 else {
-var valid42 = true;
+var valid44 = true;
 }
-if(valid42){
-if(data134.style !== undefined){
-let data138 = data134.style;
-const _errs390 = errors;
-const _errs391 = errors;
-let valid46 = false;
-const _errs392 = errors;
-if(typeof data138 !== "string"){
-let dataType135 = typeof data138;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data138;
+if(valid44){
+if(data136.style !== undefined){
+let data140 = data136.style;
+const _errs394 = errors;
+const _errs395 = errors;
+let valid48 = false;
+const _errs396 = errors;
+if(typeof data140 !== "string"){
+let dataType136 = typeof data140;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data140;
 }
-else if(data138 === null){
-coerced135 = "";
+else if(data140 === null){
+coerced136 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6720,15 +6809,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data134 !== undefined){
-data134["style"] = coerced135;
+if(coerced136 !== undefined){
+data140 = coerced136;
+if(data136 !== undefined){
+data136["style"] = coerced136;
 }
 }
 }
-if("budget" !== data138){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+if("budget" !== data140){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6737,22 +6826,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs392 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs394 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+var _valid11 = _errs396 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
+const _errs398 = errors;
+if(typeof data140 !== "string"){
+let dataType137 = typeof data140;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data140;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data140 === null){
+coerced137 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6762,15 +6851,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data134 !== undefined){
-data134["style"] = coerced136;
+if(coerced137 !== undefined){
+data140 = coerced137;
+if(data136 !== undefined){
+data136["style"] = coerced137;
 }
 }
 }
-if("level" !== data138){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+if("level" !== data140){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6779,11 +6868,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs394 === errors;
-valid46 = valid46 || _valid11;
+var _valid11 = _errs398 === errors;
+valid48 = valid48 || _valid11;
 }
-if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data138};
+if(!valid48){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data140};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6795,345 +6884,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs391;
+errors = _errs395;
 if(vErrors !== null){
-if(_errs391){
-vErrors.length = _errs391;
+if(_errs395){
+vErrors.length = _errs395;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs390 === errors;
+var valid44 = _errs394 === errors;
 }
 else {
-var valid42 = true;
+var valid44 = true;
 }
-if(valid42){
-if(data134.budgets !== undefined){
-let data139 = data134.budgets;
-const _errs396 = errors;
-if(errors === _errs396){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs398 = errors;
-for(const key28 in data139){
+if(valid44){
+if(data136.budgets !== undefined){
+let data141 = data136.budgets;
+const _errs400 = errors;
+if(errors === _errs400){
+if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
+const _errs402 = errors;
+for(const key28 in data141){
 if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data141}];
 return false;
 break;
 }
 }
-if(_errs398 === errors){
-if(data139.none !== undefined){
-let data140 = data139.none;
-const _errs399 = errors;
-if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data140 === null
-              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced137 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["none"] = coerced137;
-}
-}
-}
-if(errors === _errs399){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-}
-var valid47 = _errs399 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.minimal !== undefined){
-let data141 = data139.minimal;
-const _errs401 = errors;
-if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
-let dataType138 = typeof data141;
+if(_errs402 === errors){
+if(data141.none !== undefined){
+let data142 = data141.none;
+const _errs403 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType138 = typeof data142;
 let coerced138 = undefined;
 if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data141 === null
-              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced138 = +data141;
+if(dataType138 === "boolean" || data142 === null
+              || (dataType138 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced138 = +data142;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data142}];
 return false;
 }
 }
 if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["minimal"] = coerced138;
-}
-}
-}
-if(errors === _errs401){
-if(typeof data141 == "number"){
-if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-}
-var valid47 = _errs401 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.low !== undefined){
-let data142 = data139.low;
-const _errs403 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType139 = typeof data142;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data142 === null
-              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced139 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data142 = coerced139;
-if(data139 !== undefined){
-data139["low"] = coerced139;
+data142 = coerced138;
+if(data141 !== undefined){
+data141["none"] = coerced138;
 }
 }
 }
 if(errors === _errs403){
 if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
+if(data142 < 0 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data142}];
 return false;
 }
 }
 }
-var valid47 = _errs403 === errors;
+var valid49 = _errs403 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
-if(valid47){
-if(data139.medium !== undefined){
-let data143 = data139.medium;
+if(valid49){
+if(data141.minimal !== undefined){
+let data143 = data141.minimal;
 const _errs405 = errors;
 if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data143 === null
-              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced140 = +data143;
+let dataType139 = typeof data143;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data143 === null
+              || (dataType139 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced139 = +data143;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data143}];
 return false;
 }
 }
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data139 !== undefined){
-data139["medium"] = coerced140;
+if(coerced139 !== undefined){
+data143 = coerced139;
+if(data141 !== undefined){
+data141["minimal"] = coerced139;
 }
 }
 }
 if(errors === _errs405){
 if(typeof data143 == "number"){
 if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data143}];
 return false;
 }
 }
 }
-var valid47 = _errs405 === errors;
+var valid49 = _errs405 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
-if(valid47){
-if(data139.high !== undefined){
-let data144 = data139.high;
+if(valid49){
+if(data141.low !== undefined){
+let data144 = data141.low;
 const _errs407 = errors;
 if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType141 = typeof data144;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data144 === null
-              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced141 = +data144;
+let dataType140 = typeof data144;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data144 === null
+              || (dataType140 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced140 = +data144;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data144}];
 return false;
 }
 }
-if(coerced141 !== undefined){
-data144 = coerced141;
-if(data139 !== undefined){
-data139["high"] = coerced141;
+if(coerced140 !== undefined){
+data144 = coerced140;
+if(data141 !== undefined){
+data141["low"] = coerced140;
 }
 }
 }
 if(errors === _errs407){
 if(typeof data144 == "number"){
 if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data144}];
 return false;
 }
 }
 }
-var valid47 = _errs407 === errors;
+var valid49 = _errs407 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
-if(valid47){
-if(data139.xhigh !== undefined){
-let data145 = data139.xhigh;
+if(valid49){
+if(data141.medium !== undefined){
+let data145 = data141.medium;
 const _errs409 = errors;
 if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType142 = typeof data145;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data145 === null
-              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced142 = +data145;
+let dataType141 = typeof data145;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 === "boolean" || data145 === null
+              || (dataType141 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced141 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data145}];
 return false;
 }
 }
-if(coerced142 !== undefined){
-data145 = coerced142;
-if(data139 !== undefined){
-data139["xhigh"] = coerced142;
+if(coerced141 !== undefined){
+data145 = coerced141;
+if(data141 !== undefined){
+data141["medium"] = coerced141;
 }
 }
 }
 if(errors === _errs409){
 if(typeof data145 == "number"){
 if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data145}];
 return false;
 }
 }
 }
-var valid47 = _errs409 === errors;
+var valid49 = _errs409 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
-if(valid47){
-if(data139.max !== undefined){
-let data146 = data139.max;
+if(valid49){
+if(data141.high !== undefined){
+let data146 = data141.high;
 const _errs411 = errors;
 if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType143 = typeof data146;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data146 === null
-              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced143 = +data146;
+let dataType142 = typeof data146;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data146 === null
+              || (dataType142 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced142 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data146}];
 return false;
 }
 }
-if(coerced143 !== undefined){
-data146 = coerced143;
-if(data139 !== undefined){
-data139["max"] = coerced143;
+if(coerced142 !== undefined){
+data146 = coerced142;
+if(data141 !== undefined){
+data141["high"] = coerced142;
 }
 }
 }
 if(errors === _errs411){
 if(typeof data146 == "number"){
 if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data146}];
 return false;
 }
 }
 }
-var valid47 = _errs411 === errors;
+var valid49 = _errs411 === errors;
 }
 else {
-var valid47 = true;
+var valid49 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
-return false;
-}
-}
-var valid42 = _errs396 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data134.levels !== undefined){
-let data147 = data134.levels;
+if(valid49){
+if(data141.xhigh !== undefined){
+let data147 = data141.xhigh;
 const _errs413 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType143 = typeof data147;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 === "boolean" || data147 === null
+              || (dataType143 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced143 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data147}];
+return false;
+}
+}
+if(coerced143 !== undefined){
+data147 = coerced143;
+if(data141 !== undefined){
+data141["xhigh"] = coerced143;
+}
+}
+}
 if(errors === _errs413){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data147}];
+return false;
+}
+}
+}
+var valid49 = _errs413 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data141.max !== undefined){
+let data148 = data141.max;
 const _errs415 = errors;
-for(const key29 in data147){
+if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
+let dataType144 = typeof data148;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data148 === null
+              || (dataType144 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
+coerced144 = +data148;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data148}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data148 = coerced144;
+if(data141 !== undefined){
+data141["max"] = coerced144;
+}
+}
+}
+if(errors === _errs415){
+if(typeof data148 == "number"){
+if(data148 < 1 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data148}];
+return false;
+}
+}
+}
+var valid49 = _errs415 === errors;
+}
+else {
+var valid49 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data141}];
+return false;
+}
+}
+var valid44 = _errs400 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data136.levels !== undefined){
+let data149 = data136.levels;
+const _errs417 = errors;
+if(errors === _errs417){
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+const _errs419 = errors;
+for(const key29 in data149){
 if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data149}];
 return false;
 break;
 }
 }
-if(_errs415 === errors){
-if(data147.none !== undefined){
-let data148 = data147.none;
-const _errs416 = errors;
-const _errs417 = errors;
-let valid49 = false;
-const _errs418 = errors;
-if(typeof data148 !== "string"){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data148;
+if(_errs419 === errors){
+if(data149.none !== undefined){
+let data150 = data149.none;
+const _errs420 = errors;
+const _errs421 = errors;
+let valid51 = false;
+const _errs422 = errors;
+if(typeof data150 !== "string"){
+let dataType145 = typeof data150;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data150;
 }
-else if(data148 === null){
-coerced144 = "";
+else if(data150 === null){
+coerced145 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7143,15 +7232,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data147 !== undefined){
-data147["none"] = coerced144;
+if(coerced145 !== undefined){
+data150 = coerced145;
+if(data149 !== undefined){
+data149["none"] = coerced145;
 }
 }
 }
-if("minimal" !== data148){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+if("minimal" !== data150){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data150};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7160,22 +7249,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs418 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs420 = errors;
-if(typeof data148 !== "string"){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data148;
+var _valid12 = _errs422 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs424 = errors;
+if(typeof data150 !== "string"){
+let dataType146 = typeof data150;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data150;
 }
-else if(data148 === null){
-coerced145 = "";
+else if(data150 === null){
+coerced146 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7185,15 +7274,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data147 !== undefined){
-data147["none"] = coerced145;
+if(coerced146 !== undefined){
+data150 = coerced146;
+if(data149 !== undefined){
+data149["none"] = coerced146;
 }
 }
 }
-if("low" !== data148){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+if("low" !== data150){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data150};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7202,22 +7291,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs420 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs422 = errors;
-if(typeof data148 !== "string"){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data148;
+var _valid12 = _errs424 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs426 = errors;
+if(typeof data150 !== "string"){
+let dataType147 = typeof data150;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data150;
 }
-else if(data148 === null){
-coerced146 = "";
+else if(data150 === null){
+coerced147 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7227,15 +7316,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data147 !== undefined){
-data147["none"] = coerced146;
+if(coerced147 !== undefined){
+data150 = coerced147;
+if(data149 !== undefined){
+data149["none"] = coerced147;
 }
 }
 }
-if("medium" !== data148){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+if("medium" !== data150){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data150};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7244,22 +7333,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs422 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs424 = errors;
-if(typeof data148 !== "string"){
-let dataType147 = typeof data148;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data148;
+var _valid12 = _errs426 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs428 = errors;
+if(typeof data150 !== "string"){
+let dataType148 = typeof data150;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data150;
 }
-else if(data148 === null){
-coerced147 = "";
+else if(data150 === null){
+coerced148 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7269,15 +7358,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data148 = coerced147;
-if(data147 !== undefined){
-data147["none"] = coerced147;
+if(coerced148 !== undefined){
+data150 = coerced148;
+if(data149 !== undefined){
+data149["none"] = coerced148;
 }
 }
 }
-if("high" !== data148){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+if("high" !== data150){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data150};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7286,22 +7375,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs424 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs426 = errors;
-if(typeof data148 !== "string"){
-let dataType148 = typeof data148;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data148;
+var _valid12 = _errs428 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs430 = errors;
+if(typeof data150 !== "string"){
+let dataType149 = typeof data150;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data150;
 }
-else if(data148 === null){
-coerced148 = "";
+else if(data150 === null){
+coerced149 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7311,15 +7400,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data148 = coerced148;
-if(data147 !== undefined){
-data147["none"] = coerced148;
+if(coerced149 !== undefined){
+data150 = coerced149;
+if(data149 !== undefined){
+data149["none"] = coerced149;
 }
 }
 }
-if("xhigh" !== data148){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+if("xhigh" !== data150){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data150};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7328,22 +7417,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs426 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs428 = errors;
-if(typeof data148 !== "string"){
-let dataType149 = typeof data148;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data148;
+var _valid12 = _errs430 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs432 = errors;
+if(typeof data150 !== "string"){
+let dataType150 = typeof data150;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data150;
 }
-else if(data148 === null){
-coerced149 = "";
+else if(data150 === null){
+coerced150 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7353,15 +7442,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data148 = coerced149;
-if(data147 !== undefined){
-data147["none"] = coerced149;
+if(coerced150 !== undefined){
+data150 = coerced150;
+if(data149 !== undefined){
+data149["none"] = coerced150;
 }
 }
 }
-if("max" !== data148){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
+if("max" !== data150){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data150};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7370,15 +7459,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs428 === errors;
-valid49 = valid49 || _valid12;
+var _valid12 = _errs432 === errors;
+valid51 = valid51 || _valid12;
 }
 }
 }
 }
 }
-if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data148};
+if(!valid51){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data150};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7390,40 +7479,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs417;
+errors = _errs421;
 if(vErrors !== null){
-if(_errs417){
-vErrors.length = _errs417;
+if(_errs421){
+vErrors.length = _errs421;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs416 === errors;
+var valid50 = _errs420 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
-if(valid48){
-if(data147.minimal !== undefined){
-let data149 = data147.minimal;
-const _errs430 = errors;
-const _errs431 = errors;
-let valid50 = false;
-const _errs432 = errors;
-if(typeof data149 !== "string"){
-let dataType150 = typeof data149;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data149;
+if(valid50){
+if(data149.minimal !== undefined){
+let data151 = data149.minimal;
+const _errs434 = errors;
+const _errs435 = errors;
+let valid52 = false;
+const _errs436 = errors;
+if(typeof data151 !== "string"){
+let dataType151 = typeof data151;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data151;
 }
-else if(data149 === null){
-coerced150 = "";
+else if(data151 === null){
+coerced151 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7433,15 +7522,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data149 = coerced150;
-if(data147 !== undefined){
-data147["minimal"] = coerced150;
+if(coerced151 !== undefined){
+data151 = coerced151;
+if(data149 !== undefined){
+data149["minimal"] = coerced151;
 }
 }
 }
-if("minimal" !== data149){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+if("minimal" !== data151){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7450,22 +7539,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs432 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs434 = errors;
-if(typeof data149 !== "string"){
-let dataType151 = typeof data149;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data149;
+var _valid13 = _errs436 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs438 = errors;
+if(typeof data151 !== "string"){
+let dataType152 = typeof data151;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data151;
 }
-else if(data149 === null){
-coerced151 = "";
+else if(data151 === null){
+coerced152 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7475,15 +7564,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data149 = coerced151;
-if(data147 !== undefined){
-data147["minimal"] = coerced151;
+if(coerced152 !== undefined){
+data151 = coerced152;
+if(data149 !== undefined){
+data149["minimal"] = coerced152;
 }
 }
 }
-if("low" !== data149){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+if("low" !== data151){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7492,22 +7581,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs436 = errors;
-if(typeof data149 !== "string"){
-let dataType152 = typeof data149;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data149;
+var _valid13 = _errs438 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs440 = errors;
+if(typeof data151 !== "string"){
+let dataType153 = typeof data151;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data151;
 }
-else if(data149 === null){
-coerced152 = "";
+else if(data151 === null){
+coerced153 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7517,15 +7606,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data149 = coerced152;
-if(data147 !== undefined){
-data147["minimal"] = coerced152;
+if(coerced153 !== undefined){
+data151 = coerced153;
+if(data149 !== undefined){
+data149["minimal"] = coerced153;
 }
 }
 }
-if("medium" !== data149){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+if("medium" !== data151){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7534,22 +7623,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs436 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs438 = errors;
-if(typeof data149 !== "string"){
-let dataType153 = typeof data149;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data149;
+var _valid13 = _errs440 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs442 = errors;
+if(typeof data151 !== "string"){
+let dataType154 = typeof data151;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data151;
 }
-else if(data149 === null){
-coerced153 = "";
+else if(data151 === null){
+coerced154 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7559,15 +7648,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data149 = coerced153;
-if(data147 !== undefined){
-data147["minimal"] = coerced153;
+if(coerced154 !== undefined){
+data151 = coerced154;
+if(data149 !== undefined){
+data149["minimal"] = coerced154;
 }
 }
 }
-if("high" !== data149){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+if("high" !== data151){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7576,22 +7665,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs438 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs440 = errors;
-if(typeof data149 !== "string"){
-let dataType154 = typeof data149;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data149;
+var _valid13 = _errs442 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs444 = errors;
+if(typeof data151 !== "string"){
+let dataType155 = typeof data151;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data151;
 }
-else if(data149 === null){
-coerced154 = "";
+else if(data151 === null){
+coerced155 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7601,15 +7690,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data149 = coerced154;
-if(data147 !== undefined){
-data147["minimal"] = coerced154;
+if(coerced155 !== undefined){
+data151 = coerced155;
+if(data149 !== undefined){
+data149["minimal"] = coerced155;
 }
 }
 }
-if("xhigh" !== data149){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+if("xhigh" !== data151){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7618,22 +7707,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs442 = errors;
-if(typeof data149 !== "string"){
-let dataType155 = typeof data149;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data149;
+var _valid13 = _errs444 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs446 = errors;
+if(typeof data151 !== "string"){
+let dataType156 = typeof data151;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data151;
 }
-else if(data149 === null){
-coerced155 = "";
+else if(data151 === null){
+coerced156 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data151};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7643,15 +7732,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data149 = coerced155;
-if(data147 !== undefined){
-data147["minimal"] = coerced155;
+if(coerced156 !== undefined){
+data151 = coerced156;
+if(data149 !== undefined){
+data149["minimal"] = coerced156;
 }
 }
 }
-if("max" !== data149){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+if("max" !== data151){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data151};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7660,15 +7749,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs442 === errors;
-valid50 = valid50 || _valid13;
+var _valid13 = _errs446 === errors;
+valid52 = valid52 || _valid13;
 }
 }
 }
 }
 }
-if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data149};
+if(!valid52){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data151};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7680,40 +7769,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs431;
+errors = _errs435;
 if(vErrors !== null){
-if(_errs431){
-vErrors.length = _errs431;
+if(_errs435){
+vErrors.length = _errs435;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs430 === errors;
+var valid50 = _errs434 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
-if(valid48){
-if(data147.low !== undefined){
-let data150 = data147.low;
-const _errs444 = errors;
-const _errs445 = errors;
-let valid51 = false;
-const _errs446 = errors;
-if(typeof data150 !== "string"){
-let dataType156 = typeof data150;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data150;
+if(valid50){
+if(data149.low !== undefined){
+let data152 = data149.low;
+const _errs448 = errors;
+const _errs449 = errors;
+let valid53 = false;
+const _errs450 = errors;
+if(typeof data152 !== "string"){
+let dataType157 = typeof data152;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data152;
 }
-else if(data150 === null){
-coerced156 = "";
+else if(data152 === null){
+coerced157 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7723,15 +7812,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data150 = coerced156;
-if(data147 !== undefined){
-data147["low"] = coerced156;
+if(coerced157 !== undefined){
+data152 = coerced157;
+if(data149 !== undefined){
+data149["low"] = coerced157;
 }
 }
 }
-if("minimal" !== data150){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+if("minimal" !== data152){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7740,22 +7829,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs446 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs448 = errors;
-if(typeof data150 !== "string"){
-let dataType157 = typeof data150;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data150;
+var _valid14 = _errs450 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs452 = errors;
+if(typeof data152 !== "string"){
+let dataType158 = typeof data152;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data152;
 }
-else if(data150 === null){
-coerced157 = "";
+else if(data152 === null){
+coerced158 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7765,15 +7854,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data150 = coerced157;
-if(data147 !== undefined){
-data147["low"] = coerced157;
+if(coerced158 !== undefined){
+data152 = coerced158;
+if(data149 !== undefined){
+data149["low"] = coerced158;
 }
 }
 }
-if("low" !== data150){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+if("low" !== data152){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7782,22 +7871,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs450 = errors;
-if(typeof data150 !== "string"){
-let dataType158 = typeof data150;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data150;
+var _valid14 = _errs452 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs454 = errors;
+if(typeof data152 !== "string"){
+let dataType159 = typeof data152;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data152;
 }
-else if(data150 === null){
-coerced158 = "";
+else if(data152 === null){
+coerced159 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7807,15 +7896,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data150 = coerced158;
-if(data147 !== undefined){
-data147["low"] = coerced158;
+if(coerced159 !== undefined){
+data152 = coerced159;
+if(data149 !== undefined){
+data149["low"] = coerced159;
 }
 }
 }
-if("medium" !== data150){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+if("medium" !== data152){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7824,22 +7913,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs450 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs452 = errors;
-if(typeof data150 !== "string"){
-let dataType159 = typeof data150;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data150;
+var _valid14 = _errs454 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs456 = errors;
+if(typeof data152 !== "string"){
+let dataType160 = typeof data152;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data152;
 }
-else if(data150 === null){
-coerced159 = "";
+else if(data152 === null){
+coerced160 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7849,15 +7938,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data150 = coerced159;
-if(data147 !== undefined){
-data147["low"] = coerced159;
+if(coerced160 !== undefined){
+data152 = coerced160;
+if(data149 !== undefined){
+data149["low"] = coerced160;
 }
 }
 }
-if("high" !== data150){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+if("high" !== data152){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7866,22 +7955,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs452 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs454 = errors;
-if(typeof data150 !== "string"){
-let dataType160 = typeof data150;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data150;
+var _valid14 = _errs456 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs458 = errors;
+if(typeof data152 !== "string"){
+let dataType161 = typeof data152;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data152;
 }
-else if(data150 === null){
-coerced160 = "";
+else if(data152 === null){
+coerced161 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7891,15 +7980,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data150 = coerced160;
-if(data147 !== undefined){
-data147["low"] = coerced160;
+if(coerced161 !== undefined){
+data152 = coerced161;
+if(data149 !== undefined){
+data149["low"] = coerced161;
 }
 }
 }
-if("xhigh" !== data150){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+if("xhigh" !== data152){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7908,22 +7997,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs456 = errors;
-if(typeof data150 !== "string"){
-let dataType161 = typeof data150;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data150;
+var _valid14 = _errs458 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs460 = errors;
+if(typeof data152 !== "string"){
+let dataType162 = typeof data152;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data152;
 }
-else if(data150 === null){
-coerced161 = "";
+else if(data152 === null){
+coerced162 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data152};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7933,15 +8022,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data150 = coerced161;
-if(data147 !== undefined){
-data147["low"] = coerced161;
+if(coerced162 !== undefined){
+data152 = coerced162;
+if(data149 !== undefined){
+data149["low"] = coerced162;
 }
 }
 }
-if("max" !== data150){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+if("max" !== data152){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data152};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7950,15 +8039,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs456 === errors;
-valid51 = valid51 || _valid14;
+var _valid14 = _errs460 === errors;
+valid53 = valid53 || _valid14;
 }
 }
 }
 }
 }
-if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data150};
+if(!valid53){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data152};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7970,40 +8059,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs445;
+errors = _errs449;
 if(vErrors !== null){
-if(_errs445){
-vErrors.length = _errs445;
+if(_errs449){
+vErrors.length = _errs449;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs444 === errors;
+var valid50 = _errs448 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
-if(valid48){
-if(data147.medium !== undefined){
-let data151 = data147.medium;
-const _errs458 = errors;
-const _errs459 = errors;
-let valid52 = false;
-const _errs460 = errors;
-if(typeof data151 !== "string"){
-let dataType162 = typeof data151;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data151;
+if(valid50){
+if(data149.medium !== undefined){
+let data153 = data149.medium;
+const _errs462 = errors;
+const _errs463 = errors;
+let valid54 = false;
+const _errs464 = errors;
+if(typeof data153 !== "string"){
+let dataType163 = typeof data153;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data153;
 }
-else if(data151 === null){
-coerced162 = "";
+else if(data153 === null){
+coerced163 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8013,15 +8102,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data151 = coerced162;
-if(data147 !== undefined){
-data147["medium"] = coerced162;
+if(coerced163 !== undefined){
+data153 = coerced163;
+if(data149 !== undefined){
+data149["medium"] = coerced163;
 }
 }
 }
-if("minimal" !== data151){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+if("minimal" !== data153){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8030,22 +8119,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs460 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs462 = errors;
-if(typeof data151 !== "string"){
-let dataType163 = typeof data151;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data151;
+var _valid15 = _errs464 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs466 = errors;
+if(typeof data153 !== "string"){
+let dataType164 = typeof data153;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data153;
 }
-else if(data151 === null){
-coerced163 = "";
+else if(data153 === null){
+coerced164 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8055,15 +8144,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data151 = coerced163;
-if(data147 !== undefined){
-data147["medium"] = coerced163;
+if(coerced164 !== undefined){
+data153 = coerced164;
+if(data149 !== undefined){
+data149["medium"] = coerced164;
 }
 }
 }
-if("low" !== data151){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+if("low" !== data153){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8072,22 +8161,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs464 = errors;
-if(typeof data151 !== "string"){
-let dataType164 = typeof data151;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data151;
+var _valid15 = _errs466 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs468 = errors;
+if(typeof data153 !== "string"){
+let dataType165 = typeof data153;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data153;
 }
-else if(data151 === null){
-coerced164 = "";
+else if(data153 === null){
+coerced165 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8097,15 +8186,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data151 = coerced164;
-if(data147 !== undefined){
-data147["medium"] = coerced164;
+if(coerced165 !== undefined){
+data153 = coerced165;
+if(data149 !== undefined){
+data149["medium"] = coerced165;
 }
 }
 }
-if("medium" !== data151){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+if("medium" !== data153){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8114,22 +8203,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs464 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs466 = errors;
-if(typeof data151 !== "string"){
-let dataType165 = typeof data151;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data151;
+var _valid15 = _errs468 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs470 = errors;
+if(typeof data153 !== "string"){
+let dataType166 = typeof data153;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data153;
 }
-else if(data151 === null){
-coerced165 = "";
+else if(data153 === null){
+coerced166 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8139,15 +8228,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data151 = coerced165;
-if(data147 !== undefined){
-data147["medium"] = coerced165;
+if(coerced166 !== undefined){
+data153 = coerced166;
+if(data149 !== undefined){
+data149["medium"] = coerced166;
 }
 }
 }
-if("high" !== data151){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+if("high" !== data153){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8156,22 +8245,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs466 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs468 = errors;
-if(typeof data151 !== "string"){
-let dataType166 = typeof data151;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data151;
+var _valid15 = _errs470 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs472 = errors;
+if(typeof data153 !== "string"){
+let dataType167 = typeof data153;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data153;
 }
-else if(data151 === null){
-coerced166 = "";
+else if(data153 === null){
+coerced167 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8181,15 +8270,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data151 = coerced166;
-if(data147 !== undefined){
-data147["medium"] = coerced166;
+if(coerced167 !== undefined){
+data153 = coerced167;
+if(data149 !== undefined){
+data149["medium"] = coerced167;
 }
 }
 }
-if("xhigh" !== data151){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+if("xhigh" !== data153){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8198,22 +8287,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs470 = errors;
-if(typeof data151 !== "string"){
-let dataType167 = typeof data151;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data151;
+var _valid15 = _errs472 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs474 = errors;
+if(typeof data153 !== "string"){
+let dataType168 = typeof data153;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data153;
 }
-else if(data151 === null){
-coerced167 = "";
+else if(data153 === null){
+coerced168 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8223,15 +8312,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data151 = coerced167;
-if(data147 !== undefined){
-data147["medium"] = coerced167;
+if(coerced168 !== undefined){
+data153 = coerced168;
+if(data149 !== undefined){
+data149["medium"] = coerced168;
 }
 }
 }
-if("max" !== data151){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+if("max" !== data153){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8240,15 +8329,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs470 === errors;
-valid52 = valid52 || _valid15;
+var _valid15 = _errs474 === errors;
+valid54 = valid54 || _valid15;
 }
 }
 }
 }
 }
-if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data151};
+if(!valid54){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data153};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8260,40 +8349,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs459;
+errors = _errs463;
 if(vErrors !== null){
-if(_errs459){
-vErrors.length = _errs459;
+if(_errs463){
+vErrors.length = _errs463;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs458 === errors;
+var valid50 = _errs462 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
-if(valid48){
-if(data147.high !== undefined){
-let data152 = data147.high;
-const _errs472 = errors;
-const _errs473 = errors;
-let valid53 = false;
-const _errs474 = errors;
-if(typeof data152 !== "string"){
-let dataType168 = typeof data152;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data152;
+if(valid50){
+if(data149.high !== undefined){
+let data154 = data149.high;
+const _errs476 = errors;
+const _errs477 = errors;
+let valid55 = false;
+const _errs478 = errors;
+if(typeof data154 !== "string"){
+let dataType169 = typeof data154;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data154;
 }
-else if(data152 === null){
-coerced168 = "";
+else if(data154 === null){
+coerced169 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8303,15 +8392,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data152 = coerced168;
-if(data147 !== undefined){
-data147["high"] = coerced168;
+if(coerced169 !== undefined){
+data154 = coerced169;
+if(data149 !== undefined){
+data149["high"] = coerced169;
 }
 }
 }
-if("minimal" !== data152){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+if("minimal" !== data154){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8320,22 +8409,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs474 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs476 = errors;
-if(typeof data152 !== "string"){
-let dataType169 = typeof data152;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data152;
+var _valid16 = _errs478 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs480 = errors;
+if(typeof data154 !== "string"){
+let dataType170 = typeof data154;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data154;
 }
-else if(data152 === null){
-coerced169 = "";
+else if(data154 === null){
+coerced170 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8345,15 +8434,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data152 = coerced169;
-if(data147 !== undefined){
-data147["high"] = coerced169;
+if(coerced170 !== undefined){
+data154 = coerced170;
+if(data149 !== undefined){
+data149["high"] = coerced170;
 }
 }
 }
-if("low" !== data152){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+if("low" !== data154){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8362,22 +8451,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs478 = errors;
-if(typeof data152 !== "string"){
-let dataType170 = typeof data152;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data152;
+var _valid16 = _errs480 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs482 = errors;
+if(typeof data154 !== "string"){
+let dataType171 = typeof data154;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data154;
 }
-else if(data152 === null){
-coerced170 = "";
+else if(data154 === null){
+coerced171 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8387,15 +8476,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data152 = coerced170;
-if(data147 !== undefined){
-data147["high"] = coerced170;
+if(coerced171 !== undefined){
+data154 = coerced171;
+if(data149 !== undefined){
+data149["high"] = coerced171;
 }
 }
 }
-if("medium" !== data152){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+if("medium" !== data154){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8404,22 +8493,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs478 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs480 = errors;
-if(typeof data152 !== "string"){
-let dataType171 = typeof data152;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data152;
+var _valid16 = _errs482 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs484 = errors;
+if(typeof data154 !== "string"){
+let dataType172 = typeof data154;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data154;
 }
-else if(data152 === null){
-coerced171 = "";
+else if(data154 === null){
+coerced172 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8429,15 +8518,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data152 = coerced171;
-if(data147 !== undefined){
-data147["high"] = coerced171;
+if(coerced172 !== undefined){
+data154 = coerced172;
+if(data149 !== undefined){
+data149["high"] = coerced172;
 }
 }
 }
-if("high" !== data152){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+if("high" !== data154){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8446,22 +8535,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs480 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs482 = errors;
-if(typeof data152 !== "string"){
-let dataType172 = typeof data152;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data152;
+var _valid16 = _errs484 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs486 = errors;
+if(typeof data154 !== "string"){
+let dataType173 = typeof data154;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data154;
 }
-else if(data152 === null){
-coerced172 = "";
+else if(data154 === null){
+coerced173 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8471,15 +8560,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data152 = coerced172;
-if(data147 !== undefined){
-data147["high"] = coerced172;
+if(coerced173 !== undefined){
+data154 = coerced173;
+if(data149 !== undefined){
+data149["high"] = coerced173;
 }
 }
 }
-if("xhigh" !== data152){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+if("xhigh" !== data154){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8488,22 +8577,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs484 = errors;
-if(typeof data152 !== "string"){
-let dataType173 = typeof data152;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data152;
+var _valid16 = _errs486 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs488 = errors;
+if(typeof data154 !== "string"){
+let dataType174 = typeof data154;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data154;
 }
-else if(data152 === null){
-coerced173 = "";
+else if(data154 === null){
+coerced174 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8513,15 +8602,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data152 = coerced173;
-if(data147 !== undefined){
-data147["high"] = coerced173;
+if(coerced174 !== undefined){
+data154 = coerced174;
+if(data149 !== undefined){
+data149["high"] = coerced174;
 }
 }
 }
-if("max" !== data152){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+if("max" !== data154){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8530,15 +8619,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs484 === errors;
-valid53 = valid53 || _valid16;
+var _valid16 = _errs488 === errors;
+valid55 = valid55 || _valid16;
 }
 }
 }
 }
 }
-if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data152};
+if(!valid55){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data154};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8550,40 +8639,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs473;
+errors = _errs477;
 if(vErrors !== null){
-if(_errs473){
-vErrors.length = _errs473;
+if(_errs477){
+vErrors.length = _errs477;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs472 === errors;
+var valid50 = _errs476 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
-if(valid48){
-if(data147.xhigh !== undefined){
-let data153 = data147.xhigh;
-const _errs486 = errors;
-const _errs487 = errors;
-let valid54 = false;
-const _errs488 = errors;
-if(typeof data153 !== "string"){
-let dataType174 = typeof data153;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data153;
+if(valid50){
+if(data149.xhigh !== undefined){
+let data155 = data149.xhigh;
+const _errs490 = errors;
+const _errs491 = errors;
+let valid56 = false;
+const _errs492 = errors;
+if(typeof data155 !== "string"){
+let dataType175 = typeof data155;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data155;
 }
-else if(data153 === null){
-coerced174 = "";
+else if(data155 === null){
+coerced175 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8593,15 +8682,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data153 = coerced174;
-if(data147 !== undefined){
-data147["xhigh"] = coerced174;
+if(coerced175 !== undefined){
+data155 = coerced175;
+if(data149 !== undefined){
+data149["xhigh"] = coerced175;
 }
 }
 }
-if("minimal" !== data153){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+if("minimal" !== data155){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8610,22 +8699,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs488 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs490 = errors;
-if(typeof data153 !== "string"){
-let dataType175 = typeof data153;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data153;
+var _valid17 = _errs492 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs494 = errors;
+if(typeof data155 !== "string"){
+let dataType176 = typeof data155;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data155;
 }
-else if(data153 === null){
-coerced175 = "";
+else if(data155 === null){
+coerced176 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8635,15 +8724,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data153 = coerced175;
-if(data147 !== undefined){
-data147["xhigh"] = coerced175;
+if(coerced176 !== undefined){
+data155 = coerced176;
+if(data149 !== undefined){
+data149["xhigh"] = coerced176;
 }
 }
 }
-if("low" !== data153){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+if("low" !== data155){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8652,22 +8741,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs492 = errors;
-if(typeof data153 !== "string"){
-let dataType176 = typeof data153;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data153;
+var _valid17 = _errs494 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs496 = errors;
+if(typeof data155 !== "string"){
+let dataType177 = typeof data155;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data155;
 }
-else if(data153 === null){
-coerced176 = "";
+else if(data155 === null){
+coerced177 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8677,15 +8766,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data153 = coerced176;
-if(data147 !== undefined){
-data147["xhigh"] = coerced176;
+if(coerced177 !== undefined){
+data155 = coerced177;
+if(data149 !== undefined){
+data149["xhigh"] = coerced177;
 }
 }
 }
-if("medium" !== data153){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+if("medium" !== data155){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8694,22 +8783,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs492 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs494 = errors;
-if(typeof data153 !== "string"){
-let dataType177 = typeof data153;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data153;
+var _valid17 = _errs496 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs498 = errors;
+if(typeof data155 !== "string"){
+let dataType178 = typeof data155;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data155;
 }
-else if(data153 === null){
-coerced177 = "";
+else if(data155 === null){
+coerced178 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8719,15 +8808,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data153 = coerced177;
-if(data147 !== undefined){
-data147["xhigh"] = coerced177;
+if(coerced178 !== undefined){
+data155 = coerced178;
+if(data149 !== undefined){
+data149["xhigh"] = coerced178;
 }
 }
 }
-if("high" !== data153){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+if("high" !== data155){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8736,22 +8825,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs494 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs496 = errors;
-if(typeof data153 !== "string"){
-let dataType178 = typeof data153;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data153;
+var _valid17 = _errs498 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs500 = errors;
+if(typeof data155 !== "string"){
+let dataType179 = typeof data155;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data155;
 }
-else if(data153 === null){
-coerced178 = "";
+else if(data155 === null){
+coerced179 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8761,15 +8850,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data153 = coerced178;
-if(data147 !== undefined){
-data147["xhigh"] = coerced178;
+if(coerced179 !== undefined){
+data155 = coerced179;
+if(data149 !== undefined){
+data149["xhigh"] = coerced179;
 }
 }
 }
-if("xhigh" !== data153){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+if("xhigh" !== data155){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8778,22 +8867,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs498 = errors;
-if(typeof data153 !== "string"){
-let dataType179 = typeof data153;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data153;
+var _valid17 = _errs500 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs502 = errors;
+if(typeof data155 !== "string"){
+let dataType180 = typeof data155;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data155;
 }
-else if(data153 === null){
-coerced179 = "";
+else if(data155 === null){
+coerced180 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8803,15 +8892,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data153 = coerced179;
-if(data147 !== undefined){
-data147["xhigh"] = coerced179;
+if(coerced180 !== undefined){
+data155 = coerced180;
+if(data149 !== undefined){
+data149["xhigh"] = coerced180;
 }
 }
 }
-if("max" !== data153){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+if("max" !== data155){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8820,15 +8909,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs498 === errors;
-valid54 = valid54 || _valid17;
+var _valid17 = _errs502 === errors;
+valid56 = valid56 || _valid17;
 }
 }
 }
 }
 }
-if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data153};
+if(!valid56){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data155};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8840,40 +8929,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs487;
+errors = _errs491;
 if(vErrors !== null){
-if(_errs487){
-vErrors.length = _errs487;
+if(_errs491){
+vErrors.length = _errs491;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs486 === errors;
+var valid50 = _errs490 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
-if(valid48){
-if(data147.max !== undefined){
-let data154 = data147.max;
-const _errs500 = errors;
-const _errs501 = errors;
-let valid55 = false;
-const _errs502 = errors;
-if(typeof data154 !== "string"){
-let dataType180 = typeof data154;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data154;
+if(valid50){
+if(data149.max !== undefined){
+let data156 = data149.max;
+const _errs504 = errors;
+const _errs505 = errors;
+let valid57 = false;
+const _errs506 = errors;
+if(typeof data156 !== "string"){
+let dataType181 = typeof data156;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data156;
 }
-else if(data154 === null){
-coerced180 = "";
+else if(data156 === null){
+coerced181 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8883,15 +8972,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data154 = coerced180;
-if(data147 !== undefined){
-data147["max"] = coerced180;
+if(coerced181 !== undefined){
+data156 = coerced181;
+if(data149 !== undefined){
+data149["max"] = coerced181;
 }
 }
 }
-if("minimal" !== data154){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+if("minimal" !== data156){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8900,22 +8989,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs502 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs504 = errors;
-if(typeof data154 !== "string"){
-let dataType181 = typeof data154;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data154;
+var _valid18 = _errs506 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs508 = errors;
+if(typeof data156 !== "string"){
+let dataType182 = typeof data156;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data156;
 }
-else if(data154 === null){
-coerced181 = "";
+else if(data156 === null){
+coerced182 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8925,15 +9014,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data154 = coerced181;
-if(data147 !== undefined){
-data147["max"] = coerced181;
+if(coerced182 !== undefined){
+data156 = coerced182;
+if(data149 !== undefined){
+data149["max"] = coerced182;
 }
 }
 }
-if("low" !== data154){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+if("low" !== data156){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8942,22 +9031,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs506 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
+var _valid18 = _errs508 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs510 = errors;
+if(typeof data156 !== "string"){
+let dataType183 = typeof data156;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data156;
 }
-else if(data154 === null){
-coerced182 = "";
+else if(data156 === null){
+coerced183 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8967,15 +9056,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data147 !== undefined){
-data147["max"] = coerced182;
+if(coerced183 !== undefined){
+data156 = coerced183;
+if(data149 !== undefined){
+data149["max"] = coerced183;
 }
 }
 }
-if("medium" !== data154){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+if("medium" !== data156){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8984,22 +9073,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs506 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs508 = errors;
-if(typeof data154 !== "string"){
-let dataType183 = typeof data154;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data154;
+var _valid18 = _errs510 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs512 = errors;
+if(typeof data156 !== "string"){
+let dataType184 = typeof data156;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data156;
 }
-else if(data154 === null){
-coerced183 = "";
+else if(data156 === null){
+coerced184 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data156};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9009,15 +9098,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data154 = coerced183;
-if(data147 !== undefined){
-data147["max"] = coerced183;
+if(coerced184 !== undefined){
+data156 = coerced184;
+if(data149 !== undefined){
+data149["max"] = coerced184;
 }
 }
 }
-if("high" !== data154){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+if("high" !== data156){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data156};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9026,22 +9115,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs508 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs510 = errors;
-if(typeof data154 !== "string"){
-let dataType184 = typeof data154;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data154;
+var _valid18 = _errs512 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs514 = errors;
+if(typeof data156 !== "string"){
+let dataType185 = typeof data156;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data156;
 }
-else if(data154 === null){
-coerced184 = "";
+else if(data156 === null){
+coerced185 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data156};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9051,15 +9140,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data154 = coerced184;
-if(data147 !== undefined){
-data147["max"] = coerced184;
+if(coerced185 !== undefined){
+data156 = coerced185;
+if(data149 !== undefined){
+data149["max"] = coerced185;
 }
 }
 }
-if("xhigh" !== data154){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+if("xhigh" !== data156){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data156};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9068,22 +9157,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs512 = errors;
-if(typeof data154 !== "string"){
-let dataType185 = typeof data154;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data154;
+var _valid18 = _errs514 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs516 = errors;
+if(typeof data156 !== "string"){
+let dataType186 = typeof data156;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data156;
 }
-else if(data154 === null){
-coerced185 = "";
+else if(data156 === null){
+coerced186 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data156};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9093,15 +9182,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data154 = coerced185;
-if(data147 !== undefined){
-data147["max"] = coerced185;
+if(coerced186 !== undefined){
+data156 = coerced186;
+if(data149 !== undefined){
+data149["max"] = coerced186;
 }
 }
 }
-if("max" !== data154){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+if("max" !== data156){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data156};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9110,15 +9199,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
-valid55 = valid55 || _valid18;
+var _valid18 = _errs516 === errors;
+valid57 = valid57 || _valid18;
 }
 }
 }
 }
 }
-if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data154};
+if(!valid57){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data156};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9130,20 +9219,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs501;
+errors = _errs505;
 if(vErrors !== null){
-if(_errs501){
-vErrors.length = _errs501;
+if(_errs505){
+vErrors.length = _errs505;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs500 === errors;
+var valid50 = _errs504 === errors;
 }
 else {
-var valid48 = true;
+var valid50 = true;
 }
 }
 }
@@ -9154,51 +9243,51 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data149}];
 return false;
 }
 }
-var valid42 = _errs413 === errors;
+var valid44 = _errs417 === errors;
 }
 else {
-var valid42 = true;
+var valid44 = true;
 }
-if(valid42){
-if(data134.answer_tokens !== undefined){
-let data155 = data134.answer_tokens;
-const _errs514 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType186 = typeof data155;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data155 === null
-              || (dataType186 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced186 = +data155;
+if(valid44){
+if(data136.answer_tokens !== undefined){
+let data157 = data136.answer_tokens;
+const _errs518 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType187 = typeof data157;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 === "boolean" || data157 === null
+              || (dataType187 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced187 = +data157;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data157}];
 return false;
 }
 }
-if(coerced186 !== undefined){
-data155 = coerced186;
-if(data134 !== undefined){
-data134["answer_tokens"] = coerced186;
+if(coerced187 !== undefined){
+data157 = coerced187;
+if(data136 !== undefined){
+data136["answer_tokens"] = coerced187;
 }
 }
 }
-if(errors === _errs514){
-if(typeof data155 == "number"){
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
+if(errors === _errs518){
+if(typeof data157 == "number"){
+if(data157 < 1 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data157}];
 return false;
 }
 }
 }
-var valid42 = _errs514 === errors;
+var valid44 = _errs518 === errors;
 }
 else {
-var valid42 = true;
+var valid44 = true;
 }
 }
 }
@@ -9209,725 +9298,411 @@ var valid42 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data136}];
 return false;
 }
 }
-var valid41 = _errs353 === errors;
+var valid41 = _errs357 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
 if(data127.pricing !== undefined){
-let data156 = data127.pricing;
-const _errs516 = errors;
-if(errors === _errs516){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
+let data158 = data127.pricing;
+const _errs520 = errors;
+if(errors === _errs520){
+if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
 let missing6;
-if(((data156.input === undefined) && (missing6 = "input")) || ((data156.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+if(((data158.input === undefined) && (missing6 = "input")) || ((data158.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data158}];
 return false;
 }
 else {
-const _errs518 = errors;
-for(const key30 in data156){
+const _errs522 = errors;
+for(const key30 in data158){
 if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data158}];
 return false;
 break;
 }
 }
-if(_errs518 === errors){
-if(data156.input !== undefined){
-let data157 = data156.input;
-const _errs519 = errors;
-if(!(typeof data157 == "number")){
-let dataType187 = typeof data157;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data157 === null
-              || (dataType187 == "string" && data157 && data157 == +data157)){
-coerced187 = +data157;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data157 = coerced187;
-if(data156 !== undefined){
-data156["input"] = coerced187;
-}
-}
-}
-if(errors === _errs519){
-if(typeof data157 == "number"){
-if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-}
-var valid56 = _errs519 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.output !== undefined){
-let data158 = data156.output;
-const _errs521 = errors;
-if(!(typeof data158 == "number")){
-let dataType188 = typeof data158;
+if(_errs522 === errors){
+if(data158.input !== undefined){
+let data159 = data158.input;
+const _errs523 = errors;
+if(!(typeof data159 == "number")){
+let dataType188 = typeof data159;
 let coerced188 = undefined;
 if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data158 === null
-              || (dataType188 == "string" && data158 && data158 == +data158)){
-coerced188 = +data158;
+if(dataType188 == "boolean" || data159 === null
+              || (dataType188 == "string" && data159 && data159 == +data159)){
+coerced188 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data159}];
 return false;
 }
 }
 if(coerced188 !== undefined){
-data158 = coerced188;
-if(data156 !== undefined){
-data156["output"] = coerced188;
-}
-}
-}
-if(errors === _errs521){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
-return false;
-}
-}
-}
-var valid56 = _errs521 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cached_input !== undefined){
-let data159 = data156.cached_input;
-const _errs523 = errors;
-if(!(typeof data159 == "number")){
-let dataType189 = typeof data159;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data159 === null
-              || (dataType189 == "string" && data159 && data159 == +data159)){
-coerced189 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data159 = coerced189;
-if(data156 !== undefined){
-data156["cached_input"] = coerced189;
+data159 = coerced188;
+if(data158 !== undefined){
+data158["input"] = coerced188;
 }
 }
 }
 if(errors === _errs523){
 if(typeof data159 == "number"){
 if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data159}];
 return false;
 }
 }
 }
-var valid56 = _errs523 === errors;
+var valid58 = _errs523 === errors;
 }
 else {
-var valid56 = true;
+var valid58 = true;
 }
-if(valid56){
-if(data156.cache_write !== undefined){
-let data160 = data156.cache_write;
+if(valid58){
+if(data158.output !== undefined){
+let data160 = data158.output;
 const _errs525 = errors;
 if(!(typeof data160 == "number")){
-let dataType190 = typeof data160;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data160 === null
-              || (dataType190 == "string" && data160 && data160 == +data160)){
-coerced190 = +data160;
+let dataType189 = typeof data160;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "boolean" || data160 === null
+              || (dataType189 == "string" && data160 && data160 == +data160)){
+coerced189 = +data160;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data160}];
 return false;
 }
 }
-if(coerced190 !== undefined){
-data160 = coerced190;
-if(data156 !== undefined){
-data156["cache_write"] = coerced190;
+if(coerced189 !== undefined){
+data160 = coerced189;
+if(data158 !== undefined){
+data158["output"] = coerced189;
 }
 }
 }
 if(errors === _errs525){
 if(typeof data160 == "number"){
 if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data160}];
 return false;
 }
 }
 }
-var valid56 = _errs525 === errors;
+var valid58 = _errs525 === errors;
 }
 else {
-var valid56 = true;
+var valid58 = true;
 }
-if(valid56){
-if(data156.cache_write_1h !== undefined){
-let data161 = data156.cache_write_1h;
+if(valid58){
+if(data158.cached_input !== undefined){
+let data161 = data158.cached_input;
 const _errs527 = errors;
 if(!(typeof data161 == "number")){
-let dataType191 = typeof data161;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data161 === null
-              || (dataType191 == "string" && data161 && data161 == +data161)){
-coerced191 = +data161;
+let dataType190 = typeof data161;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "boolean" || data161 === null
+              || (dataType190 == "string" && data161 && data161 == +data161)){
+coerced190 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data161}];
 return false;
 }
 }
-if(coerced191 !== undefined){
-data161 = coerced191;
-if(data156 !== undefined){
-data156["cache_write_1h"] = coerced191;
+if(coerced190 !== undefined){
+data161 = coerced190;
+if(data158 !== undefined){
+data158["cached_input"] = coerced190;
 }
 }
 }
 if(errors === _errs527){
 if(typeof data161 == "number"){
 if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data161}];
 return false;
 }
 }
 }
-var valid56 = _errs527 === errors;
+var valid58 = _errs527 === errors;
 }
 else {
-var valid56 = true;
+var valid58 = true;
 }
-if(valid56){
-if(data156.reasoning !== undefined){
-let data162 = data156.reasoning;
+if(valid58){
+if(data158.cache_write !== undefined){
+let data162 = data158.cache_write;
 const _errs529 = errors;
 if(!(typeof data162 == "number")){
-let dataType192 = typeof data162;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data162 === null
-              || (dataType192 == "string" && data162 && data162 == +data162)){
-coerced192 = +data162;
+let dataType191 = typeof data162;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "boolean" || data162 === null
+              || (dataType191 == "string" && data162 && data162 == +data162)){
+coerced191 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data162}];
 return false;
 }
 }
-if(coerced192 !== undefined){
-data162 = coerced192;
-if(data156 !== undefined){
-data156["reasoning"] = coerced192;
+if(coerced191 !== undefined){
+data162 = coerced191;
+if(data158 !== undefined){
+data158["cache_write"] = coerced191;
 }
 }
 }
 if(errors === _errs529){
 if(typeof data162 == "number"){
 if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data162}];
 return false;
 }
 }
 }
-var valid56 = _errs529 === errors;
+var valid58 = _errs529 === errors;
 }
 else {
-var valid56 = true;
+var valid58 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid58){
+if(data158.cache_write_1h !== undefined){
+let data163 = data158.cache_write_1h;
+const _errs531 = errors;
+if(!(typeof data163 == "number")){
+let dataType192 = typeof data163;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "boolean" || data163 === null
+              || (dataType192 == "string" && data163 && data163 == +data163)){
+coerced192 = +data163;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data163}];
 return false;
 }
 }
-var valid41 = _errs516 === errors;
+if(coerced192 !== undefined){
+data163 = coerced192;
+if(data158 !== undefined){
+data158["cache_write_1h"] = coerced192;
+}
+}
+}
+if(errors === _errs531){
+if(typeof data163 == "number"){
+if(data163 < 0 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data163}];
+return false;
+}
+}
+}
+var valid58 = _errs531 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data158.reasoning !== undefined){
+let data164 = data158.reasoning;
+const _errs533 = errors;
+if(!(typeof data164 == "number")){
+let dataType193 = typeof data164;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data164 === null
+              || (dataType193 == "string" && data164 && data164 == +data164)){
+coerced193 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data164}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data164 = coerced193;
+if(data158 !== undefined){
+data158["reasoning"] = coerced193;
+}
+}
+}
+if(errors === _errs533){
+if(typeof data164 == "number"){
+if(data164 < 0 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data164}];
+return false;
+}
+}
+}
+var valid58 = _errs533 === errors;
+}
+else {
+var valid58 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data158}];
+return false;
+}
+}
+var valid41 = _errs520 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
 if(data127.priced_features !== undefined){
-let data163 = data127.priced_features;
-const _errs531 = errors;
-if(errors === _errs531){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
-const _errs533 = errors;
-for(const key31 in data163){
-if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
-return false;
-break;
-}
-}
-if(_errs533 === errors){
-if(data163.server_tools !== undefined){
-let data164 = data163.server_tools;
-const _errs534 = errors;
-if(errors === _errs534){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-if(Object.keys(data164).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
-}
-else {
-var valid58 = true;
-for(const key32 in data164){
-if(pattern6.test(key32)){
-let data165 = data164[key32];
-const _errs536 = errors;
-if(errors === _errs536){
+let data165 = data127.priced_features;
+const _errs535 = errors;
+if(errors === _errs535){
 if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-let missing7;
-if((data165.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
+const _errs537 = errors;
+for(const key31 in data165){
+if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data165}];
 return false;
+break;
 }
-else {
+}
+if(_errs537 === errors){
+if(data165.server_tools !== undefined){
+let data166 = data165.server_tools;
 const _errs538 = errors;
-for(const key33 in data165){
-if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-break;
-}
-}
-if(_errs538 === errors){
-if(data165.usd_per_call !== undefined){
-let data166 = data165.usd_per_call;
-const _errs539 = errors;
-if(!(typeof data166 == "number")){
-let dataType193 = typeof data166;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data166 === null
-              || (dataType193 == "string" && data166 && data166 == +data166)){
-coerced193 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data166 = coerced193;
-if(data165 !== undefined){
-data165["usd_per_call"] = coerced193;
-}
-}
-}
-if(errors === _errs539){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
-return false;
-}
-}
-}
-var valid59 = _errs539 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data165.max_calls !== undefined){
-let data167 = data165.max_calls;
-const _errs541 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType194 = typeof data167;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 === "boolean" || data167 === null
-              || (dataType194 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced194 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data167 = coerced194;
-if(data165 !== undefined){
-data165["max_calls"] = coerced194;
-}
-}
-}
-if(errors === _errs541){
-if(typeof data167 == "number"){
-if(data167 > 1000 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-else {
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-}
-}
-}
-var valid59 = _errs541 === errors;
-}
-else {
-var valid59 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-}
-var valid58 = _errs536 === errors;
-if(!valid58){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
-}
-}
-var valid57 = _errs534 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data163.service_tiers !== undefined){
-let data168 = data163.service_tiers;
-const _errs543 = errors;
-if(errors === _errs543){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-if(Object.keys(data168).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
+if(errors === _errs538){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+if(Object.keys(data166).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data166}];
 return false;
 }
 else {
 var valid60 = true;
-for(const key34 in data168){
-if(pattern6.test(key34)){
-let data169 = data168[key34];
+for(const key32 in data166){
+if(pattern6.test(key32)){
+let data167 = data166[key32];
+const _errs540 = errors;
+if(errors === _errs540){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+let missing7;
+if((data167.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data167}];
+return false;
+}
+else {
+const _errs542 = errors;
+for(const key33 in data167){
+if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data167}];
+return false;
+break;
+}
+}
+if(_errs542 === errors){
+if(data167.usd_per_call !== undefined){
+let data168 = data167.usd_per_call;
+const _errs543 = errors;
+if(!(typeof data168 == "number")){
+let dataType194 = typeof data168;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "boolean" || data168 === null
+              || (dataType194 == "string" && data168 && data168 == +data168)){
+coerced194 = +data168;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data168}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data168 = coerced194;
+if(data167 !== undefined){
+data167["usd_per_call"] = coerced194;
+}
+}
+}
+if(errors === _errs543){
+if(typeof data168 == "number"){
+if(data168 < 0 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data168}];
+return false;
+}
+}
+}
+var valid61 = _errs543 === errors;
+}
+else {
+var valid61 = true;
+}
+if(valid61){
+if(data167.max_calls !== undefined){
+let data169 = data167.max_calls;
 const _errs545 = errors;
-if(errors === _errs545){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-let missing8;
-if((data169.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-else {
-const _errs547 = errors;
-for(const key35 in data169){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-break;
-}
-}
-if(_errs547 === errors){
-if(data169.pricing !== undefined){
-let data170 = data169.pricing;
-const _errs548 = errors;
-if(errors === _errs548){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing9;
-if(((data170.input === undefined) && (missing9 = "input")) || ((data170.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-else {
-const _errs550 = errors;
-for(const key36 in data170){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-break;
-}
-}
-if(_errs550 === errors){
-if(data170.input !== undefined){
-let data171 = data170.input;
-const _errs551 = errors;
-if(!(typeof data171 == "number")){
-let dataType195 = typeof data171;
+if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
+let dataType195 = typeof data169;
 let coerced195 = undefined;
 if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data171 === null
-              || (dataType195 == "string" && data171 && data171 == +data171)){
-coerced195 = +data171;
+if(dataType195 === "boolean" || data169 === null
+              || (dataType195 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
+coerced195 = +data169;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data169}];
 return false;
 }
 }
 if(coerced195 !== undefined){
-data171 = coerced195;
-if(data170 !== undefined){
-data170["input"] = coerced195;
+data169 = coerced195;
+if(data167 !== undefined){
+data167["max_calls"] = coerced195;
 }
 }
 }
-if(errors === _errs551){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
+if(errors === _errs545){
+if(typeof data169 == "number"){
+if(data169 > 1000 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data169}];
+return false;
+}
+else {
+if(data169 < 1 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data169}];
 return false;
 }
 }
 }
-var valid62 = _errs551 === errors;
+}
+var valid61 = _errs545 === errors;
 }
 else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.output !== undefined){
-let data172 = data170.output;
-const _errs553 = errors;
-if(!(typeof data172 == "number")){
-let dataType196 = typeof data172;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data172 === null
-              || (dataType196 == "string" && data172 && data172 == +data172)){
-coerced196 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data172 = coerced196;
-if(data170 !== undefined){
-data170["output"] = coerced196;
-}
-}
-}
-if(errors === _errs553){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-}
-var valid62 = _errs553 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cached_input !== undefined){
-let data173 = data170.cached_input;
-const _errs555 = errors;
-if(!(typeof data173 == "number")){
-let dataType197 = typeof data173;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data173 === null
-              || (dataType197 == "string" && data173 && data173 == +data173)){
-coerced197 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data173 = coerced197;
-if(data170 !== undefined){
-data170["cached_input"] = coerced197;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-}
-var valid62 = _errs555 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write !== undefined){
-let data174 = data170.cache_write;
-const _errs557 = errors;
-if(!(typeof data174 == "number")){
-let dataType198 = typeof data174;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data174 === null
-              || (dataType198 == "string" && data174 && data174 == +data174)){
-coerced198 = +data174;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data174 = coerced198;
-if(data170 !== undefined){
-data170["cache_write"] = coerced198;
-}
-}
-}
-if(errors === _errs557){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
-return false;
-}
-}
-}
-var valid62 = _errs557 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write_1h !== undefined){
-let data175 = data170.cache_write_1h;
-const _errs559 = errors;
-if(!(typeof data175 == "number")){
-let dataType199 = typeof data175;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data175 === null
-              || (dataType199 == "string" && data175 && data175 == +data175)){
-coerced199 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-if(coerced199 !== undefined){
-data175 = coerced199;
-if(data170 !== undefined){
-data170["cache_write_1h"] = coerced199;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-}
-var valid62 = _errs559 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.reasoning !== undefined){
-let data176 = data170.reasoning;
-const _errs561 = errors;
-if(!(typeof data176 == "number")){
-let dataType200 = typeof data176;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data176 === null
-              || (dataType200 == "string" && data176 && data176 == +data176)){
-coerced200 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data176 = coerced200;
-if(data170 !== undefined){
-data170["reasoning"] = coerced200;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-}
-var valid62 = _errs561 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
+var valid61 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data167}];
 return false;
 }
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-}
-var valid60 = _errs545 === errors;
+var valid60 = _errs540 === errors;
 if(!valid60){
 break;
 }
@@ -9936,355 +9711,669 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data166}];
 return false;
 }
 }
-var valid57 = _errs543 === errors;
+var valid59 = _errs538 === errors;
 }
 else {
-var valid57 = true;
+var valid59 = true;
 }
-if(valid57){
-if(data163.betas !== undefined){
-let data177 = data163.betas;
+if(valid59){
+if(data165.service_tiers !== undefined){
+let data170 = data165.service_tiers;
+const _errs547 = errors;
+if(errors === _errs547){
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
+if(Object.keys(data170).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data170}];
+return false;
+}
+else {
+var valid62 = true;
+for(const key34 in data170){
+if(pattern6.test(key34)){
+let data171 = data170[key34];
+const _errs549 = errors;
+if(errors === _errs549){
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+let missing8;
+if((data171.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data171}];
+return false;
+}
+else {
+const _errs551 = errors;
+for(const key35 in data171){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data171}];
+return false;
+break;
+}
+}
+if(_errs551 === errors){
+if(data171.pricing !== undefined){
+let data172 = data171.pricing;
+const _errs552 = errors;
+if(errors === _errs552){
+if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
+let missing9;
+if(((data172.input === undefined) && (missing9 = "input")) || ((data172.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data172}];
+return false;
+}
+else {
+const _errs554 = errors;
+for(const key36 in data172){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data172}];
+return false;
+break;
+}
+}
+if(_errs554 === errors){
+if(data172.input !== undefined){
+let data173 = data172.input;
+const _errs555 = errors;
+if(!(typeof data173 == "number")){
+let dataType196 = typeof data173;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "boolean" || data173 === null
+              || (dataType196 == "string" && data173 && data173 == +data173)){
+coerced196 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data173}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data173 = coerced196;
+if(data172 !== undefined){
+data172["input"] = coerced196;
+}
+}
+}
+if(errors === _errs555){
+if(typeof data173 == "number"){
+if(data173 < 0 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data173}];
+return false;
+}
+}
+}
+var valid64 = _errs555 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data172.output !== undefined){
+let data174 = data172.output;
+const _errs557 = errors;
+if(!(typeof data174 == "number")){
+let dataType197 = typeof data174;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "boolean" || data174 === null
+              || (dataType197 == "string" && data174 && data174 == +data174)){
+coerced197 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data174}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data174 = coerced197;
+if(data172 !== undefined){
+data172["output"] = coerced197;
+}
+}
+}
+if(errors === _errs557){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data174}];
+return false;
+}
+}
+}
+var valid64 = _errs557 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data172.cached_input !== undefined){
+let data175 = data172.cached_input;
+const _errs559 = errors;
+if(!(typeof data175 == "number")){
+let dataType198 = typeof data175;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data175 === null
+              || (dataType198 == "string" && data175 && data175 == +data175)){
+coerced198 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data175}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data175 = coerced198;
+if(data172 !== undefined){
+data172["cached_input"] = coerced198;
+}
+}
+}
+if(errors === _errs559){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data175}];
+return false;
+}
+}
+}
+var valid64 = _errs559 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data172.cache_write !== undefined){
+let data176 = data172.cache_write;
+const _errs561 = errors;
+if(!(typeof data176 == "number")){
+let dataType199 = typeof data176;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data176 === null
+              || (dataType199 == "string" && data176 && data176 == +data176)){
+coerced199 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data176}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data176 = coerced199;
+if(data172 !== undefined){
+data172["cache_write"] = coerced199;
+}
+}
+}
+if(errors === _errs561){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data176}];
+return false;
+}
+}
+}
+var valid64 = _errs561 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data172.cache_write_1h !== undefined){
+let data177 = data172.cache_write_1h;
 const _errs563 = errors;
+if(!(typeof data177 == "number")){
+let dataType200 = typeof data177;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data177 === null
+              || (dataType200 == "string" && data177 && data177 == +data177)){
+coerced200 = +data177;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data177}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data177 = coerced200;
+if(data172 !== undefined){
+data172["cache_write_1h"] = coerced200;
+}
+}
+}
 if(errors === _errs563){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-if(Object.keys(data177).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+if(typeof data177 == "number"){
+if(data177 < 0 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data177}];
 return false;
 }
+}
+}
+var valid64 = _errs563 === errors;
+}
 else {
-var valid63 = true;
-for(const key37 in data177){
-if(pattern6.test(key37)){
-let data178 = data177[key37];
+var valid64 = true;
+}
+if(valid64){
+if(data172.reasoning !== undefined){
+let data178 = data172.reasoning;
 const _errs565 = errors;
-if(errors === _errs565){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-let missing10;
-if((data178.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-else {
-const _errs567 = errors;
-for(const key38 in data178){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-break;
-}
-}
-if(_errs567 === errors){
-if(data178.pricing !== undefined){
-let data179 = data178.pricing;
-const _errs568 = errors;
-if(errors === _errs568){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-let missing11;
-if(((data179.input === undefined) && (missing11 = "input")) || ((data179.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-}
-else {
-const _errs570 = errors;
-for(const key39 in data179){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-break;
-}
-}
-if(_errs570 === errors){
-if(data179.input !== undefined){
-let data180 = data179.input;
-const _errs571 = errors;
-if(!(typeof data180 == "number")){
-let dataType201 = typeof data180;
+if(!(typeof data178 == "number")){
+let dataType201 = typeof data178;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data180 === null
-              || (dataType201 == "string" && data180 && data180 == +data180)){
-coerced201 = +data180;
+if(dataType201 == "boolean" || data178 === null
+              || (dataType201 == "string" && data178 && data178 == +data178)){
+coerced201 = +data178;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data178}];
 return false;
 }
 }
 if(coerced201 !== undefined){
-data180 = coerced201;
-if(data179 !== undefined){
-data179["input"] = coerced201;
+data178 = coerced201;
+if(data172 !== undefined){
+data172["reasoning"] = coerced201;
 }
 }
 }
-if(errors === _errs571){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+if(errors === _errs565){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data178}];
 return false;
 }
 }
 }
-var valid65 = _errs571 === errors;
+var valid64 = _errs565 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data172}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data171}];
+return false;
+}
+}
+var valid62 = _errs549 === errors;
+if(!valid62){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data170}];
+return false;
+}
+}
+var valid59 = _errs547 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data165.betas !== undefined){
+let data179 = data165.betas;
+const _errs567 = errors;
+if(errors === _errs567){
+if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
+if(Object.keys(data179).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data179}];
+return false;
 }
 else {
 var valid65 = true;
-}
-if(valid65){
-if(data179.output !== undefined){
-let data181 = data179.output;
-const _errs573 = errors;
-if(!(typeof data181 == "number")){
-let dataType202 = typeof data181;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data181 === null
-              || (dataType202 == "string" && data181 && data181 == +data181)){
-coerced202 = +data181;
+for(const key37 in data179){
+if(pattern6.test(key37)){
+let data180 = data179[key37];
+const _errs569 = errors;
+if(errors === _errs569){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+let missing10;
+if((data180.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data180}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+const _errs571 = errors;
+for(const key38 in data180){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data180}];
+return false;
+break;
+}
+}
+if(_errs571 === errors){
+if(data180.pricing !== undefined){
+let data181 = data180.pricing;
+const _errs572 = errors;
+if(errors === _errs572){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+let missing11;
+if(((data181.input === undefined) && (missing11 = "input")) || ((data181.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data181}];
+return false;
+}
+else {
+const _errs574 = errors;
+for(const key39 in data181){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data181}];
+return false;
+break;
+}
+}
+if(_errs574 === errors){
+if(data181.input !== undefined){
+let data182 = data181.input;
+const _errs575 = errors;
+if(!(typeof data182 == "number")){
+let dataType202 = typeof data182;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "boolean" || data182 === null
+              || (dataType202 == "string" && data182 && data182 == +data182)){
+coerced202 = +data182;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data182}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data181 = coerced202;
-if(data179 !== undefined){
-data179["output"] = coerced202;
-}
-}
-}
-if(errors === _errs573){
-if(typeof data181 == "number"){
-if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
-return false;
-}
-}
-}
-var valid65 = _errs573 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data179.cached_input !== undefined){
-let data182 = data179.cached_input;
-const _errs575 = errors;
-if(!(typeof data182 == "number")){
-let dataType203 = typeof data182;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data182 === null
-              || (dataType203 == "string" && data182 && data182 == +data182)){
-coerced203 = +data182;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data182 = coerced203;
-if(data179 !== undefined){
-data179["cached_input"] = coerced203;
+data182 = coerced202;
+if(data181 !== undefined){
+data181["input"] = coerced202;
 }
 }
 }
 if(errors === _errs575){
 if(typeof data182 == "number"){
 if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data182}];
 return false;
 }
 }
 }
-var valid65 = _errs575 === errors;
+var valid67 = _errs575 === errors;
 }
 else {
-var valid65 = true;
+var valid67 = true;
 }
-if(valid65){
-if(data179.cache_write !== undefined){
-let data183 = data179.cache_write;
+if(valid67){
+if(data181.output !== undefined){
+let data183 = data181.output;
 const _errs577 = errors;
 if(!(typeof data183 == "number")){
-let dataType204 = typeof data183;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data183 === null
-              || (dataType204 == "string" && data183 && data183 == +data183)){
-coerced204 = +data183;
+let dataType203 = typeof data183;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "boolean" || data183 === null
+              || (dataType203 == "string" && data183 && data183 == +data183)){
+coerced203 = +data183;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data183}];
 return false;
 }
 }
-if(coerced204 !== undefined){
-data183 = coerced204;
-if(data179 !== undefined){
-data179["cache_write"] = coerced204;
+if(coerced203 !== undefined){
+data183 = coerced203;
+if(data181 !== undefined){
+data181["output"] = coerced203;
 }
 }
 }
 if(errors === _errs577){
 if(typeof data183 == "number"){
 if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data183}];
 return false;
 }
 }
 }
-var valid65 = _errs577 === errors;
+var valid67 = _errs577 === errors;
 }
 else {
-var valid65 = true;
+var valid67 = true;
 }
-if(valid65){
-if(data179.cache_write_1h !== undefined){
-let data184 = data179.cache_write_1h;
+if(valid67){
+if(data181.cached_input !== undefined){
+let data184 = data181.cached_input;
 const _errs579 = errors;
 if(!(typeof data184 == "number")){
-let dataType205 = typeof data184;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data184 === null
-              || (dataType205 == "string" && data184 && data184 == +data184)){
-coerced205 = +data184;
+let dataType204 = typeof data184;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "boolean" || data184 === null
+              || (dataType204 == "string" && data184 && data184 == +data184)){
+coerced204 = +data184;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data184}];
 return false;
 }
 }
-if(coerced205 !== undefined){
-data184 = coerced205;
-if(data179 !== undefined){
-data179["cache_write_1h"] = coerced205;
+if(coerced204 !== undefined){
+data184 = coerced204;
+if(data181 !== undefined){
+data181["cached_input"] = coerced204;
 }
 }
 }
 if(errors === _errs579){
 if(typeof data184 == "number"){
 if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data184}];
 return false;
 }
 }
 }
-var valid65 = _errs579 === errors;
+var valid67 = _errs579 === errors;
 }
 else {
-var valid65 = true;
+var valid67 = true;
 }
-if(valid65){
-if(data179.reasoning !== undefined){
-let data185 = data179.reasoning;
+if(valid67){
+if(data181.cache_write !== undefined){
+let data185 = data181.cache_write;
 const _errs581 = errors;
 if(!(typeof data185 == "number")){
-let dataType206 = typeof data185;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data185 === null
-              || (dataType206 == "string" && data185 && data185 == +data185)){
-coerced206 = +data185;
+let dataType205 = typeof data185;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "boolean" || data185 === null
+              || (dataType205 == "string" && data185 && data185 == +data185)){
+coerced205 = +data185;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data185}];
 return false;
 }
 }
-if(coerced206 !== undefined){
-data185 = coerced206;
-if(data179 !== undefined){
-data179["reasoning"] = coerced206;
+if(coerced205 !== undefined){
+data185 = coerced205;
+if(data181 !== undefined){
+data181["cache_write"] = coerced205;
 }
 }
 }
 if(errors === _errs581){
 if(typeof data185 == "number"){
 if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data185}];
 return false;
 }
 }
 }
-var valid65 = _errs581 === errors;
+var valid67 = _errs581 === errors;
 }
 else {
-var valid65 = true;
+var valid67 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-}
-}
-var valid64 = _errs568 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data178.min_prompt_tokens !== undefined){
-let data186 = data178.min_prompt_tokens;
+if(valid67){
+if(data181.cache_write_1h !== undefined){
+let data186 = data181.cache_write_1h;
 const _errs583 = errors;
-if(!((typeof data186 == "number") && (!(data186 % 1) && !isNaN(data186)))){
-let dataType207 = typeof data186;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data186 === null
-              || (dataType207 === "string" && data186 && data186 == +data186 && !(data186 % 1))){
-coerced207 = +data186;
+if(!(typeof data186 == "number")){
+let dataType206 = typeof data186;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data186 === null
+              || (dataType206 == "string" && data186 && data186 == +data186)){
+coerced206 = +data186;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data186}];
 return false;
 }
 }
-if(coerced207 !== undefined){
-data186 = coerced207;
-if(data178 !== undefined){
-data178["min_prompt_tokens"] = coerced207;
+if(coerced206 !== undefined){
+data186 = coerced206;
+if(data181 !== undefined){
+data181["cache_write_1h"] = coerced206;
 }
 }
 }
 if(errors === _errs583){
 if(typeof data186 == "number"){
 if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data186}];
 return false;
 }
 }
 }
-var valid64 = _errs583 === errors;
+var valid67 = _errs583 === errors;
 }
 else {
-var valid64 = true;
+var valid67 = true;
 }
-}
-}
-}
+if(valid67){
+if(data181.reasoning !== undefined){
+let data187 = data181.reasoning;
+const _errs585 = errors;
+if(!(typeof data187 == "number")){
+let dataType207 = typeof data187;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data187 === null
+              || (dataType207 == "string" && data187 && data187 == +data187)){
+coerced207 = +data187;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data187}];
 return false;
 }
 }
-var valid63 = _errs565 === errors;
-if(!valid63){
+if(coerced207 !== undefined){
+data187 = coerced207;
+if(data181 !== undefined){
+data181["reasoning"] = coerced207;
+}
+}
+}
+if(errors === _errs585){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data187}];
+return false;
+}
+}
+}
+var valid67 = _errs585 === errors;
+}
+else {
+var valid67 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data181}];
+return false;
+}
+}
+var valid66 = _errs572 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data180.min_prompt_tokens !== undefined){
+let data188 = data180.min_prompt_tokens;
+const _errs587 = errors;
+if(!((typeof data188 == "number") && (!(data188 % 1) && !isNaN(data188)))){
+let dataType208 = typeof data188;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 === "boolean" || data188 === null
+              || (dataType208 === "string" && data188 && data188 == +data188 && !(data188 % 1))){
+coerced208 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data188}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data188 = coerced208;
+if(data180 !== undefined){
+data180["min_prompt_tokens"] = coerced208;
+}
+}
+}
+if(errors === _errs587){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data188}];
+return false;
+}
+}
+}
+var valid66 = _errs587 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data180}];
+return false;
+}
+}
+var valid65 = _errs569 === errors;
+if(!valid65){
 break;
 }
 }
@@ -10292,240 +10381,241 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data179}];
 return false;
 }
 }
-var valid57 = _errs563 === errors;
+var valid59 = _errs567 === errors;
 }
 else {
-var valid57 = true;
+var valid59 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data165}];
 return false;
 }
 }
-var valid41 = _errs531 === errors;
+var valid41 = _errs535 === errors;
 }
 else {
 var valid41 = true;
 }
 if(valid41){
 if(data127.routes !== undefined){
-let data187 = data127.routes;
-const _errs585 = errors;
-if(errors === _errs585){
-if(Array.isArray(data187)){
-if(data187.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
-return false;
-}
-else {
-var valid66 = true;
-const len7 = data187.length;
-for(let i7=0; i7<len7; i7++){
-let data188 = data187[i7];
-const _errs587 = errors;
-if(errors === _errs587){
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
-let missing12;
-if((data188.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-}
-else {
+let data189 = data127.routes;
 const _errs589 = errors;
-for(const key40 in data188){
+if(errors === _errs589){
+if(Array.isArray(data189)){
+if(data189.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data189}];
+return false;
+}
+else {
+var valid68 = true;
+const len8 = data189.length;
+for(let i9=0; i9<len8; i9++){
+let data190 = data189[i9];
+const _errs591 = errors;
+if(errors === _errs591){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+let missing12;
+if((data190.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data190}];
+return false;
+}
+else {
+const _errs593 = errors;
+for(const key40 in data190){
 if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data190}];
 return false;
 break;
 }
 }
-if(_errs589 === errors){
-if(data188.node !== undefined){
-let data189 = data188.node;
-const _errs590 = errors;
-if(typeof data189 !== "string"){
-let dataType208 = typeof data189;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data189;
-}
-else if(data189 === null){
-coerced208 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data189 = coerced208;
-if(data188 !== undefined){
-data188["node"] = coerced208;
-}
-}
-}
-if(errors === _errs590){
-if(typeof data189 === "string"){
-if(func3(data189) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-}
-var valid67 = _errs590 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.model !== undefined){
-let data190 = data188.model;
-const _errs592 = errors;
-if(typeof data190 !== "string"){
-let dataType209 = typeof data190;
+if(_errs593 === errors){
+if(data190.node !== undefined){
+let data191 = data190.node;
+const _errs594 = errors;
+if(typeof data191 !== "string"){
+let dataType209 = typeof data191;
 let coerced209 = undefined;
 if(!(coerced209 !== undefined)){
 if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data190;
+coerced209 = "" + data191;
 }
-else if(data190 === null){
+else if(data191 === null){
 coerced209 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data191}];
 return false;
 }
 }
 if(coerced209 !== undefined){
-data190 = coerced209;
-if(data188 !== undefined){
-data188["model"] = coerced209;
-}
-}
-}
-if(errors === _errs592){
-if(typeof data190 === "string"){
-if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
-}
-}
-}
-var valid67 = _errs592 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.weight !== undefined){
-let data191 = data188.weight;
-const _errs594 = errors;
-if(!(typeof data191 == "number")){
-let dataType210 = typeof data191;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data191 === null
-              || (dataType210 == "string" && data191 && data191 == +data191)){
-coerced210 = +data191;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data191 = coerced210;
-if(data188 !== undefined){
-data188["weight"] = coerced210;
+data191 = coerced209;
+if(data190 !== undefined){
+data190["node"] = coerced209;
 }
 }
 }
 if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 <= 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+if(typeof data191 === "string"){
+if(func3(data191) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data191}];
 return false;
 }
 }
 }
-var valid67 = _errs594 === errors;
+var valid69 = _errs594 === errors;
 }
 else {
-var valid67 = true;
+var valid69 = true;
 }
-if(valid67){
-if(data188.priority !== undefined){
-let data192 = data188.priority;
+if(valid69){
+if(data190.model !== undefined){
+let data192 = data190.model;
 const _errs596 = errors;
-if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
-let dataType211 = typeof data192;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data192 === null
-              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
-coerced211 = +data192;
+if(typeof data192 !== "string"){
+let dataType210 = typeof data192;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data192;
+}
+else if(data192 === null){
+coerced210 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data192}];
 return false;
 }
 }
-if(coerced211 !== undefined){
-data192 = coerced211;
-if(data188 !== undefined){
-data188["priority"] = coerced211;
+if(coerced210 !== undefined){
+data192 = coerced210;
+if(data190 !== undefined){
+data190["model"] = coerced210;
 }
 }
 }
 if(errors === _errs596){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+if(typeof data192 === "string"){
+if(func3(data192) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data192}];
 return false;
 }
 }
 }
-var valid67 = _errs596 === errors;
+var valid69 = _errs596 === errors;
 }
 else {
-var valid67 = true;
+var valid69 = true;
 }
-}
-}
-}
-}
-}
+if(valid69){
+if(data190.weight !== undefined){
+let data193 = data190.weight;
+const _errs598 = errors;
+if(!(typeof data193 == "number")){
+let dataType211 = typeof data193;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "boolean" || data193 === null
+              || (dataType211 == "string" && data193 && data193 == +data193)){
+coerced211 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data193}];
 return false;
 }
 }
-var valid66 = _errs587 === errors;
-if(!valid66){
+if(coerced211 !== undefined){
+data193 = coerced211;
+if(data190 !== undefined){
+data190["weight"] = coerced211;
+}
+}
+}
+if(errors === _errs598){
+if(typeof data193 == "number"){
+if(data193 <= 0 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data193}];
+return false;
+}
+}
+}
+var valid69 = _errs598 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data190.priority !== undefined){
+let data194 = data190.priority;
+const _errs600 = errors;
+if(!((typeof data194 == "number") && (!(data194 % 1) && !isNaN(data194)))){
+let dataType212 = typeof data194;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 === "boolean" || data194 === null
+              || (dataType212 === "string" && data194 && data194 == +data194 && !(data194 % 1))){
+coerced212 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data194}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data194 = coerced212;
+if(data190 !== undefined){
+data190["priority"] = coerced212;
+}
+}
+}
+if(errors === _errs600){
+if(typeof data194 == "number"){
+if(data194 < 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data194}];
+return false;
+}
+}
+}
+var valid69 = _errs600 === errors;
+}
+else {
+var valid69 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data190}];
+return false;
+}
+}
+var valid68 = _errs591 === errors;
+if(!valid68){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data189}];
 return false;
 }
 }
-var valid41 = _errs585 === errors;
+var valid41 = _errs589 === errors;
 }
 else {
 var valid41 = true;
+}
 }
 }
 }
@@ -10563,409 +10653,409 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data193 = data.accounts;
-const _errs598 = errors;
-if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
+let data195 = data.accounts;
+const _errs602 = errors;
+if(errors === _errs602){
+if(Array.isArray(data195)){
+var valid70 = true;
+const len9 = data195.length;
+for(let i10=0; i10<len9; i10++){
+let data196 = data195[i10];
+const _errs604 = errors;
+if(errors === _errs604){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
 let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
+if((data196.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data196}];
 return false;
 }
 else {
-const _errs602 = errors;
-for(const key41 in data194){
+const _errs606 = errors;
+for(const key41 in data196){
 if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data196}];
 return false;
 break;
 }
 }
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
-}
-else if(data195 === null){
-coerced212 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
-}
-}
-}
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs603 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
-const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
+if(_errs606 === errors){
+if(data196.id !== undefined){
+let data197 = data196.id;
+const _errs607 = errors;
+if(typeof data197 !== "string"){
+let dataType213 = typeof data197;
 let coerced213 = undefined;
 if(!(coerced213 !== undefined)){
 if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
+coerced213 = "" + data197;
 }
-else if(data196 === null){
+else if(data197 === null){
 coerced213 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
 return false;
 }
 }
 if(coerced213 !== undefined){
-data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
-}
-}
-}
-var valid69 = _errs605 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
-const _errs607 = errors;
-if(!(typeof data197 == "number")){
-let dataType214 = typeof data197;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
+data197 = coerced213;
+if(data196 !== undefined){
+data196["id"] = coerced213;
 }
 }
 }
 if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+if(typeof data197 === "string"){
+if(func3(data197) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
 return false;
 }
 else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+if(!pattern9.test(data197)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
 return false;
 }
 }
 }
 }
-var valid69 = _errs607 === errors;
+var valid71 = _errs607 === errors;
 }
 else {
-var valid69 = true;
+var valid71 = true;
 }
-if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
+if(valid71){
+if(data196.name !== undefined){
+let data198 = data196.name;
 const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
+if(typeof data198 !== "string"){
+let dataType214 = typeof data198;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data198;
+}
+else if(data198 === null){
+coerced214 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data198}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data198 = coerced214;
+if(data196 !== undefined){
+data196["name"] = coerced214;
+}
+}
+}
+var valid71 = _errs609 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data196.balance !== undefined){
+let data199 = data196.balance;
 const _errs611 = errors;
-if(typeof data199 !== "string"){
+if(!(typeof data199 == "number")){
 let dataType215 = typeof data199;
 let coerced215 = undefined;
 if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
-}
-else if(data199 === null){
-coerced215 = "";
+if(dataType215 == "boolean" || data199 === null
+              || (dataType215 == "string" && data199 && data199 == +data199)){
+coerced215 = +data199;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
 return false;
 }
 }
 if(coerced215 !== undefined){
 data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
+if(data196 !== undefined){
+data196["balance"] = coerced215;
 }
 }
 }
 if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
+if(typeof data199 == "number"){
+if(data199 > 1000000 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
+return false;
+}
+else {
+if(data199 < -1000000 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
 return false;
 }
 }
 }
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
 }
-}
+var valid71 = _errs611 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
-return false;
+var valid71 = true;
 }
-}
-var valid69 = _errs609 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
+if(valid71){
+if(data196.allowed_models !== undefined){
+let data200 = data196.allowed_models;
 const _errs613 = errors;
 if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+if(Array.isArray(data200)){
+var valid72 = true;
+const len10 = data200.length;
+for(let i11=0; i11<len10; i11++){
+let data201 = data200[i11];
 const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-break;
-}
-}
-if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
-const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
+if(typeof data201 !== "string"){
 let dataType216 = typeof data201;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data201;
+}
+else if(data201 === null){
+coerced216 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data201}];
 return false;
 }
 }
 if(coerced216 !== undefined){
 data201 = coerced216;
 if(data200 !== undefined){
-data200["rpm"] = coerced216;
+data200[i11] = coerced216;
 }
 }
 }
-if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+if(errors === _errs615){
+if(typeof data201 === "string"){
+if(func3(data201) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data201}];
 return false;
 }
 }
 }
-var valid71 = _errs616 === errors;
+var valid72 = _errs615 === errors;
+if(!valid72){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data200}];
+return false;
+}
+}
+var valid71 = _errs613 === errors;
 }
 else {
 var valid71 = true;
 }
 if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
-const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
+if(data196.limits !== undefined){
+let data202 = data196.limits;
+const _errs617 = errors;
+if(errors === _errs617){
+if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
+const _errs619 = errors;
+for(const key42 in data202){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data202}];
+return false;
+break;
+}
+}
+if(_errs619 === errors){
+if(data202.rpm !== undefined){
+let data203 = data202.rpm;
+const _errs620 = errors;
+if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
+let dataType217 = typeof data203;
 let coerced217 = undefined;
 if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
+if(dataType217 === "boolean" || data203 === null
+              || (dataType217 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
+coerced217 = +data203;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data203}];
 return false;
 }
 }
 if(coerced217 !== undefined){
-data202 = coerced217;
-if(data200 !== undefined){
-data200["rps"] = coerced217;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
-return false;
-}
-}
-}
-var valid71 = _errs618 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
-const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType218 = typeof data203;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data203 === null
-              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced218 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
+data203 = coerced217;
+if(data202 !== undefined){
+data202["rpm"] = coerced217;
 }
 }
 }
 if(errors === _errs620){
 if(typeof data203 == "number"){
 if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data203}];
 return false;
 }
 }
 }
-var valid71 = _errs620 === errors;
+var valid73 = _errs620 === errors;
 }
 else {
-var valid71 = true;
+var valid73 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-}
-}
-var valid69 = _errs613 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
+if(valid73){
+if(data202.rps !== undefined){
+let data204 = data202.rps;
 const _errs622 = errors;
-if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-const _errs624 = errors;
-for(const key43 in data204){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType218 = typeof data204;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 === "boolean" || data204 === null
+              || (dataType218 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced218 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data204}];
 return false;
-break;
 }
 }
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
+if(coerced218 !== undefined){
+data204 = coerced218;
+if(data202 !== undefined){
+data202["rps"] = coerced218;
+}
+}
+}
+if(errors === _errs622){
+if(typeof data204 == "number"){
+if(data204 < 1 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data204}];
+return false;
+}
+}
+}
+var valid73 = _errs622 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data202.tpm !== undefined){
+let data205 = data202.tpm;
+const _errs624 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType219 = typeof data205;
 let coerced219 = undefined;
 if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
-}
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
+if(dataType219 === "boolean" || data205 === null
+              || (dataType219 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced219 = +data205;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data205}];
 return false;
 }
 }
 if(coerced219 !== undefined){
 data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
+if(data202 !== undefined){
+data202["tpm"] = coerced219;
 }
 }
 }
-var valid72 = _errs625 === errors;
+if(errors === _errs624){
+if(typeof data205 == "number"){
+if(data205 < 1 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data205}];
+return false;
+}
+}
+}
+var valid73 = _errs624 === errors;
 }
 else {
-var valid72 = true;
+var valid73 = true;
 }
-if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data202}];
+return false;
+}
+}
+var valid71 = _errs617 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data196.policy !== undefined){
+let data206 = data196.policy;
+const _errs626 = errors;
+if(errors === _errs626){
+if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
 const _errs628 = errors;
-let valid73 = false;
+for(const key43 in data206){
+if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data206}];
+return false;
+break;
+}
+}
+if(_errs628 === errors){
+if(data206.streaming !== undefined){
+let data207 = data206.streaming;
 const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
+if(typeof data207 !== "boolean"){
 let coerced220 = undefined;
 if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
+if(data207 === "false" || data207 === 0 || data207 === null){
+coerced220 = false;
 }
-else if(data206 === null){
-coerced220 = "";
+else if(data207 === "true" || data207 === 1){
+coerced220 = true;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data207}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data207 = coerced220;
+if(data206 !== undefined){
+data206["streaming"] = coerced220;
+}
+}
+}
+var valid74 = _errs629 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data206.max_reasoning_effort !== undefined){
+let data208 = data206.max_reasoning_effort;
+const _errs631 = errors;
+const _errs632 = errors;
+let valid75 = false;
+const _errs633 = errors;
+if(typeof data208 !== "string"){
+let dataType221 = typeof data208;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data208;
+}
+else if(data208 === null){
+coerced221 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data208};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10975,15 +11065,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+if(coerced221 !== undefined){
+data208 = coerced221;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced221;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+if("none" !== data208){
+const err194 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data208};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10992,22 +11082,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs629 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
+var _valid19 = _errs633 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs635 = errors;
+if(typeof data208 !== "string"){
+let dataType222 = typeof data208;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data208;
 }
-else if(data206 === null){
-coerced221 = "";
+else if(data208 === null){
+coerced222 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+const err195 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data208};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11017,15 +11107,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+if(coerced222 !== undefined){
+data208 = coerced222;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced222;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+if("minimal" !== data208){
+const err196 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data208};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11034,22 +11124,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs633 = errors;
-if(typeof data206 !== "string"){
-let dataType222 = typeof data206;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
+var _valid19 = _errs635 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs637 = errors;
+if(typeof data208 !== "string"){
+let dataType223 = typeof data208;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data208;
 }
-else if(data206 === null){
-coerced222 = "";
+else if(data208 === null){
+coerced223 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+const err197 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data208};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11059,15 +11149,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(coerced223 !== undefined){
+data208 = coerced223;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced223;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+if("low" !== data208){
+const err198 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data208};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11076,22 +11166,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+var _valid19 = _errs637 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs639 = errors;
+if(typeof data208 !== "string"){
+let dataType224 = typeof data208;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data208;
 }
-else if(data206 === null){
-coerced223 = "";
+else if(data208 === null){
+coerced224 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+const err199 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data208};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11101,15 +11191,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+if(coerced224 !== undefined){
+data208 = coerced224;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced224;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+if("medium" !== data208){
+const err200 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data208};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11208,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
+var _valid19 = _errs639 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs641 = errors;
+if(typeof data208 !== "string"){
+let dataType225 = typeof data208;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data208;
 }
-else if(data206 === null){
-coerced224 = "";
+else if(data208 === null){
+coerced225 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+const err201 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data208};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11143,15 +11233,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+if(coerced225 !== undefined){
+data208 = coerced225;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced225;
 }
 }
 }
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if("high" !== data208){
+const err202 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data208};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,22 +11250,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
+var _valid19 = _errs641 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs643 = errors;
+if(typeof data208 !== "string"){
+let dataType226 = typeof data208;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data208;
 }
-else if(data206 === null){
-coerced225 = "";
+else if(data208 === null){
+coerced226 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+const err203 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data208};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11185,15 +11275,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
+if(coerced226 !== undefined){
+data208 = coerced226;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced226;
 }
 }
 }
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+if("xhigh" !== data208){
+const err204 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data208};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11202,22 +11292,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
+var _valid19 = _errs643 === errors;
+valid75 = valid75 || _valid19;
+if(!valid75){
+const _errs645 = errors;
+if(typeof data208 !== "string"){
+let dataType227 = typeof data208;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data208;
 }
-else if(data206 === null){
-coerced226 = "";
+else if(data208 === null){
+coerced227 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data208};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11227,15 +11317,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
+if(coerced227 !== undefined){
+data208 = coerced227;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced227;
 }
 }
 }
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+if("max" !== data208){
+const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data208};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11244,16 +11334,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs641 === errors;
-valid73 = valid73 || _valid19;
+var _valid19 = _errs645 === errors;
+valid75 = valid75 || _valid19;
 }
 }
 }
 }
 }
 }
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
+if(!valid75){
+const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data208};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11265,33 +11355,33 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs628;
+errors = _errs632;
 if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
+if(_errs632){
+vErrors.length = _errs632;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid72 = _errs627 === errors;
+var valid74 = _errs631 === errors;
 }
 else {
-var valid72 = true;
+var valid74 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data206}];
 return false;
 }
 }
-var valid69 = _errs622 === errors;
+var valid71 = _errs626 === errors;
 }
 else {
-var valid69 = true;
+var valid71 = true;
 }
 }
 }
@@ -11302,464 +11392,464 @@ var valid69 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data196}];
 return false;
 }
 }
-var valid68 = _errs600 === errors;
-if(!valid68){
+var valid70 = _errs604 === errors;
+if(!valid70){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data195}];
 return false;
 }
 }
-var valid0 = _errs598 === errors;
+var valid0 = _errs602 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
-const _errs645 = errors;
-if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+let data209 = data.keys;
+const _errs647 = errors;
+if(errors === _errs647){
+if(Array.isArray(data209)){
+var valid76 = true;
+const len11 = data209.length;
+for(let i12=0; i12<len11; i12++){
+let data210 = data209[i12];
+const _errs649 = errors;
+if(errors === _errs649){
+if(data210 && typeof data210 == "object" && !Array.isArray(data210)){
 let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
+if((data210.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data210}];
 return false;
 }
 else {
-const _errs647 = errors;
-for(const key44 in data208){
+const _errs651 = errors;
+for(const key44 in data210){
 if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data210}];
 return false;
 break;
 }
 }
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
-const _errs648 = errors;
-if(typeof data209 !== "string"){
-let dataType227 = typeof data209;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data209;
-}
-else if(data209 === null){
-coerced227 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
-const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
+if(_errs651 === errors){
+if(data210.key !== undefined){
+let data211 = data210.key;
+const _errs652 = errors;
+if(typeof data211 !== "string"){
+let dataType228 = typeof data211;
 let coerced228 = undefined;
 if(!(coerced228 !== undefined)){
 if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
+coerced228 = "" + data211;
 }
-else if(data210 === null){
+else if(data211 === null){
 coerced228 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data211}];
 return false;
 }
 }
 if(coerced228 !== undefined){
-data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
+data211 = coerced228;
+if(data210 !== undefined){
+data210["key"] = coerced228;
 }
 }
 }
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
+if(errors === _errs652){
+if(typeof data211 === "string"){
+if(func3(data211) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data211}];
 return false;
 }
 }
 }
-var valid75 = _errs650 === errors;
+var valid77 = _errs652 === errors;
 }
 else {
-var valid75 = true;
+var valid77 = true;
 }
-if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
+if(valid77){
+if(data210.account !== undefined){
+let data212 = data210.account;
+const _errs654 = errors;
+if(typeof data212 !== "string"){
+let dataType229 = typeof data212;
 let coerced229 = undefined;
 if(!(coerced229 !== undefined)){
 if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
+coerced229 = "" + data212;
 }
-else if(data211 === null){
+else if(data212 === null){
 coerced229 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data212}];
 return false;
 }
 }
 if(coerced229 !== undefined){
-data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
-}
-}
-}
-var valid75 = _errs652 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
-const _errs654 = errors;
-if(!(typeof data212 == "number")){
-let dataType230 = typeof data212;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
+data212 = coerced229;
+if(data210 !== undefined){
+data210["account"] = coerced229;
 }
 }
 }
 if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
+if(typeof data212 === "string"){
+if(func3(data212) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data212}];
 return false;
 }
 }
 }
-}
-var valid75 = _errs654 === errors;
+var valid77 = _errs654 === errors;
 }
 else {
-var valid75 = true;
+var valid77 = true;
 }
-if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
+if(valid77){
+if(data210.name !== undefined){
+let data213 = data210.name;
 const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-const _errs658 = errors;
-for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
+if(typeof data213 !== "string"){
+let dataType230 = typeof data213;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data213;
+}
+else if(data213 === null){
+coerced230 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data213}];
 return false;
-break;
 }
 }
-if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
-const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
+if(coerced230 !== undefined){
+data213 = coerced230;
+if(data210 !== undefined){
+data210["name"] = coerced230;
+}
+}
+}
+var valid77 = _errs656 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data210.spend_limit !== undefined){
+let data214 = data210.spend_limit;
+const _errs658 = errors;
+if(!(typeof data214 == "number")){
 let dataType231 = typeof data214;
 let coerced231 = undefined;
 if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
+if(dataType231 == "boolean" || data214 === null
+              || (dataType231 == "string" && data214 && data214 == +data214)){
 coerced231 = +data214;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data214}];
 return false;
 }
 }
 if(coerced231 !== undefined){
 data214 = coerced231;
-if(data213 !== undefined){
-data213["rpm"] = coerced231;
+if(data210 !== undefined){
+data210["spend_limit"] = coerced231;
 }
 }
 }
-if(errors === _errs659){
+if(errors === _errs658){
 if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+if(data214 > 1000000 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data214}];
+return false;
+}
+else {
+if(data214 < 0 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data214}];
 return false;
 }
 }
 }
-var valid76 = _errs659 === errors;
+}
+var valid77 = _errs658 === errors;
 }
 else {
-var valid76 = true;
+var valid77 = true;
 }
-if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
-const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
+if(valid77){
+if(data210.limits !== undefined){
+let data215 = data210.limits;
+const _errs660 = errors;
+if(errors === _errs660){
+if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
+const _errs662 = errors;
+for(const key45 in data215){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data215}];
+return false;
+break;
+}
+}
+if(_errs662 === errors){
+if(data215.rpm !== undefined){
+let data216 = data215.rpm;
+const _errs663 = errors;
+if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+let dataType232 = typeof data216;
 let coerced232 = undefined;
 if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
+if(dataType232 === "boolean" || data216 === null
+              || (dataType232 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
+coerced232 = +data216;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data216}];
 return false;
 }
 }
 if(coerced232 !== undefined){
-data215 = coerced232;
-if(data213 !== undefined){
-data213["rps"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType233 = typeof data216;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data216 = coerced233;
-if(data213 !== undefined){
-data213["tpm"] = coerced233;
+data216 = coerced232;
+if(data215 !== undefined){
+data215["rpm"] = coerced232;
 }
 }
 }
 if(errors === _errs663){
 if(typeof data216 == "number"){
 if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data216}];
 return false;
 }
 }
 }
-var valid76 = _errs663 === errors;
+var valid78 = _errs663 === errors;
 }
 else {
-var valid76 = true;
+var valid78 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
+if(valid78){
+if(data215.rps !== undefined){
+let data217 = data215.rps;
 const _errs665 = errors;
+if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
+let dataType233 = typeof data217;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 === "boolean" || data217 === null
+              || (dataType233 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
+coerced233 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data217}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data217 = coerced233;
+if(data215 !== undefined){
+data215["rps"] = coerced233;
+}
+}
+}
 if(errors === _errs665){
-if(Array.isArray(data217)){
-var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
+if(typeof data217 == "number"){
+if(data217 < 1 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data217}];
+return false;
+}
+}
+}
+var valid78 = _errs665 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data215.tpm !== undefined){
+let data218 = data215.tpm;
 const _errs667 = errors;
-if(typeof data218 !== "string"){
+if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
 let dataType234 = typeof data218;
 let coerced234 = undefined;
 if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
-}
-else if(data218 === null){
-coerced234 = "";
+if(dataType234 === "boolean" || data218 === null
+              || (dataType234 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
+coerced234 = +data218;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data218}];
 return false;
 }
 }
 if(coerced234 !== undefined){
 data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
+if(data215 !== undefined){
+data215["tpm"] = coerced234;
 }
 }
 }
 if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+if(typeof data218 == "number"){
+if(data218 < 1 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data218}];
 return false;
 }
 }
 }
-var valid77 = _errs667 === errors;
-if(!valid77){
-break;
+var valid78 = _errs667 === errors;
+}
+else {
+var valid78 = true;
+}
+}
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data215}];
 return false;
 }
 }
-var valid75 = _errs665 === errors;
+var valid77 = _errs660 === errors;
 }
 else {
-var valid75 = true;
+var valid77 = true;
 }
-if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
+if(valid77){
+if(data210.allowed_models !== undefined){
+let data219 = data210.allowed_models;
 const _errs669 = errors;
 if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+if(Array.isArray(data219)){
+var valid79 = true;
+const len12 = data219.length;
+for(let i13=0; i13<len12; i13++){
+let data220 = data219[i13];
 const _errs671 = errors;
-for(const key46 in data219){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-break;
-}
-}
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
+if(typeof data220 !== "string"){
+let dataType235 = typeof data220;
 let coerced235 = undefined;
 if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data220;
 }
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
+else if(data220 === null){
+coerced235 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data220}];
 return false;
 }
 }
 if(coerced235 !== undefined){
 data220 = coerced235;
 if(data219 !== undefined){
-data219["streaming"] = coerced235;
+data219[i13] = coerced235;
 }
 }
 }
-var valid78 = _errs672 === errors;
+if(errors === _errs671){
+if(typeof data220 === "string"){
+if(func3(data220) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data220}];
+return false;
+}
+}
+}
+var valid79 = _errs671 === errors;
+if(!valid79){
+break;
+}
+}
 }
 else {
-var valid78 = true;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data219}];
+return false;
 }
-if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs674 = errors;
+}
+var valid77 = _errs669 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data210.policy !== undefined){
+let data221 = data210.policy;
+const _errs673 = errors;
+if(errors === _errs673){
+if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
 const _errs675 = errors;
-let valid79 = false;
+for(const key46 in data221){
+if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data221}];
+return false;
+break;
+}
+}
+if(_errs675 === errors){
+if(data221.streaming !== undefined){
+let data222 = data221.streaming;
 const _errs676 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
+if(typeof data222 !== "boolean"){
 let coerced236 = undefined;
 if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
+if(data222 === "false" || data222 === 0 || data222 === null){
+coerced236 = false;
 }
-else if(data221 === null){
-coerced236 = "";
+else if(data222 === "true" || data222 === 1){
+coerced236 = true;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data222}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data222 = coerced236;
+if(data221 !== undefined){
+data221["streaming"] = coerced236;
+}
+}
+}
+var valid80 = _errs676 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data221.max_reasoning_effort !== undefined){
+let data223 = data221.max_reasoning_effort;
+const _errs678 = errors;
+const _errs679 = errors;
+let valid81 = false;
+const _errs680 = errors;
+if(typeof data223 !== "string"){
+let dataType237 = typeof data223;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data223;
+}
+else if(data223 === null){
+coerced237 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data223};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11769,15 +11859,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced237 !== undefined){
+data223 = coerced237;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced237;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("none" !== data223){
+const err209 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data223};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11786,22 +11876,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+var _valid20 = _errs680 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs682 = errors;
+if(typeof data223 !== "string"){
+let dataType238 = typeof data223;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data223;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data223 === null){
+coerced238 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err210 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data223};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11811,15 +11901,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced238 !== undefined){
+data223 = coerced238;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced238;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("minimal" !== data223){
+const err211 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data223};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11828,22 +11918,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs680 = errors;
-if(typeof data221 !== "string"){
-let dataType238 = typeof data221;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
+var _valid20 = _errs682 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs684 = errors;
+if(typeof data223 !== "string"){
+let dataType239 = typeof data223;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data223;
 }
-else if(data221 === null){
-coerced238 = "";
+else if(data223 === null){
+coerced239 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+const err212 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data223};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11853,15 +11943,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(coerced239 !== undefined){
+data223 = coerced239;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced239;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+if("low" !== data223){
+const err213 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data223};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11870,22 +11960,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+var _valid20 = _errs684 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs686 = errors;
+if(typeof data223 !== "string"){
+let dataType240 = typeof data223;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data223;
 }
-else if(data221 === null){
-coerced239 = "";
+else if(data223 === null){
+coerced240 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+const err214 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data223};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11895,15 +11985,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+if(coerced240 !== undefined){
+data223 = coerced240;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced240;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if("medium" !== data223){
+const err215 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data223};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +12002,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
+var _valid20 = _errs686 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs688 = errors;
+if(typeof data223 !== "string"){
+let dataType241 = typeof data223;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data223;
 }
-else if(data221 === null){
-coerced240 = "";
+else if(data223 === null){
+coerced241 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+const err216 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data223};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11937,15 +12027,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+if(coerced241 !== undefined){
+data223 = coerced241;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced241;
 }
 }
 }
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+if("high" !== data223){
+const err217 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data223};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12044,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
+var _valid20 = _errs688 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs690 = errors;
+if(typeof data223 !== "string"){
+let dataType242 = typeof data223;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data223;
 }
-else if(data221 === null){
-coerced241 = "";
+else if(data223 === null){
+coerced242 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+const err218 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data223};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11979,15 +12069,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+if(coerced242 !== undefined){
+data223 = coerced242;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced242;
 }
 }
 }
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+if("xhigh" !== data223){
+const err219 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data223};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,22 +12086,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
+var _valid20 = _errs690 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs692 = errors;
+if(typeof data223 !== "string"){
+let dataType243 = typeof data223;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data223;
 }
-else if(data221 === null){
-coerced242 = "";
+else if(data223 === null){
+coerced243 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data223};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12021,15 +12111,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
+if(coerced243 !== undefined){
+data223 = coerced243;
+if(data221 !== undefined){
+data221["max_reasoning_effort"] = coerced243;
 }
 }
 }
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+if("max" !== data223){
+const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data223};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12038,16 +12128,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
+var _valid20 = _errs692 === errors;
+valid81 = valid81 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if(!valid81){
+const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data223};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12059,53 +12149,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs675;
+errors = _errs679;
 if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
+if(_errs679){
+vErrors.length = _errs679;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs674 === errors;
+var valid80 = _errs678 === errors;
 }
 else {
-var valid78 = true;
+var valid80 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data221}];
 return false;
 }
 }
-var valid75 = _errs669 === errors;
+var valid77 = _errs673 === errors;
 }
 else {
-var valid75 = true;
+var valid77 = true;
 }
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
-const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
+if(valid77){
+if(data210.status !== undefined){
+let data224 = data210.status;
+const _errs694 = errors;
+const _errs695 = errors;
+let valid82 = false;
+const _errs696 = errors;
+if(typeof data224 !== "string"){
+let dataType244 = typeof data224;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data224;
 }
-else if(data222 === null){
-coerced243 = "";
+else if(data224 === null){
+coerced244 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err223 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data224};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12205,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced244 !== undefined){
+data224 = coerced244;
+if(data210 !== undefined){
+data210["status"] = coerced244;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("active" !== data224){
+const err224 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data224};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12222,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+var _valid21 = _errs696 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs698 = errors;
+if(typeof data224 !== "string"){
+let dataType245 = typeof data224;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data224;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data224 === null){
+coerced245 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data224};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12247,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced245 !== undefined){
+data224 = coerced245;
+if(data210 !== undefined){
+data210["status"] = coerced245;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("blocked" !== data224){
+const err226 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data224};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12264,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+var _valid21 = _errs698 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs700 = errors;
+if(typeof data224 !== "string"){
+let dataType246 = typeof data224;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data224;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data224 === null){
+coerced246 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data224};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12289,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced246 !== undefined){
+data224 = coerced246;
+if(data210 !== undefined){
+data210["status"] = coerced246;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("revoked" !== data224){
+const err228 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data224};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12306,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+var _valid21 = _errs700 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs702 = errors;
+if(typeof data224 !== "string"){
+let dataType247 = typeof data224;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data224;
 }
-else if(data222 === null){
-coerced246 = "";
+else if(data224 === null){
+coerced247 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+const err229 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data224};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12241,15 +12331,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+if(coerced247 !== undefined){
+data224 = coerced247;
+if(data210 !== undefined){
+data210["status"] = coerced247;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+if("deleted" !== data224){
+const err230 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data224};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12348,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
+var _valid21 = _errs702 === errors;
+valid82 = valid82 || _valid21;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+if(!valid82){
+const err231 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data224};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12276,20 +12366,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs695;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs695){
+vErrors.length = _errs695;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid77 = _errs694 === errors;
 }
 else {
-var valid75 = true;
+var valid77 = true;
 }
 }
 }
@@ -12302,22 +12392,22 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data210}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
-if(!valid74){
+var valid76 = _errs649 === errors;
+if(!valid76){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data209}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs647 === errors;
 }
 else {
 var valid0 = true;
