@@ -2,7 +2,7 @@ import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@si
 import { MAX_BALANCE_USD } from './money-bounds.js';
 import { MAX_ALIASES_PER_MODEL } from './model-catalog.js';
 import { REASONING_EFFORTS } from './reasoning-efforts.js';
-import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
+import { ANTHROPIC_VERSIONS, WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
 /**
  * The public YAML configuration shape (PRODUCT.md "Configuration shape"), as a JSON
@@ -106,6 +106,8 @@ export const NodeSchema = Type.Object(
     apis: Type.Optional(
       Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('responses')]), { minItems: 1, maxItems: 2 }),
     ),
+    /** The Anthropic API version an Anthropic-protocol node is sent (`anthropic-version`): 2023-06-01 (default) or 2026-10-21. */
+    anthropic_version: Type.Optional(literals(ANTHROPIC_VERSIONS)),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
   },
   { additionalProperties: false },

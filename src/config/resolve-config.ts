@@ -9,7 +9,7 @@ import { resolvePricedFeatures, resolvePricing } from './resolve-priced-features
 import { isDocumentedSecret } from './example-secrets.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
-import { DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
+import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
 import type {
   GatewayConfig,
   KeyConfig,
@@ -150,6 +150,9 @@ export function resolveNode(
   if (node.apis !== undefined && protocol !== 'openai') {
     throw new ConfigError(source, `${path}.apis`, 'applies only to OpenAI-protocol nodes');
   }
+  if (node.anthropic_version !== undefined && protocol !== 'anthropic') {
+    throw new ConfigError(source, `${path}.anthropic_version`, 'applies only to Anthropic-protocol nodes');
+  }
   if (node.apis !== undefined && !node.apis.includes('chat')) {
     throw new ConfigError(source, `${path}.apis`, 'must include chat: every node serves Chat Completions');
   }
@@ -166,6 +169,7 @@ export function resolveNode(
     reasoningParam: node.reasoning_param ?? 'reasoning_effort',
     maxTokensField: node.max_tokens_field ?? 'max_tokens',
     nativeApis: nativeApisOf(protocol, node.apis),
+    anthropicVersion: node.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,
     simulated: simulated && {
       firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
       tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,

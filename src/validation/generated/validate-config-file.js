@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -4771,112 +4771,24 @@ else {
 var valid23 = true;
 }
 if(valid23){
-if(data89.simulated !== undefined){
-let data109 = data89.simulated;
+if(data89.anthropic_version !== undefined){
+let data109 = data89.anthropic_version;
 const _errs280 = errors;
-if(errors === _errs280){
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+const _errs281 = errors;
+let valid31 = false;
 const _errs282 = errors;
-for(const key21 in data109){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
-return false;
-break;
-}
-}
-if(_errs282 === errors){
-if(data109.first_byte_ms !== undefined){
-let data110 = data109.first_byte_ms;
-const _errs283 = errors;
-if(!((typeof data110 == "number") && (!(data110 % 1) && !isNaN(data110)))){
-let dataType99 = typeof data110;
+if(typeof data109 !== "string"){
+let dataType99 = typeof data109;
 let coerced99 = undefined;
 if(!(coerced99 !== undefined)){
-if(dataType99 === "boolean" || data110 === null
-              || (dataType99 === "string" && data110 && data110 == +data110 && !(data110 % 1))){
-coerced99 = +data110;
+if(dataType99 == "number" || dataType99 == "boolean"){
+coerced99 = "" + data109;
+}
+else if(data109 === null){
+coerced99 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-if(coerced99 !== undefined){
-data110 = coerced99;
-if(data109 !== undefined){
-data109["first_byte_ms"] = coerced99;
-}
-}
-}
-if(errors === _errs283){
-if(typeof data110 == "number"){
-if(data110 < 0 || isNaN(data110)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data110}];
-return false;
-}
-}
-}
-var valid31 = _errs283 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.tokens_per_second !== undefined){
-let data111 = data109.tokens_per_second;
-const _errs285 = errors;
-if(!(typeof data111 == "number")){
-let dataType100 = typeof data111;
-let coerced100 = undefined;
-if(!(coerced100 !== undefined)){
-if(dataType100 == "boolean" || data111 === null
-              || (dataType100 == "string" && data111 && data111 == +data111)){
-coerced100 = +data111;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
-return false;
-}
-}
-if(coerced100 !== undefined){
-data111 = coerced100;
-if(data109 !== undefined){
-data109["tokens_per_second"] = coerced100;
-}
-}
-}
-if(errors === _errs285){
-if(typeof data111 == "number"){
-if(data111 < 0 || isNaN(data111)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data111}];
-return false;
-}
-}
-}
-var valid31 = _errs285 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.reasoning_field !== undefined){
-let data112 = data109.reasoning_field;
-const _errs287 = errors;
-const _errs288 = errors;
-let valid32 = false;
-const _errs289 = errors;
-if(typeof data112 !== "string"){
-let dataType101 = typeof data112;
-let coerced101 = undefined;
-if(!(coerced101 !== undefined)){
-if(dataType101 == "number" || dataType101 == "boolean"){
-coerced101 = "" + data112;
-}
-else if(data112 === null){
-coerced101 = "";
-}
-else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -4886,15 +4798,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced101 !== undefined){
-data112 = coerced101;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced101;
+if(coerced99 !== undefined){
+data109 = coerced99;
+if(data89 !== undefined){
+data89["anthropic_version"] = coerced99;
 }
 }
 }
-if("reasoning_content" !== data112){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data112};
+if("2023-06-01" !== data109){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/0/const",keyword:"const",params:{allowedValue: "2023-06-01"},message:"must be equal to constant",schema:"2023-06-01",parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[0],data:data109};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -4903,22 +4815,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs289 === errors;
-valid32 = valid32 || _valid6;
-if(!valid32){
-const _errs291 = errors;
-if(typeof data112 !== "string"){
-let dataType102 = typeof data112;
-let coerced102 = undefined;
-if(!(coerced102 !== undefined)){
-if(dataType102 == "number" || dataType102 == "boolean"){
-coerced102 = "" + data112;
+var _valid6 = _errs282 === errors;
+valid31 = valid31 || _valid6;
+if(!valid31){
+const _errs284 = errors;
+if(typeof data109 !== "string"){
+let dataType100 = typeof data109;
+let coerced100 = undefined;
+if(!(coerced100 !== undefined)){
+if(dataType100 == "number" || dataType100 == "boolean"){
+coerced100 = "" + data109;
 }
-else if(data112 === null){
-coerced102 = "";
+else if(data109 === null){
+coerced100 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -4928,15 +4840,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced102 !== undefined){
-data112 = coerced102;
-if(data109 !== undefined){
-data109["reasoning_field"] = coerced102;
+if(coerced100 !== undefined){
+data109 = coerced100;
+if(data89 !== undefined){
+data89["anthropic_version"] = coerced100;
 }
 }
 }
-if("reasoning" !== data112){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data112};
+if("2026-10-21" !== data109){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/1/const",keyword:"const",params:{allowedValue: "2026-10-21"},message:"must be equal to constant",schema:"2026-10-21",parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[1],data:data109};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -4945,11 +4857,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs291 === errors;
-valid32 = valid32 || _valid6;
+var _valid6 = _errs284 === errors;
+valid31 = valid31 || _valid6;
 }
-if(!valid32){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data112};
+if(!valid31){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.anthropic_version.anyOf,parentSchema:schema11.properties.nodes.items.properties.anthropic_version,data:data109};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -4961,83 +4873,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs288;
+errors = _errs281;
 if(vErrors !== null){
-if(_errs288){
-vErrors.length = _errs288;
+if(_errs281){
+vErrors.length = _errs281;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid31 = _errs287 === errors;
+var valid23 = _errs280 === errors;
 }
 else {
-var valid31 = true;
+var valid23 = true;
 }
-if(valid31){
-if(data109.port !== undefined){
-let data113 = data109.port;
+if(valid23){
+if(data89.simulated !== undefined){
+let data110 = data89.simulated;
+const _errs286 = errors;
+if(errors === _errs286){
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+const _errs288 = errors;
+for(const key21 in data110){
+if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data110}];
+return false;
+break;
+}
+}
+if(_errs288 === errors){
+if(data110.first_byte_ms !== undefined){
+let data111 = data110.first_byte_ms;
+const _errs289 = errors;
+if(!((typeof data111 == "number") && (!(data111 % 1) && !isNaN(data111)))){
+let dataType101 = typeof data111;
+let coerced101 = undefined;
+if(!(coerced101 !== undefined)){
+if(dataType101 === "boolean" || data111 === null
+              || (dataType101 === "string" && data111 && data111 == +data111 && !(data111 % 1))){
+coerced101 = +data111;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data111}];
+return false;
+}
+}
+if(coerced101 !== undefined){
+data111 = coerced101;
+if(data110 !== undefined){
+data110["first_byte_ms"] = coerced101;
+}
+}
+}
+if(errors === _errs289){
+if(typeof data111 == "number"){
+if(data111 < 0 || isNaN(data111)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data111}];
+return false;
+}
+}
+}
+var valid32 = _errs289 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data110.tokens_per_second !== undefined){
+let data112 = data110.tokens_per_second;
+const _errs291 = errors;
+if(!(typeof data112 == "number")){
+let dataType102 = typeof data112;
+let coerced102 = undefined;
+if(!(coerced102 !== undefined)){
+if(dataType102 == "boolean" || data112 === null
+              || (dataType102 == "string" && data112 && data112 == +data112)){
+coerced102 = +data112;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data112}];
+return false;
+}
+}
+if(coerced102 !== undefined){
+data112 = coerced102;
+if(data110 !== undefined){
+data110["tokens_per_second"] = coerced102;
+}
+}
+}
+if(errors === _errs291){
+if(typeof data112 == "number"){
+if(data112 < 0 || isNaN(data112)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data112}];
+return false;
+}
+}
+}
+var valid32 = _errs291 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data110.reasoning_field !== undefined){
+let data113 = data110.reasoning_field;
 const _errs293 = errors;
-if(!((typeof data113 == "number") && (!(data113 % 1) && !isNaN(data113)))){
+const _errs294 = errors;
+let valid33 = false;
+const _errs295 = errors;
+if(typeof data113 !== "string"){
 let dataType103 = typeof data113;
 let coerced103 = undefined;
 if(!(coerced103 !== undefined)){
-if(dataType103 === "boolean" || data113 === null
-              || (dataType103 === "string" && data113 && data113 == +data113 && !(data113 % 1))){
-coerced103 = +data113;
+if(dataType103 == "number" || dataType103 == "boolean"){
+coerced103 = "" + data113;
+}
+else if(data113 === null){
+coerced103 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-}
-if(coerced103 !== undefined){
-data113 = coerced103;
-if(data109 !== undefined){
-data109["port"] = coerced103;
-}
-}
-}
-if(errors === _errs293){
-if(typeof data113 == "number"){
-if(data113 > 65535 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-else {
-if(data113 < 0 || isNaN(data113)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data113}];
-return false;
-}
-}
-}
-}
-var valid31 = _errs293 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.protocol !== undefined){
-let data114 = data109.protocol;
-const _errs295 = errors;
-const _errs296 = errors;
-let valid33 = false;
-const _errs297 = errors;
-if(typeof data114 !== "string"){
-let dataType104 = typeof data114;
-let coerced104 = undefined;
-if(!(coerced104 !== undefined)){
-if(dataType104 == "number" || dataType104 == "boolean"){
-coerced104 = "" + data114;
-}
-else if(data114 === null){
-coerced104 = "";
-}
-else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -5047,15 +5004,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced104 !== undefined){
-data114 = coerced104;
-if(data109 !== undefined){
-data109["protocol"] = coerced104;
+if(coerced103 !== undefined){
+data113 = coerced103;
+if(data110 !== undefined){
+data110["reasoning_field"] = coerced103;
 }
 }
 }
-if("openai" !== data114){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data114};
+if("reasoning_content" !== data113){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data113};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -5064,22 +5021,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs297 === errors;
+var _valid7 = _errs295 === errors;
 valid33 = valid33 || _valid7;
 if(!valid33){
-const _errs299 = errors;
-if(typeof data114 !== "string"){
-let dataType105 = typeof data114;
-let coerced105 = undefined;
-if(!(coerced105 !== undefined)){
-if(dataType105 == "number" || dataType105 == "boolean"){
-coerced105 = "" + data114;
+const _errs297 = errors;
+if(typeof data113 !== "string"){
+let dataType104 = typeof data113;
+let coerced104 = undefined;
+if(!(coerced104 !== undefined)){
+if(dataType104 == "number" || dataType104 == "boolean"){
+coerced104 = "" + data113;
 }
-else if(data114 === null){
-coerced105 = "";
+else if(data113 === null){
+coerced104 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -5089,15 +5046,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced105 !== undefined){
-data114 = coerced105;
-if(data109 !== undefined){
-data109["protocol"] = coerced105;
+if(coerced104 !== undefined){
+data113 = coerced104;
+if(data110 !== undefined){
+data110["reasoning_field"] = coerced104;
 }
 }
 }
-if("anthropic" !== data114){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data114};
+if("reasoning" !== data113){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data113};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -5106,22 +5063,11 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs299 === errors;
+var _valid7 = _errs297 === errors;
 valid33 = valid33 || _valid7;
+}
 if(!valid33){
-const _errs301 = errors;
-if(typeof data114 !== "string"){
-let dataType106 = typeof data114;
-let coerced106 = undefined;
-if(!(coerced106 !== undefined)){
-if(dataType106 == "number" || dataType106 == "boolean"){
-coerced106 = "" + data114;
-}
-else if(data114 === null){
-coerced106 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data113};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -5129,17 +5075,87 @@ else {
 vErrors.push(err55);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs294;
+if(vErrors !== null){
+if(_errs294){
+vErrors.length = _errs294;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced106 !== undefined){
-data114 = coerced106;
-if(data109 !== undefined){
-data109["protocol"] = coerced106;
+}
+var valid32 = _errs293 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data110.port !== undefined){
+let data114 = data110.port;
+const _errs299 = errors;
+if(!((typeof data114 == "number") && (!(data114 % 1) && !isNaN(data114)))){
+let dataType105 = typeof data114;
+let coerced105 = undefined;
+if(!(coerced105 !== undefined)){
+if(dataType105 === "boolean" || data114 === null
+              || (dataType105 === "string" && data114 && data114 == +data114 && !(data114 % 1))){
+coerced105 = +data114;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
+return false;
+}
+}
+if(coerced105 !== undefined){
+data114 = coerced105;
+if(data110 !== undefined){
+data110["port"] = coerced105;
 }
 }
 }
-if("gemini" !== data114){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data114};
+if(errors === _errs299){
+if(typeof data114 == "number"){
+if(data114 > 65535 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
+return false;
+}
+else {
+if(data114 < 0 || isNaN(data114)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data114}];
+return false;
+}
+}
+}
+}
+var valid32 = _errs299 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data110.protocol !== undefined){
+let data115 = data110.protocol;
+const _errs301 = errors;
+const _errs302 = errors;
+let valid34 = false;
+const _errs303 = errors;
+if(typeof data115 !== "string"){
+let dataType106 = typeof data115;
+let coerced106 = undefined;
+if(!(coerced106 !== undefined)){
+if(dataType106 == "number" || dataType106 == "boolean"){
+coerced106 = "" + data115;
+}
+else if(data115 === null){
+coerced106 = "";
+}
+else {
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data115};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -5148,12 +5164,16 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs301 === errors;
-valid33 = valid33 || _valid7;
+}
+if(coerced106 !== undefined){
+data115 = coerced106;
+if(data110 !== undefined){
+data110["protocol"] = coerced106;
 }
 }
-if(!valid33){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data114};
+}
+if("openai" !== data115){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data115};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -5161,121 +5181,23 @@ else {
 vErrors.push(err57);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs296;
-if(vErrors !== null){
-if(_errs296){
-vErrors.length = _errs296;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid31 = _errs295 === errors;
-}
-else {
-var valid31 = true;
-}
-if(valid31){
-if(data109.scripts !== undefined){
-let data115 = data109.scripts;
-const _errs303 = errors;
-if(errors === _errs303){
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-var valid34 = true;
-for(const key22 in data115){
-if(pattern5.test(key22)){
-let data116 = data115[key22];
+var _valid8 = _errs303 === errors;
+valid34 = valid34 || _valid8;
+if(!valid34){
 const _errs305 = errors;
-if(errors === _errs305){
-if(Array.isArray(data116)){
-if(data116.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
-return false;
-}
-else {
-var valid35 = true;
-const len4 = data116.length;
-for(let i4=0; i4<len4; i4++){
-let data117 = data116[i4];
-const _errs307 = errors;
-if(errors === _errs307){
-if(data117 && typeof data117 == "object" && !Array.isArray(data117)){
-const _errs309 = errors;
-for(const key23 in data117){
-if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-break;
-}
-}
-if(_errs309 === errors){
-if(data117.when !== undefined){
-let data118 = data117.when;
-const _errs310 = errors;
-if(errors === _errs310){
-if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
-const _errs312 = errors;
-for(const key24 in data118){
-if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
-return false;
-break;
-}
-}
-if(_errs312 === errors){
-if(data118.tools_offered !== undefined){
-let data119 = data118.tools_offered;
-const _errs313 = errors;
-if(typeof data119 !== "boolean"){
+if(typeof data115 !== "string"){
+let dataType107 = typeof data115;
 let coerced107 = undefined;
 if(!(coerced107 !== undefined)){
-if(data119 === "false" || data119 === 0 || data119 === null){
-coerced107 = false;
+if(dataType107 == "number" || dataType107 == "boolean"){
+coerced107 = "" + data115;
 }
-else if(data119 === "true" || data119 === 1){
-coerced107 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data119}];
-return false;
-}
-}
-if(coerced107 !== undefined){
-data119 = coerced107;
-if(data118 !== undefined){
-data118["tools_offered"] = coerced107;
-}
-}
-}
-var valid37 = _errs313 === errors;
+else if(data115 === null){
+coerced107 = "";
 }
 else {
-var valid37 = true;
-}
-if(valid37){
-if(data118.last_role !== undefined){
-let data120 = data118.last_role;
-const _errs315 = errors;
-const _errs316 = errors;
-let valid38 = false;
-const _errs317 = errors;
-if(typeof data120 !== "string"){
-let dataType108 = typeof data120;
-let coerced108 = undefined;
-if(!(coerced108 !== undefined)){
-if(dataType108 == "number" || dataType108 == "boolean"){
-coerced108 = "" + data120;
-}
-else if(data120 === null){
-coerced108 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data115};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -5285,15 +5207,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced108 !== undefined){
-data120 = coerced108;
-if(data118 !== undefined){
-data118["last_role"] = coerced108;
+if(coerced107 !== undefined){
+data115 = coerced107;
+if(data110 !== undefined){
+data110["protocol"] = coerced107;
 }
 }
 }
-if("user" !== data120){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data120};
+if("anthropic" !== data115){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data115};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -5302,22 +5224,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs317 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs319 = errors;
-if(typeof data120 !== "string"){
-let dataType109 = typeof data120;
-let coerced109 = undefined;
-if(!(coerced109 !== undefined)){
-if(dataType109 == "number" || dataType109 == "boolean"){
-coerced109 = "" + data120;
+var _valid8 = _errs305 === errors;
+valid34 = valid34 || _valid8;
+if(!valid34){
+const _errs307 = errors;
+if(typeof data115 !== "string"){
+let dataType108 = typeof data115;
+let coerced108 = undefined;
+if(!(coerced108 !== undefined)){
+if(dataType108 == "number" || dataType108 == "boolean"){
+coerced108 = "" + data115;
 }
-else if(data120 === null){
-coerced109 = "";
+else if(data115 === null){
+coerced108 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data115};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -5327,15 +5249,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced109 !== undefined){
-data120 = coerced109;
-if(data118 !== undefined){
-data118["last_role"] = coerced109;
+if(coerced108 !== undefined){
+data115 = coerced108;
+if(data110 !== undefined){
+data110["protocol"] = coerced108;
 }
 }
 }
-if("assistant" !== data120){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data120};
+if("gemini" !== data115){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data115};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -5344,22 +5266,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs319 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs321 = errors;
-if(typeof data120 !== "string"){
-let dataType110 = typeof data120;
-let coerced110 = undefined;
-if(!(coerced110 !== undefined)){
-if(dataType110 == "number" || dataType110 == "boolean"){
-coerced110 = "" + data120;
+var _valid8 = _errs307 === errors;
+valid34 = valid34 || _valid8;
 }
-else if(data120 === null){
-coerced110 = "";
 }
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
+if(!valid34){
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data115};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -5367,17 +5279,121 @@ else {
 vErrors.push(err62);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs302;
+if(vErrors !== null){
+if(_errs302){
+vErrors.length = _errs302;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced110 !== undefined){
-data120 = coerced110;
-if(data118 !== undefined){
-data118["last_role"] = coerced110;
+}
+var valid32 = _errs301 === errors;
+}
+else {
+var valid32 = true;
+}
+if(valid32){
+if(data110.scripts !== undefined){
+let data116 = data110.scripts;
+const _errs309 = errors;
+if(errors === _errs309){
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+var valid35 = true;
+for(const key22 in data116){
+if(pattern5.test(key22)){
+let data117 = data116[key22];
+const _errs311 = errors;
+if(errors === _errs311){
+if(Array.isArray(data117)){
+if(data117.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data117}];
+return false;
+}
+else {
+var valid36 = true;
+const len4 = data117.length;
+for(let i4=0; i4<len4; i4++){
+let data118 = data117[i4];
+const _errs313 = errors;
+if(errors === _errs313){
+if(data118 && typeof data118 == "object" && !Array.isArray(data118)){
+const _errs315 = errors;
+for(const key23 in data118){
+if(!(((key23 === "when") || (key23 === "call")) || (key23 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data118}];
+return false;
+break;
+}
+}
+if(_errs315 === errors){
+if(data118.when !== undefined){
+let data119 = data118.when;
+const _errs316 = errors;
+if(errors === _errs316){
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+const _errs318 = errors;
+for(const key24 in data119){
+if(!(((key24 === "tools_offered") || (key24 === "last_role")) || (key24 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data119}];
+return false;
+break;
+}
+}
+if(_errs318 === errors){
+if(data119.tools_offered !== undefined){
+let data120 = data119.tools_offered;
+const _errs319 = errors;
+if(typeof data120 !== "boolean"){
+let coerced109 = undefined;
+if(!(coerced109 !== undefined)){
+if(data120 === "false" || data120 === 0 || data120 === null){
+coerced109 = false;
+}
+else if(data120 === "true" || data120 === 1){
+coerced109 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data120}];
+return false;
+}
+}
+if(coerced109 !== undefined){
+data120 = coerced109;
+if(data119 !== undefined){
+data119["tools_offered"] = coerced109;
 }
 }
 }
-if("tool" !== data120){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data120};
+var valid38 = _errs319 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data119.last_role !== undefined){
+let data121 = data119.last_role;
+const _errs321 = errors;
+const _errs322 = errors;
+let valid39 = false;
+const _errs323 = errors;
+if(typeof data121 !== "string"){
+let dataType110 = typeof data121;
+let coerced110 = undefined;
+if(!(coerced110 !== undefined)){
+if(dataType110 == "number" || dataType110 == "boolean"){
+coerced110 = "" + data121;
+}
+else if(data121 === null){
+coerced110 = "";
+}
+else {
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -5386,22 +5402,16 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs321 === errors;
-valid38 = valid38 || _valid8;
-if(!valid38){
-const _errs323 = errors;
-if(typeof data120 !== "string"){
-let dataType111 = typeof data120;
-let coerced111 = undefined;
-if(!(coerced111 !== undefined)){
-if(dataType111 == "number" || dataType111 == "boolean"){
-coerced111 = "" + data120;
 }
-else if(data120 === null){
-coerced111 = "";
+if(coerced110 !== undefined){
+data121 = coerced110;
+if(data119 !== undefined){
+data119["last_role"] = coerced110;
 }
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
+}
+}
+if("user" !== data121){
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data121};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -5410,16 +5420,22 @@ vErrors.push(err64);
 }
 errors++;
 }
+var _valid9 = _errs323 === errors;
+valid39 = valid39 || _valid9;
+if(!valid39){
+const _errs325 = errors;
+if(typeof data121 !== "string"){
+let dataType111 = typeof data121;
+let coerced111 = undefined;
+if(!(coerced111 !== undefined)){
+if(dataType111 == "number" || dataType111 == "boolean"){
+coerced111 = "" + data121;
 }
-if(coerced111 !== undefined){
-data120 = coerced111;
-if(data118 !== undefined){
-data118["last_role"] = coerced111;
+else if(data121 === null){
+coerced111 = "";
 }
-}
-}
-if("system" !== data120){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data120};
+else {
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -5428,13 +5444,16 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs323 === errors;
-valid38 = valid38 || _valid8;
+}
+if(coerced111 !== undefined){
+data121 = coerced111;
+if(data119 !== undefined){
+data119["last_role"] = coerced111;
 }
 }
 }
-if(!valid38){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data120};
+if("assistant" !== data121){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data121};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -5442,29 +5461,11 @@ else {
 vErrors.push(err66);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs316;
-if(vErrors !== null){
-if(_errs316){
-vErrors.length = _errs316;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid37 = _errs315 === errors;
-}
-else {
-var valid37 = true;
-}
-if(valid37){
-if(data118.last_message_matches !== undefined){
-let data121 = data118.last_message_matches;
-const _errs325 = errors;
+var _valid9 = _errs325 === errors;
+valid39 = valid39 || _valid9;
+if(!valid39){
+const _errs327 = errors;
 if(typeof data121 !== "string"){
 let dataType112 = typeof data121;
 let coerced112 = undefined;
@@ -5476,26 +5477,276 @@ else if(data121 === null){
 coerced112 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
-return false;
+const err67 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data121};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
 }
 }
 if(coerced112 !== undefined){
 data121 = coerced112;
-if(data118 !== undefined){
-data118["last_message_matches"] = coerced112;
+if(data119 !== undefined){
+data119["last_role"] = coerced112;
 }
 }
 }
-if(errors === _errs325){
-if(typeof data121 === "string"){
-if(func3(data121) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data121}];
+if("tool" !== data121){
+const err68 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data121};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var _valid9 = _errs327 === errors;
+valid39 = valid39 || _valid9;
+if(!valid39){
+const _errs329 = errors;
+if(typeof data121 !== "string"){
+let dataType113 = typeof data121;
+let coerced113 = undefined;
+if(!(coerced113 !== undefined)){
+if(dataType113 == "number" || dataType113 == "boolean"){
+coerced113 = "" + data121;
+}
+else if(data121 === null){
+coerced113 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data121};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(coerced113 !== undefined){
+data121 = coerced113;
+if(data119 !== undefined){
+data119["last_role"] = coerced113;
+}
+}
+}
+if("system" !== data121){
+const err70 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data121};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var _valid9 = _errs329 === errors;
+valid39 = valid39 || _valid9;
+}
+}
+}
+if(!valid39){
+const err71 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data121};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs322;
+if(vErrors !== null){
+if(_errs322){
+vErrors.length = _errs322;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid38 = _errs321 === errors;
+}
+else {
+var valid38 = true;
+}
+if(valid38){
+if(data119.last_message_matches !== undefined){
+let data122 = data119.last_message_matches;
+const _errs331 = errors;
+if(typeof data122 !== "string"){
+let dataType114 = typeof data122;
+let coerced114 = undefined;
+if(!(coerced114 !== undefined)){
+if(dataType114 == "number" || dataType114 == "boolean"){
+coerced114 = "" + data122;
+}
+else if(data122 === null){
+coerced114 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data122}];
+return false;
+}
+}
+if(coerced114 !== undefined){
+data122 = coerced114;
+if(data119 !== undefined){
+data119["last_message_matches"] = coerced114;
+}
+}
+}
+if(errors === _errs331){
+if(typeof data122 === "string"){
+if(func3(data122) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data122}];
 return false;
 }
 }
 }
-var valid37 = _errs325 === errors;
+var valid38 = _errs331 === errors;
+}
+else {
+var valid38 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data119}];
+return false;
+}
+}
+var valid37 = _errs316 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data118.call !== undefined){
+let data123 = data118.call;
+const _errs333 = errors;
+if(errors === _errs333){
+if(data123 && typeof data123 == "object" && !Array.isArray(data123)){
+let missing3;
+if((data123.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
+return false;
+}
+else {
+const _errs335 = errors;
+for(const key25 in data123){
+if(!((key25 === "tool") || (key25 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
+return false;
+break;
+}
+}
+if(_errs335 === errors){
+if(data123.tool !== undefined){
+let data124 = data123.tool;
+const _errs336 = errors;
+if(typeof data124 !== "string"){
+let dataType115 = typeof data124;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 == "number" || dataType115 == "boolean"){
+coerced115 = "" + data124;
+}
+else if(data124 === null){
+coerced115 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data124}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data124 = coerced115;
+if(data123 !== undefined){
+data123["tool"] = coerced115;
+}
+}
+}
+if(errors === _errs336){
+if(typeof data124 === "string"){
+if(func3(data124) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data124}];
+return false;
+}
+}
+}
+var valid40 = _errs336 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data123.arguments !== undefined){
+let data125 = data123.arguments;
+const _errs338 = errors;
+if(errors === _errs338){
+if(!(data125 && typeof data125 == "object" && !Array.isArray(data125))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data125}];
+return false;
+}
+}
+var valid40 = _errs338 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data123}];
+return false;
+}
+}
+var valid37 = _errs333 === errors;
+}
+else {
+var valid37 = true;
+}
+if(valid37){
+if(data118.answer !== undefined){
+let data126 = data118.answer;
+const _errs340 = errors;
+if(typeof data126 !== "string"){
+let dataType116 = typeof data126;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 == "number" || dataType116 == "boolean"){
+coerced116 = "" + data126;
+}
+else if(data126 === null){
+coerced116 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data126}];
+return false;
+}
+}
+if(coerced116 !== undefined){
+data126 = coerced116;
+if(data118 !== undefined){
+data118["answer"] = coerced116;
+}
+}
+}
+var valid37 = _errs340 === errors;
 }
 else {
 var valid37 = true;
@@ -5505,144 +5756,23 @@ var valid37 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data118}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data118}];
 return false;
 }
 }
-var valid36 = _errs310 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data117.call !== undefined){
-let data122 = data117.call;
-const _errs327 = errors;
-if(errors === _errs327){
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-let missing3;
-if((data122.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-}
-else {
-const _errs329 = errors;
-for(const key25 in data122){
-if(!((key25 === "tool") || (key25 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
+var valid36 = _errs313 === errors;
+if(!valid36){
 break;
 }
 }
-if(_errs329 === errors){
-if(data122.tool !== undefined){
-let data123 = data122.tool;
-const _errs330 = errors;
-if(typeof data123 !== "string"){
-let dataType113 = typeof data123;
-let coerced113 = undefined;
-if(!(coerced113 !== undefined)){
-if(dataType113 == "number" || dataType113 == "boolean"){
-coerced113 = "" + data123;
 }
-else if(data123 === null){
-coerced113 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data117}];
 return false;
 }
 }
-if(coerced113 !== undefined){
-data123 = coerced113;
-if(data122 !== undefined){
-data122["tool"] = coerced113;
-}
-}
-}
-if(errors === _errs330){
-if(typeof data123 === "string"){
-if(func3(data123) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data123}];
-return false;
-}
-}
-}
-var valid39 = _errs330 === errors;
-}
-else {
-var valid39 = true;
-}
-if(valid39){
-if(data122.arguments !== undefined){
-let data124 = data122.arguments;
-const _errs332 = errors;
-if(errors === _errs332){
-if(!(data124 && typeof data124 == "object" && !Array.isArray(data124))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data124}];
-return false;
-}
-}
-var valid39 = _errs332 === errors;
-}
-else {
-var valid39 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data122}];
-return false;
-}
-}
-var valid36 = _errs327 === errors;
-}
-else {
-var valid36 = true;
-}
-if(valid36){
-if(data117.answer !== undefined){
-let data125 = data117.answer;
-const _errs334 = errors;
-if(typeof data125 !== "string"){
-let dataType114 = typeof data125;
-let coerced114 = undefined;
-if(!(coerced114 !== undefined)){
-if(dataType114 == "number" || dataType114 == "boolean"){
-coerced114 = "" + data125;
-}
-else if(data125 === null){
-coerced114 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data125}];
-return false;
-}
-}
-if(coerced114 !== undefined){
-data125 = coerced114;
-if(data117 !== undefined){
-data117["answer"] = coerced114;
-}
-}
-}
-var valid36 = _errs334 === errors;
-}
-else {
-var valid36 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data117}];
-return false;
-}
-}
-var valid35 = _errs307 === errors;
+var valid35 = _errs311 === errors;
 if(!valid35){
 break;
 }
@@ -5650,26 +5780,14 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key22.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data116}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data116}];
 return false;
 }
 }
-var valid34 = _errs305 === errors;
-if(!valid34){
-break;
-}
-}
-}
+var valid32 = _errs309 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data115}];
-return false;
-}
-}
-var valid31 = _errs303 === errors;
-}
-else {
-var valid31 = true;
+var valid32 = true;
 }
 }
 }
@@ -5679,14 +5797,15 @@ var valid31 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data110}];
 return false;
 }
 }
-var valid23 = _errs280 === errors;
+var valid23 = _errs286 === errors;
 }
 else {
 var valid23 = true;
+}
 }
 }
 }
@@ -5726,145 +5845,145 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data126 = data.models;
-const _errs336 = errors;
-if(errors === _errs336){
-if(Array.isArray(data126)){
-if(data126.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data126}];
+let data127 = data.models;
+const _errs342 = errors;
+if(errors === _errs342){
+if(Array.isArray(data127)){
+if(data127.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data127}];
 return false;
-}
-else {
-var valid40 = true;
-const len5 = data126.length;
-for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs338 = errors;
-if(errors === _errs338){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-let missing4;
-if(((data127.id === undefined) && (missing4 = "id")) || ((data127.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-}
-else {
-const _errs340 = errors;
-for(const key26 in data127){
-if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-break;
-}
-}
-if(_errs340 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs341 = errors;
-if(typeof data128 !== "string"){
-let dataType115 = typeof data128;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data128;
-}
-else if(data128 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data128 = coerced115;
-if(data127 !== undefined){
-data127["id"] = coerced115;
-}
-}
-}
-if(errors === _errs341){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-var valid41 = _errs341 === errors;
 }
 else {
 var valid41 = true;
-}
-if(valid41){
-if(data127.aliases !== undefined){
-let data129 = data127.aliases;
-const _errs343 = errors;
-if(errors === _errs343){
-if(Array.isArray(data129)){
-if(data129.length > 64){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data129}];
+const len5 = data127.length;
+for(let i5=0; i5<len5; i5++){
+let data128 = data127[i5];
+const _errs344 = errors;
+if(errors === _errs344){
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+let missing4;
+if(((data128.id === undefined) && (missing4 = "id")) || ((data128.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data128}];
 return false;
 }
 else {
-var valid42 = true;
-const len6 = data129.length;
-for(let i6=0; i6<len6; i6++){
-let data130 = data129[i6];
-const _errs345 = errors;
-if(typeof data130 !== "string"){
-let dataType116 = typeof data130;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data130;
-}
-else if(data130 === null){
-coerced116 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data130}];
+const _errs346 = errors;
+for(const key26 in data128){
+if(!(func2.call(schema11.properties.models.items.properties, key26))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data128}];
 return false;
-}
-}
-if(coerced116 !== undefined){
-data130 = coerced116;
-if(data129 !== undefined){
-data129[i6] = coerced116;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data130 === "string"){
-if(func3(data130) > 256){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data130}];
-return false;
-}
-else {
-if(func3(data130) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data130}];
-return false;
-}
-}
-}
-}
-var valid42 = _errs345 === errors;
-if(!valid42){
 break;
 }
 }
+if(_errs346 === errors){
+if(data128.id !== undefined){
+let data129 = data128.id;
+const _errs347 = errors;
+if(typeof data129 !== "string"){
+let dataType117 = typeof data129;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "number" || dataType117 == "boolean"){
+coerced117 = "" + data129;
+}
+else if(data129 === null){
+coerced117 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data129}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data129 = coerced117;
+if(data128 !== undefined){
+data128["id"] = coerced117;
+}
+}
+}
+if(errors === _errs347){
+if(typeof data129 === "string"){
+if(func3(data129) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data129}];
+return false;
+}
+}
+}
+var valid42 = _errs347 === errors;
+}
+else {
+var valid42 = true;
+}
 if(valid42){
-let i7 = data129.length;
+if(data128.aliases !== undefined){
+let data130 = data128.aliases;
+const _errs349 = errors;
+if(errors === _errs349){
+if(Array.isArray(data130)){
+if(data130.length > 64){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data130}];
+return false;
+}
+else {
+var valid43 = true;
+const len6 = data130.length;
+for(let i6=0; i6<len6; i6++){
+let data131 = data130[i6];
+const _errs351 = errors;
+if(typeof data131 !== "string"){
+let dataType118 = typeof data131;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 == "number" || dataType118 == "boolean"){
+coerced118 = "" + data131;
+}
+else if(data131 === null){
+coerced118 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data131}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data131 = coerced118;
+if(data130 !== undefined){
+data130[i6] = coerced118;
+}
+}
+}
+if(errors === _errs351){
+if(typeof data131 === "string"){
+if(func3(data131) > 256){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data131}];
+return false;
+}
+else {
+if(func3(data131) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data131}];
+return false;
+}
+}
+}
+}
+var valid43 = _errs351 === errors;
+if(!valid43){
+break;
+}
+}
+if(valid43){
+let i7 = data130.length;
 let j0;
 if(i7 > 1){
 const indices0 = {};
 for(;i7--;){
-let item0 = data129[i7];
+let item0 = data130[i7];
 if(typeof item0 !== "string"){
 continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data130}];
 return false;
 break;
 }
@@ -5875,343 +5994,241 @@ indices0[item0] = i7;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data129}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data130}];
 return false;
 }
 }
-var valid41 = _errs343 === errors;
+var valid42 = _errs349 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.owned_by !== undefined){
-let data131 = data127.owned_by;
-const _errs347 = errors;
-if(typeof data131 !== "string"){
-let dataType117 = typeof data131;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 == "number" || dataType117 == "boolean"){
-coerced117 = "" + data131;
-}
-else if(data131 === null){
-coerced117 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data131}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data131 = coerced117;
-if(data127 !== undefined){
-data127["owned_by"] = coerced117;
-}
-}
-}
-if(errors === _errs347){
-if(typeof data131 === "string"){
-if(func3(data131) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data131}];
-return false;
-}
-}
-}
-var valid41 = _errs347 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.context_length !== undefined){
-let data132 = data127.context_length;
-const _errs349 = errors;
-if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType118 = typeof data132;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data132 === null
-              || (dataType118 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced118 = +data132;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data132}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data132 = coerced118;
-if(data127 !== undefined){
-data127["context_length"] = coerced118;
-}
-}
-}
-if(errors === _errs349){
-if(typeof data132 == "number"){
-if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data132}];
-return false;
-}
-}
-}
-var valid41 = _errs349 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.max_output_tokens !== undefined){
-let data133 = data127.max_output_tokens;
-const _errs351 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType119 = typeof data133;
+if(valid42){
+if(data128.owned_by !== undefined){
+let data132 = data128.owned_by;
+const _errs353 = errors;
+if(typeof data132 !== "string"){
+let dataType119 = typeof data132;
 let coerced119 = undefined;
 if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data133 === null
-              || (dataType119 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced119 = +data133;
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data132;
+}
+else if(data132 === null){
+coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data132}];
 return false;
 }
 }
 if(coerced119 !== undefined){
-data133 = coerced119;
-if(data127 !== undefined){
-data127["max_output_tokens"] = coerced119;
-}
-}
-}
-if(errors === _errs351){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data133}];
-return false;
-}
-}
-}
-var valid41 = _errs351 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.default_max_tokens !== undefined){
-let data134 = data127.default_max_tokens;
-const _errs353 = errors;
-if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
-let dataType120 = typeof data134;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data134 === null
-              || (dataType120 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
-coerced120 = +data134;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data134}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data134 = coerced120;
-if(data127 !== undefined){
-data127["default_max_tokens"] = coerced120;
+data132 = coerced119;
+if(data128 !== undefined){
+data128["owned_by"] = coerced119;
 }
 }
 }
 if(errors === _errs353){
-if(typeof data134 == "number"){
-if(data134 < 1 || isNaN(data134)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data134}];
+if(typeof data132 === "string"){
+if(func3(data132) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data132}];
 return false;
 }
 }
 }
-var valid41 = _errs353 === errors;
+var valid42 = _errs353 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.unresolved_input_tokens !== undefined){
-let data135 = data127.unresolved_input_tokens;
+if(valid42){
+if(data128.context_length !== undefined){
+let data133 = data128.context_length;
 const _errs355 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data135 === null
-              || (dataType121 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced121 = +data135;
+if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
+let dataType120 = typeof data133;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data133 === null
+              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced120 = +data133;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data133}];
 return false;
 }
 }
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data127 !== undefined){
-data127["unresolved_input_tokens"] = coerced121;
+if(coerced120 !== undefined){
+data133 = coerced120;
+if(data128 !== undefined){
+data128["context_length"] = coerced120;
 }
 }
 }
 if(errors === _errs355){
+if(typeof data133 == "number"){
+if(data133 < 1 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data133}];
+return false;
+}
+}
+}
+var valid42 = _errs355 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data128.max_output_tokens !== undefined){
+let data134 = data128.max_output_tokens;
+const _errs357 = errors;
+if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
+let dataType121 = typeof data134;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data134 === null
+              || (dataType121 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced121 = +data134;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data134}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data134 = coerced121;
+if(data128 !== undefined){
+data128["max_output_tokens"] = coerced121;
+}
+}
+}
+if(errors === _errs357){
+if(typeof data134 == "number"){
+if(data134 < 1 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data134}];
+return false;
+}
+}
+}
+var valid42 = _errs357 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data128.default_max_tokens !== undefined){
+let data135 = data128.default_max_tokens;
+const _errs359 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType122 = typeof data135;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data135 === null
+              || (dataType122 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced122 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data135}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data135 = coerced122;
+if(data128 !== undefined){
+data128["default_max_tokens"] = coerced122;
+}
+}
+}
+if(errors === _errs359){
 if(typeof data135 == "number"){
 if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data135}];
 return false;
 }
 }
 }
-var valid41 = _errs355 === errors;
+var valid42 = _errs359 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.reasoning !== undefined){
-let data136 = data127.reasoning;
-const _errs357 = errors;
-if(errors === _errs357){
-if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+if(valid42){
+if(data128.unresolved_input_tokens !== undefined){
+let data136 = data128.unresolved_input_tokens;
+const _errs361 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType123 = typeof data136;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 === "boolean" || data136 === null
+              || (dataType123 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced123 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data136}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data136 = coerced123;
+if(data128 !== undefined){
+data128["unresolved_input_tokens"] = coerced123;
+}
+}
+}
+if(errors === _errs361){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data136}];
+return false;
+}
+}
+}
+var valid42 = _errs361 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data128.reasoning !== undefined){
+let data137 = data128.reasoning;
+const _errs363 = errors;
+if(errors === _errs363){
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
 let missing5;
-if((data136.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data136}];
+if((data137.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data137}];
 return false;
 }
 else {
-const _errs359 = errors;
-for(const key27 in data136){
+const _errs365 = errors;
+for(const key27 in data137){
 if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data137}];
 return false;
 break;
 }
 }
-if(_errs359 === errors){
-if(data136.default_effort !== undefined){
-let data137 = data136.default_effort;
-const _errs360 = errors;
-const _errs361 = errors;
-let valid45 = false;
-const _errs362 = errors;
-if(typeof data137 !== "string"){
-let dataType122 = typeof data137;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data137;
-}
-else if(data137 === null){
-coerced122 = "";
-}
-else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data137};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
-}
-}
-if(coerced122 !== undefined){
-data137 = coerced122;
-if(data136 !== undefined){
-data136["default_effort"] = coerced122;
-}
-}
-}
-if("none" !== data137){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data137};
-if(vErrors === null){
-vErrors = [err68];
-}
-else {
-vErrors.push(err68);
-}
-errors++;
-}
-var _valid9 = _errs362 === errors;
-valid45 = valid45 || _valid9;
-if(!valid45){
-const _errs364 = errors;
-if(typeof data137 !== "string"){
-let dataType123 = typeof data137;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data137;
-}
-else if(data137 === null){
-coerced123 = "";
-}
-else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data137};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-}
-if(coerced123 !== undefined){
-data137 = coerced123;
-if(data136 !== undefined){
-data136["default_effort"] = coerced123;
-}
-}
-}
-if("minimal" !== data137){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data137};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-var _valid9 = _errs364 === errors;
-valid45 = valid45 || _valid9;
-if(!valid45){
+if(_errs365 === errors){
+if(data137.default_effort !== undefined){
+let data138 = data137.default_effort;
 const _errs366 = errors;
-if(typeof data137 !== "string"){
-let dataType124 = typeof data137;
+const _errs367 = errors;
+let valid46 = false;
+const _errs368 = errors;
+if(typeof data138 !== "string"){
+let dataType124 = typeof data138;
 let coerced124 = undefined;
 if(!(coerced124 !== undefined)){
 if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data137;
+coerced124 = "" + data138;
 }
-else if(data137 === null){
+else if(data138 === null){
 coerced124 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data137};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-}
-if(coerced124 !== undefined){
-data137 = coerced124;
-if(data136 !== undefined){
-data136["default_effort"] = coerced124;
-}
-}
-}
-if("low" !== data137){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data137};
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6220,22 +6237,16 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
-valid45 = valid45 || _valid9;
-if(!valid45){
-const _errs368 = errors;
-if(typeof data137 !== "string"){
-let dataType125 = typeof data137;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data137;
 }
-else if(data137 === null){
-coerced125 = "";
+if(coerced124 !== undefined){
+data138 = coerced124;
+if(data137 !== undefined){
+data137["default_effort"] = coerced124;
 }
-else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data137};
+}
+}
+if("none" !== data138){
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data138};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6244,16 +6255,22 @@ vErrors.push(err73);
 }
 errors++;
 }
+var _valid10 = _errs368 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs370 = errors;
+if(typeof data138 !== "string"){
+let dataType125 = typeof data138;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data138;
 }
-if(coerced125 !== undefined){
-data137 = coerced125;
-if(data136 !== undefined){
-data136["default_effort"] = coerced125;
+else if(data138 === null){
+coerced125 = "";
 }
-}
-}
-if("medium" !== data137){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data137};
+else {
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6262,22 +6279,16 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
-valid45 = valid45 || _valid9;
-if(!valid45){
-const _errs370 = errors;
-if(typeof data137 !== "string"){
-let dataType126 = typeof data137;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data137;
 }
-else if(data137 === null){
-coerced126 = "";
+if(coerced125 !== undefined){
+data138 = coerced125;
+if(data137 !== undefined){
+data137["default_effort"] = coerced125;
 }
-else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data137};
+}
+}
+if("minimal" !== data138){
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data138};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6286,16 +6297,22 @@ vErrors.push(err75);
 }
 errors++;
 }
+var _valid10 = _errs370 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs372 = errors;
+if(typeof data138 !== "string"){
+let dataType126 = typeof data138;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data138;
 }
-if(coerced126 !== undefined){
-data137 = coerced126;
-if(data136 !== undefined){
-data136["default_effort"] = coerced126;
+else if(data138 === null){
+coerced126 = "";
 }
-}
-}
-if("high" !== data137){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data137};
+else {
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6304,22 +6321,16 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs370 === errors;
-valid45 = valid45 || _valid9;
-if(!valid45){
-const _errs372 = errors;
-if(typeof data137 !== "string"){
-let dataType127 = typeof data137;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data137;
 }
-else if(data137 === null){
-coerced127 = "";
+if(coerced126 !== undefined){
+data138 = coerced126;
+if(data137 !== undefined){
+data137["default_effort"] = coerced126;
 }
-else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data137};
+}
+}
+if("low" !== data138){
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data138};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6328,16 +6339,22 @@ vErrors.push(err77);
 }
 errors++;
 }
+var _valid10 = _errs372 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs374 = errors;
+if(typeof data138 !== "string"){
+let dataType127 = typeof data138;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data138;
 }
-if(coerced127 !== undefined){
-data137 = coerced127;
-if(data136 !== undefined){
-data136["default_effort"] = coerced127;
+else if(data138 === null){
+coerced127 = "";
 }
-}
-}
-if("xhigh" !== data137){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data137};
+else {
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6346,22 +6363,16 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs372 === errors;
-valid45 = valid45 || _valid9;
-if(!valid45){
-const _errs374 = errors;
-if(typeof data137 !== "string"){
-let dataType128 = typeof data137;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data137;
 }
-else if(data137 === null){
-coerced128 = "";
+if(coerced127 !== undefined){
+data138 = coerced127;
+if(data137 !== undefined){
+data137["default_effort"] = coerced127;
 }
-else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data137};
+}
+}
+if("medium" !== data138){
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data138};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6370,16 +6381,22 @@ vErrors.push(err79);
 }
 errors++;
 }
+var _valid10 = _errs374 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs376 = errors;
+if(typeof data138 !== "string"){
+let dataType128 = typeof data138;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data138;
 }
-if(coerced128 !== undefined){
-data137 = coerced128;
-if(data136 !== undefined){
-data136["default_effort"] = coerced128;
+else if(data138 === null){
+coerced128 = "";
 }
-}
-}
-if("max" !== data137){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data137};
+else {
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6388,16 +6405,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs374 === errors;
-valid45 = valid45 || _valid9;
+}
+if(coerced128 !== undefined){
+data138 = coerced128;
+if(data137 !== undefined){
+data137["default_effort"] = coerced128;
 }
 }
 }
-}
-}
-}
-if(!valid45){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data137};
+if("high" !== data138){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data138};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6405,56 +6422,23 @@ else {
 vErrors.push(err81);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs361;
-if(vErrors !== null){
-if(_errs361){
-vErrors.length = _errs361;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid44 = _errs360 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data136.efforts !== undefined){
-let data138 = data136.efforts;
-const _errs376 = errors;
-if(errors === _errs376){
-if(Array.isArray(data138)){
-if(data138.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data138}];
-return false;
-}
-else {
-var valid46 = true;
-const len7 = data138.length;
-for(let i8=0; i8<len7; i8++){
-let data139 = data138[i8];
+var _valid10 = _errs376 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
 const _errs378 = errors;
-const _errs379 = errors;
-let valid47 = false;
-const _errs380 = errors;
-if(typeof data139 !== "string"){
-let dataType129 = typeof data139;
+if(typeof data138 !== "string"){
+let dataType129 = typeof data138;
 let coerced129 = undefined;
 if(!(coerced129 !== undefined)){
 if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data139;
+coerced129 = "" + data138;
 }
-else if(data139 === null){
+else if(data138 === null){
 coerced129 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data139};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6465,14 +6449,14 @@ errors++;
 }
 }
 if(coerced129 !== undefined){
-data139 = coerced129;
-if(data138 !== undefined){
-data138[i8] = coerced129;
+data138 = coerced129;
+if(data137 !== undefined){
+data137["default_effort"] = coerced129;
 }
 }
 }
-if("none" !== data139){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data139};
+if("xhigh" !== data138){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data138};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6481,22 +6465,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
-valid47 = valid47 || _valid10;
-if(!valid47){
-const _errs382 = errors;
-if(typeof data139 !== "string"){
-let dataType130 = typeof data139;
+var _valid10 = _errs378 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs380 = errors;
+if(typeof data138 !== "string"){
+let dataType130 = typeof data138;
 let coerced130 = undefined;
 if(!(coerced130 !== undefined)){
 if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data139;
+coerced130 = "" + data138;
 }
-else if(data139 === null){
+else if(data138 === null){
 coerced130 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data139};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data138};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6507,14 +6491,14 @@ errors++;
 }
 }
 if(coerced130 !== undefined){
-data139 = coerced130;
-if(data138 !== undefined){
-data138[i8] = coerced130;
+data138 = coerced130;
+if(data137 !== undefined){
+data137["default_effort"] = coerced130;
 }
 }
 }
-if("minimal" !== data139){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data139};
+if("max" !== data138){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data138};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6523,22 +6507,16 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
-valid47 = valid47 || _valid10;
-if(!valid47){
-const _errs384 = errors;
-if(typeof data139 !== "string"){
-let dataType131 = typeof data139;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data139;
+var _valid10 = _errs380 === errors;
+valid46 = valid46 || _valid10;
 }
-else if(data139 === null){
-coerced131 = "";
 }
-else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data139};
+}
+}
+}
+}
+if(!valid46){
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data138};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6546,17 +6524,56 @@ else {
 vErrors.push(err86);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs367;
+if(vErrors !== null){
+if(_errs367){
+vErrors.length = _errs367;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced131 !== undefined){
-data139 = coerced131;
-if(data138 !== undefined){
-data138[i8] = coerced131;
 }
+var valid45 = _errs366 === errors;
 }
+else {
+var valid45 = true;
 }
-if("low" !== data139){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data139};
+if(valid45){
+if(data137.efforts !== undefined){
+let data139 = data137.efforts;
+const _errs382 = errors;
+if(errors === _errs382){
+if(Array.isArray(data139)){
+if(data139.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data139}];
+return false;
+}
+else {
+var valid47 = true;
+const len7 = data139.length;
+for(let i8=0; i8<len7; i8++){
+let data140 = data139[i8];
+const _errs384 = errors;
+const _errs385 = errors;
+let valid48 = false;
+const _errs386 = errors;
+if(typeof data140 !== "string"){
+let dataType131 = typeof data140;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data140;
+}
+else if(data140 === null){
+coerced131 = "";
+}
+else {
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6565,22 +6582,16 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
-valid47 = valid47 || _valid10;
-if(!valid47){
-const _errs386 = errors;
-if(typeof data139 !== "string"){
-let dataType132 = typeof data139;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data139;
 }
-else if(data139 === null){
-coerced132 = "";
+if(coerced131 !== undefined){
+data140 = coerced131;
+if(data139 !== undefined){
+data139[i8] = coerced131;
 }
-else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data139};
+}
+}
+if("none" !== data140){
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6589,16 +6600,22 @@ vErrors.push(err88);
 }
 errors++;
 }
+var _valid11 = _errs386 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
+const _errs388 = errors;
+if(typeof data140 !== "string"){
+let dataType132 = typeof data140;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data140;
 }
-if(coerced132 !== undefined){
-data139 = coerced132;
-if(data138 !== undefined){
-data138[i8] = coerced132;
+else if(data140 === null){
+coerced132 = "";
 }
-}
-}
-if("medium" !== data139){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data139};
+else {
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6607,22 +6624,16 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid47 = valid47 || _valid10;
-if(!valid47){
-const _errs388 = errors;
-if(typeof data139 !== "string"){
-let dataType133 = typeof data139;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data139;
 }
-else if(data139 === null){
-coerced133 = "";
+if(coerced132 !== undefined){
+data140 = coerced132;
+if(data139 !== undefined){
+data139[i8] = coerced132;
 }
-else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data139};
+}
+}
+if("minimal" !== data140){
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6631,16 +6642,22 @@ vErrors.push(err90);
 }
 errors++;
 }
+var _valid11 = _errs388 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
+const _errs390 = errors;
+if(typeof data140 !== "string"){
+let dataType133 = typeof data140;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data140;
 }
-if(coerced133 !== undefined){
-data139 = coerced133;
-if(data138 !== undefined){
-data138[i8] = coerced133;
+else if(data140 === null){
+coerced133 = "";
 }
-}
-}
-if("high" !== data139){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data139};
+else {
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6649,22 +6666,16 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid47 = valid47 || _valid10;
-if(!valid47){
-const _errs390 = errors;
-if(typeof data139 !== "string"){
-let dataType134 = typeof data139;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data139;
 }
-else if(data139 === null){
-coerced134 = "";
+if(coerced133 !== undefined){
+data140 = coerced133;
+if(data139 !== undefined){
+data139[i8] = coerced133;
 }
-else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data139};
+}
+}
+if("low" !== data140){
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6673,16 +6684,22 @@ vErrors.push(err92);
 }
 errors++;
 }
+var _valid11 = _errs390 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
+const _errs392 = errors;
+if(typeof data140 !== "string"){
+let dataType134 = typeof data140;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data140;
 }
-if(coerced134 !== undefined){
-data139 = coerced134;
-if(data138 !== undefined){
-data138[i8] = coerced134;
+else if(data140 === null){
+coerced134 = "";
 }
-}
-}
-if("xhigh" !== data139){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data139};
+else {
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6691,22 +6708,16 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs390 === errors;
-valid47 = valid47 || _valid10;
-if(!valid47){
-const _errs392 = errors;
-if(typeof data139 !== "string"){
-let dataType135 = typeof data139;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data139;
 }
-else if(data139 === null){
-coerced135 = "";
+if(coerced134 !== undefined){
+data140 = coerced134;
+if(data139 !== undefined){
+data139[i8] = coerced134;
 }
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data139};
+}
+}
+if("medium" !== data140){
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6715,16 +6726,22 @@ vErrors.push(err94);
 }
 errors++;
 }
+var _valid11 = _errs392 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
+const _errs394 = errors;
+if(typeof data140 !== "string"){
+let dataType135 = typeof data140;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data140;
 }
-if(coerced135 !== undefined){
-data139 = coerced135;
-if(data138 !== undefined){
-data138[i8] = coerced135;
+else if(data140 === null){
+coerced135 = "";
 }
-}
-}
-if("max" !== data139){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data139};
+else {
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6733,16 +6750,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs392 === errors;
-valid47 = valid47 || _valid10;
+}
+if(coerced135 !== undefined){
+data140 = coerced135;
+if(data139 !== undefined){
+data139[i8] = coerced135;
 }
 }
 }
-}
-}
-}
-if(!valid47){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data139};
+if("high" !== data140){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6750,43 +6767,10 @@ else {
 vErrors.push(err96);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs379;
-if(vErrors !== null){
-if(_errs379){
-vErrors.length = _errs379;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid46 = _errs378 === errors;
-if(!valid46){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data138}];
-return false;
-}
-}
-var valid44 = _errs376 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data136.style !== undefined){
-let data140 = data136.style;
-const _errs394 = errors;
-const _errs395 = errors;
-let valid48 = false;
+var _valid11 = _errs394 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
 const _errs396 = errors;
 if(typeof data140 !== "string"){
 let dataType136 = typeof data140;
@@ -6799,7 +6783,7 @@ else if(data140 === null){
 coerced136 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data140};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6811,13 +6795,13 @@ errors++;
 }
 if(coerced136 !== undefined){
 data140 = coerced136;
-if(data136 !== undefined){
-data136["style"] = coerced136;
+if(data139 !== undefined){
+data139[i8] = coerced136;
 }
 }
 }
-if("budget" !== data140){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data140};
+if("xhigh" !== data140){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6841,7 +6825,7 @@ else if(data140 === null){
 coerced137 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data140};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data140};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6853,13 +6837,13 @@ errors++;
 }
 if(coerced137 !== undefined){
 data140 = coerced137;
-if(data136 !== undefined){
-data136["style"] = coerced137;
+if(data139 !== undefined){
+data139[i8] = coerced137;
 }
 }
 }
-if("level" !== data140){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data140};
+if("max" !== data140){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data140};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6871,8 +6855,13 @@ errors++;
 var _valid11 = _errs398 === errors;
 valid48 = valid48 || _valid11;
 }
+}
+}
+}
+}
+}
 if(!valid48){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data140};
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data140};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6884,345 +6873,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs395;
+errors = _errs385;
 if(vErrors !== null){
-if(_errs395){
-vErrors.length = _errs395;
+if(_errs385){
+vErrors.length = _errs385;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs394 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data136.budgets !== undefined){
-let data141 = data136.budgets;
-const _errs400 = errors;
-if(errors === _errs400){
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
-const _errs402 = errors;
-for(const key28 in data141){
-if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data141}];
-return false;
+var valid47 = _errs384 === errors;
+if(!valid47){
 break;
 }
 }
-if(_errs402 === errors){
-if(data141.none !== undefined){
-let data142 = data141.none;
-const _errs403 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType138 = typeof data142;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data139}];
+return false;
+}
+}
+var valid45 = _errs382 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data137.style !== undefined){
+let data141 = data137.style;
+const _errs400 = errors;
+const _errs401 = errors;
+let valid49 = false;
+const _errs402 = errors;
+if(typeof data141 !== "string"){
+let dataType138 = typeof data141;
 let coerced138 = undefined;
 if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data142 === null
-              || (dataType138 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced138 = +data142;
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data141;
+}
+else if(data141 === null){
+coerced138 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data142}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data142 = coerced138;
-if(data141 !== undefined){
-data141["none"] = coerced138;
-}
-}
-}
-if(errors === _errs403){
-if(typeof data142 == "number"){
-if(data142 < 0 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data142}];
-return false;
-}
-}
-}
-var valid49 = _errs403 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data141.minimal !== undefined){
-let data143 = data141.minimal;
-const _errs405 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType139 = typeof data143;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data143 === null
-              || (dataType139 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced139 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data143}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data143 = coerced139;
-if(data141 !== undefined){
-data141["minimal"] = coerced139;
-}
-}
-}
-if(errors === _errs405){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data143}];
-return false;
-}
-}
-}
-var valid49 = _errs405 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data141.low !== undefined){
-let data144 = data141.low;
-const _errs407 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType140 = typeof data144;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data144 === null
-              || (dataType140 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced140 = +data144;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data144}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data144 = coerced140;
-if(data141 !== undefined){
-data141["low"] = coerced140;
-}
-}
-}
-if(errors === _errs407){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data144}];
-return false;
-}
-}
-}
-var valid49 = _errs407 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data141.medium !== undefined){
-let data145 = data141.medium;
-const _errs409 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType141 = typeof data145;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data145 === null
-              || (dataType141 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced141 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data145}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data145 = coerced141;
-if(data141 !== undefined){
-data141["medium"] = coerced141;
-}
-}
-}
-if(errors === _errs409){
-if(typeof data145 == "number"){
-if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data145}];
-return false;
-}
-}
-}
-var valid49 = _errs409 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data141.high !== undefined){
-let data146 = data141.high;
-const _errs411 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType142 = typeof data146;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data146 === null
-              || (dataType142 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced142 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data146}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data146 = coerced142;
-if(data141 !== undefined){
-data141["high"] = coerced142;
-}
-}
-}
-if(errors === _errs411){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data146}];
-return false;
-}
-}
-}
-var valid49 = _errs411 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data141.xhigh !== undefined){
-let data147 = data141.xhigh;
-const _errs413 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType143 = typeof data147;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data147 === null
-              || (dataType143 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced143 = +data147;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data147}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data147 = coerced143;
-if(data141 !== undefined){
-data141["xhigh"] = coerced143;
-}
-}
-}
-if(errors === _errs413){
-if(typeof data147 == "number"){
-if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data147}];
-return false;
-}
-}
-}
-var valid49 = _errs413 === errors;
-}
-else {
-var valid49 = true;
-}
-if(valid49){
-if(data141.max !== undefined){
-let data148 = data141.max;
-const _errs415 = errors;
-if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 === "boolean" || data148 === null
-              || (dataType144 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
-coerced144 = +data148;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data148}];
-return false;
-}
-}
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data141 !== undefined){
-data141["max"] = coerced144;
-}
-}
-}
-if(errors === _errs415){
-if(typeof data148 == "number"){
-if(data148 < 1 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data148}];
-return false;
-}
-}
-}
-var valid49 = _errs415 === errors;
-}
-else {
-var valid49 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data141}];
-return false;
-}
-}
-var valid44 = _errs400 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data136.levels !== undefined){
-let data149 = data136.levels;
-const _errs417 = errors;
-if(errors === _errs417){
-if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
-const _errs419 = errors;
-for(const key29 in data149){
-if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data149}];
-return false;
-break;
-}
-}
-if(_errs419 === errors){
-if(data149.none !== undefined){
-let data150 = data149.none;
-const _errs420 = errors;
-const _errs421 = errors;
-let valid51 = false;
-const _errs422 = errors;
-if(typeof data150 !== "string"){
-let dataType145 = typeof data150;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data150;
-}
-else if(data150 === null){
-coerced145 = "";
-}
-else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data150};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7232,15 +6928,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data150 = coerced145;
-if(data149 !== undefined){
-data149["none"] = coerced145;
+if(coerced138 !== undefined){
+data141 = coerced138;
+if(data137 !== undefined){
+data137["style"] = coerced138;
 }
 }
 }
-if("minimal" !== data150){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data150};
+if("budget" !== data141){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7249,22 +6945,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs422 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs424 = errors;
-if(typeof data150 !== "string"){
-let dataType146 = typeof data150;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data150;
+var _valid12 = _errs402 === errors;
+valid49 = valid49 || _valid12;
+if(!valid49){
+const _errs404 = errors;
+if(typeof data141 !== "string"){
+let dataType139 = typeof data141;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data141;
 }
-else if(data150 === null){
-coerced146 = "";
+else if(data141 === null){
+coerced139 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data150};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7274,15 +6970,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data150 = coerced146;
-if(data149 !== undefined){
-data149["none"] = coerced146;
+if(coerced139 !== undefined){
+data141 = coerced139;
+if(data137 !== undefined){
+data137["style"] = coerced139;
 }
 }
 }
-if("low" !== data150){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data150};
+if("level" !== data141){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7291,22 +6987,11 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs424 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs426 = errors;
-if(typeof data150 !== "string"){
-let dataType147 = typeof data150;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data150;
+var _valid12 = _errs404 === errors;
+valid49 = valid49 || _valid12;
 }
-else if(data150 === null){
-coerced147 = "";
-}
-else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data150};
+if(!valid49){
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data141};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7314,17 +6999,349 @@ else {
 vErrors.push(err106);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs401;
+if(vErrors !== null){
+if(_errs401){
+vErrors.length = _errs401;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced147 !== undefined){
-data150 = coerced147;
-if(data149 !== undefined){
-data149["none"] = coerced147;
+}
+var valid45 = _errs400 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data137.budgets !== undefined){
+let data142 = data137.budgets;
+const _errs406 = errors;
+if(errors === _errs406){
+if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+const _errs408 = errors;
+for(const key28 in data142){
+if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data142}];
+return false;
+break;
+}
+}
+if(_errs408 === errors){
+if(data142.none !== undefined){
+let data143 = data142.none;
+const _errs409 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType140 = typeof data143;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data143 === null
+              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced140 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data143}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data143 = coerced140;
+if(data142 !== undefined){
+data142["none"] = coerced140;
 }
 }
 }
-if("medium" !== data150){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data150};
+if(errors === _errs409){
+if(typeof data143 == "number"){
+if(data143 < 0 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data143}];
+return false;
+}
+}
+}
+var valid50 = _errs409 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data142.minimal !== undefined){
+let data144 = data142.minimal;
+const _errs411 = errors;
+if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
+let dataType141 = typeof data144;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 === "boolean" || data144 === null
+              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
+coerced141 = +data144;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data144}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data144 = coerced141;
+if(data142 !== undefined){
+data142["minimal"] = coerced141;
+}
+}
+}
+if(errors === _errs411){
+if(typeof data144 == "number"){
+if(data144 < 1 || isNaN(data144)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data144}];
+return false;
+}
+}
+}
+var valid50 = _errs411 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data142.low !== undefined){
+let data145 = data142.low;
+const _errs413 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType142 = typeof data145;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data145 === null
+              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced142 = +data145;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data145}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data145 = coerced142;
+if(data142 !== undefined){
+data142["low"] = coerced142;
+}
+}
+}
+if(errors === _errs413){
+if(typeof data145 == "number"){
+if(data145 < 1 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data145}];
+return false;
+}
+}
+}
+var valid50 = _errs413 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data142.medium !== undefined){
+let data146 = data142.medium;
+const _errs415 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType143 = typeof data146;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 === "boolean" || data146 === null
+              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced143 = +data146;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data146}];
+return false;
+}
+}
+if(coerced143 !== undefined){
+data146 = coerced143;
+if(data142 !== undefined){
+data142["medium"] = coerced143;
+}
+}
+}
+if(errors === _errs415){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data146}];
+return false;
+}
+}
+}
+var valid50 = _errs415 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data142.high !== undefined){
+let data147 = data142.high;
+const _errs417 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType144 = typeof data147;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data147 === null
+              || (dataType144 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced144 = +data147;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data147}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data147 = coerced144;
+if(data142 !== undefined){
+data142["high"] = coerced144;
+}
+}
+}
+if(errors === _errs417){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data147}];
+return false;
+}
+}
+}
+var valid50 = _errs417 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data142.xhigh !== undefined){
+let data148 = data142.xhigh;
+const _errs419 = errors;
+if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
+let dataType145 = typeof data148;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 === "boolean" || data148 === null
+              || (dataType145 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
+coerced145 = +data148;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data148}];
+return false;
+}
+}
+if(coerced145 !== undefined){
+data148 = coerced145;
+if(data142 !== undefined){
+data142["xhigh"] = coerced145;
+}
+}
+}
+if(errors === _errs419){
+if(typeof data148 == "number"){
+if(data148 < 1 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data148}];
+return false;
+}
+}
+}
+var valid50 = _errs419 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data142.max !== undefined){
+let data149 = data142.max;
+const _errs421 = errors;
+if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
+let dataType146 = typeof data149;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 === "boolean" || data149 === null
+              || (dataType146 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
+coerced146 = +data149;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data149}];
+return false;
+}
+}
+if(coerced146 !== undefined){
+data149 = coerced146;
+if(data142 !== undefined){
+data142["max"] = coerced146;
+}
+}
+}
+if(errors === _errs421){
+if(typeof data149 == "number"){
+if(data149 < 1 || isNaN(data149)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data149}];
+return false;
+}
+}
+}
+var valid50 = _errs421 === errors;
+}
+else {
+var valid50 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data142}];
+return false;
+}
+}
+var valid45 = _errs406 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data137.levels !== undefined){
+let data150 = data137.levels;
+const _errs423 = errors;
+if(errors === _errs423){
+if(data150 && typeof data150 == "object" && !Array.isArray(data150)){
+const _errs425 = errors;
+for(const key29 in data150){
+if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data150}];
+return false;
+break;
+}
+}
+if(_errs425 === errors){
+if(data150.none !== undefined){
+let data151 = data150.none;
+const _errs426 = errors;
+const _errs427 = errors;
+let valid52 = false;
+const _errs428 = errors;
+if(typeof data151 !== "string"){
+let dataType147 = typeof data151;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data151;
+}
+else if(data151 === null){
+coerced147 = "";
+}
+else {
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7333,22 +7350,16 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs426 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs428 = errors;
-if(typeof data150 !== "string"){
-let dataType148 = typeof data150;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data150;
 }
-else if(data150 === null){
-coerced148 = "";
+if(coerced147 !== undefined){
+data151 = coerced147;
+if(data150 !== undefined){
+data150["none"] = coerced147;
 }
-else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data150};
+}
+}
+if("minimal" !== data151){
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data151};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7357,16 +7368,22 @@ vErrors.push(err108);
 }
 errors++;
 }
+var _valid13 = _errs428 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs430 = errors;
+if(typeof data151 !== "string"){
+let dataType148 = typeof data151;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data151;
 }
-if(coerced148 !== undefined){
-data150 = coerced148;
-if(data149 !== undefined){
-data149["none"] = coerced148;
+else if(data151 === null){
+coerced148 = "";
 }
-}
-}
-if("high" !== data150){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data150};
+else {
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7375,22 +7392,16 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs428 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs430 = errors;
-if(typeof data150 !== "string"){
-let dataType149 = typeof data150;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data150;
 }
-else if(data150 === null){
-coerced149 = "";
+if(coerced148 !== undefined){
+data151 = coerced148;
+if(data150 !== undefined){
+data150["none"] = coerced148;
 }
-else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data150};
+}
+}
+if("low" !== data151){
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data151};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7399,16 +7410,22 @@ vErrors.push(err110);
 }
 errors++;
 }
+var _valid13 = _errs430 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs432 = errors;
+if(typeof data151 !== "string"){
+let dataType149 = typeof data151;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data151;
 }
-if(coerced149 !== undefined){
-data150 = coerced149;
-if(data149 !== undefined){
-data149["none"] = coerced149;
+else if(data151 === null){
+coerced149 = "";
 }
-}
-}
-if("xhigh" !== data150){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data150};
+else {
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7417,22 +7434,16 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs430 === errors;
-valid51 = valid51 || _valid12;
-if(!valid51){
-const _errs432 = errors;
-if(typeof data150 !== "string"){
-let dataType150 = typeof data150;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data150;
 }
-else if(data150 === null){
-coerced150 = "";
+if(coerced149 !== undefined){
+data151 = coerced149;
+if(data150 !== undefined){
+data150["none"] = coerced149;
 }
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data150};
+}
+}
+if("medium" !== data151){
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data151};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7441,16 +7452,22 @@ vErrors.push(err112);
 }
 errors++;
 }
+var _valid13 = _errs432 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs434 = errors;
+if(typeof data151 !== "string"){
+let dataType150 = typeof data151;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data151;
 }
-if(coerced150 !== undefined){
-data150 = coerced150;
-if(data149 !== undefined){
-data149["none"] = coerced150;
+else if(data151 === null){
+coerced150 = "";
 }
-}
-}
-if("max" !== data150){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data150};
+else {
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7459,15 +7476,16 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs432 === errors;
-valid51 = valid51 || _valid12;
+}
+if(coerced150 !== undefined){
+data151 = coerced150;
+if(data150 !== undefined){
+data150["none"] = coerced150;
 }
 }
 }
-}
-}
-if(!valid51){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data150};
+if("high" !== data151){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data151};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7475,31 +7493,10 @@ else {
 vErrors.push(err114);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs421;
-if(vErrors !== null){
-if(_errs421){
-vErrors.length = _errs421;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs420 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data149.minimal !== undefined){
-let data151 = data149.minimal;
-const _errs434 = errors;
-const _errs435 = errors;
-let valid52 = false;
+var _valid13 = _errs434 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
 const _errs436 = errors;
 if(typeof data151 !== "string"){
 let dataType151 = typeof data151;
@@ -7512,7 +7509,7 @@ else if(data151 === null){
 coerced151 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data151};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7524,13 +7521,13 @@ errors++;
 }
 if(coerced151 !== undefined){
 data151 = coerced151;
-if(data149 !== undefined){
-data149["minimal"] = coerced151;
+if(data150 !== undefined){
+data150["none"] = coerced151;
 }
 }
 }
-if("minimal" !== data151){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data151};
+if("xhigh" !== data151){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data151};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7554,7 +7551,7 @@ else if(data151 === null){
 coerced152 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data151};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data151};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7566,13 +7563,13 @@ errors++;
 }
 if(coerced152 !== undefined){
 data151 = coerced152;
-if(data149 !== undefined){
-data149["minimal"] = coerced152;
+if(data150 !== undefined){
+data150["none"] = coerced152;
 }
 }
 }
-if("low" !== data151){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data151};
+if("max" !== data151){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data151};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7583,20 +7580,13 @@ errors++;
 }
 var _valid13 = _errs438 === errors;
 valid52 = valid52 || _valid13;
+}
+}
+}
+}
+}
 if(!valid52){
-const _errs440 = errors;
-if(typeof data151 !== "string"){
-let dataType153 = typeof data151;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data151;
-}
-else if(data151 === null){
-coerced153 = "";
-}
-else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data151};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data151};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7604,17 +7594,44 @@ else {
 vErrors.push(err119);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs427;
+if(vErrors !== null){
+if(_errs427){
+vErrors.length = _errs427;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced153 !== undefined){
-data151 = coerced153;
-if(data149 !== undefined){
-data149["minimal"] = coerced153;
 }
+var valid51 = _errs426 === errors;
 }
+else {
+var valid51 = true;
 }
-if("medium" !== data151){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data151};
+if(valid51){
+if(data150.minimal !== undefined){
+let data152 = data150.minimal;
+const _errs440 = errors;
+const _errs441 = errors;
+let valid53 = false;
+const _errs442 = errors;
+if(typeof data152 !== "string"){
+let dataType153 = typeof data152;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data152;
+}
+else if(data152 === null){
+coerced153 = "";
+}
+else {
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7623,22 +7640,16 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs442 = errors;
-if(typeof data151 !== "string"){
-let dataType154 = typeof data151;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data151;
 }
-else if(data151 === null){
-coerced154 = "";
+if(coerced153 !== undefined){
+data152 = coerced153;
+if(data150 !== undefined){
+data150["minimal"] = coerced153;
 }
-else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data151};
+}
+}
+if("minimal" !== data152){
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data152};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7647,16 +7658,22 @@ vErrors.push(err121);
 }
 errors++;
 }
+var _valid14 = _errs442 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs444 = errors;
+if(typeof data152 !== "string"){
+let dataType154 = typeof data152;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data152;
 }
-if(coerced154 !== undefined){
-data151 = coerced154;
-if(data149 !== undefined){
-data149["minimal"] = coerced154;
+else if(data152 === null){
+coerced154 = "";
 }
-}
-}
-if("high" !== data151){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data151};
+else {
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7665,22 +7682,16 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs442 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs444 = errors;
-if(typeof data151 !== "string"){
-let dataType155 = typeof data151;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data151;
 }
-else if(data151 === null){
-coerced155 = "";
+if(coerced154 !== undefined){
+data152 = coerced154;
+if(data150 !== undefined){
+data150["minimal"] = coerced154;
 }
-else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data151};
+}
+}
+if("low" !== data152){
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data152};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7689,16 +7700,22 @@ vErrors.push(err123);
 }
 errors++;
 }
+var _valid14 = _errs444 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs446 = errors;
+if(typeof data152 !== "string"){
+let dataType155 = typeof data152;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data152;
 }
-if(coerced155 !== undefined){
-data151 = coerced155;
-if(data149 !== undefined){
-data149["minimal"] = coerced155;
+else if(data152 === null){
+coerced155 = "";
 }
-}
-}
-if("xhigh" !== data151){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data151};
+else {
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7707,22 +7724,16 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs444 === errors;
-valid52 = valid52 || _valid13;
-if(!valid52){
-const _errs446 = errors;
-if(typeof data151 !== "string"){
-let dataType156 = typeof data151;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data151;
 }
-else if(data151 === null){
-coerced156 = "";
+if(coerced155 !== undefined){
+data152 = coerced155;
+if(data150 !== undefined){
+data150["minimal"] = coerced155;
 }
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data151};
+}
+}
+if("medium" !== data152){
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data152};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7731,16 +7742,22 @@ vErrors.push(err125);
 }
 errors++;
 }
+var _valid14 = _errs446 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs448 = errors;
+if(typeof data152 !== "string"){
+let dataType156 = typeof data152;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data152;
 }
-if(coerced156 !== undefined){
-data151 = coerced156;
-if(data149 !== undefined){
-data149["minimal"] = coerced156;
+else if(data152 === null){
+coerced156 = "";
 }
-}
-}
-if("max" !== data151){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data151};
+else {
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7749,15 +7766,16 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs446 === errors;
-valid52 = valid52 || _valid13;
+}
+if(coerced156 !== undefined){
+data152 = coerced156;
+if(data150 !== undefined){
+data150["minimal"] = coerced156;
 }
 }
 }
-}
-}
-if(!valid52){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data151};
+if("high" !== data152){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data152};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7765,31 +7783,10 @@ else {
 vErrors.push(err127);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs435;
-if(vErrors !== null){
-if(_errs435){
-vErrors.length = _errs435;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs434 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data149.low !== undefined){
-let data152 = data149.low;
-const _errs448 = errors;
-const _errs449 = errors;
-let valid53 = false;
+var _valid14 = _errs448 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
 const _errs450 = errors;
 if(typeof data152 !== "string"){
 let dataType157 = typeof data152;
@@ -7802,7 +7799,7 @@ else if(data152 === null){
 coerced157 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data152};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7814,13 +7811,13 @@ errors++;
 }
 if(coerced157 !== undefined){
 data152 = coerced157;
-if(data149 !== undefined){
-data149["low"] = coerced157;
+if(data150 !== undefined){
+data150["minimal"] = coerced157;
 }
 }
 }
-if("minimal" !== data152){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data152};
+if("xhigh" !== data152){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data152};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7844,7 +7841,7 @@ else if(data152 === null){
 coerced158 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data152};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data152};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7856,13 +7853,13 @@ errors++;
 }
 if(coerced158 !== undefined){
 data152 = coerced158;
-if(data149 !== undefined){
-data149["low"] = coerced158;
+if(data150 !== undefined){
+data150["minimal"] = coerced158;
 }
 }
 }
-if("low" !== data152){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data152};
+if("max" !== data152){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data152};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7873,20 +7870,13 @@ errors++;
 }
 var _valid14 = _errs452 === errors;
 valid53 = valid53 || _valid14;
+}
+}
+}
+}
+}
 if(!valid53){
-const _errs454 = errors;
-if(typeof data152 !== "string"){
-let dataType159 = typeof data152;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data152;
-}
-else if(data152 === null){
-coerced159 = "";
-}
-else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data152};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data152};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7894,17 +7884,44 @@ else {
 vErrors.push(err132);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs441;
+if(vErrors !== null){
+if(_errs441){
+vErrors.length = _errs441;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced159 !== undefined){
-data152 = coerced159;
-if(data149 !== undefined){
-data149["low"] = coerced159;
 }
+var valid51 = _errs440 === errors;
 }
+else {
+var valid51 = true;
 }
-if("medium" !== data152){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data152};
+if(valid51){
+if(data150.low !== undefined){
+let data153 = data150.low;
+const _errs454 = errors;
+const _errs455 = errors;
+let valid54 = false;
+const _errs456 = errors;
+if(typeof data153 !== "string"){
+let dataType159 = typeof data153;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data153;
+}
+else if(data153 === null){
+coerced159 = "";
+}
+else {
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7913,22 +7930,16 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid53 = valid53 || _valid14;
-if(!valid53){
-const _errs456 = errors;
-if(typeof data152 !== "string"){
-let dataType160 = typeof data152;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data152;
 }
-else if(data152 === null){
-coerced160 = "";
+if(coerced159 !== undefined){
+data153 = coerced159;
+if(data150 !== undefined){
+data150["low"] = coerced159;
 }
-else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data152};
+}
+}
+if("minimal" !== data153){
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7937,16 +7948,22 @@ vErrors.push(err134);
 }
 errors++;
 }
+var _valid15 = _errs456 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs458 = errors;
+if(typeof data153 !== "string"){
+let dataType160 = typeof data153;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data153;
 }
-if(coerced160 !== undefined){
-data152 = coerced160;
-if(data149 !== undefined){
-data149["low"] = coerced160;
+else if(data153 === null){
+coerced160 = "";
 }
-}
-}
-if("high" !== data152){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data152};
+else {
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7955,22 +7972,16 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs456 === errors;
-valid53 = valid53 || _valid14;
-if(!valid53){
-const _errs458 = errors;
-if(typeof data152 !== "string"){
-let dataType161 = typeof data152;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data152;
 }
-else if(data152 === null){
-coerced161 = "";
+if(coerced160 !== undefined){
+data153 = coerced160;
+if(data150 !== undefined){
+data150["low"] = coerced160;
 }
-else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data152};
+}
+}
+if("low" !== data153){
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7979,16 +7990,22 @@ vErrors.push(err136);
 }
 errors++;
 }
+var _valid15 = _errs458 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs460 = errors;
+if(typeof data153 !== "string"){
+let dataType161 = typeof data153;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data153;
 }
-if(coerced161 !== undefined){
-data152 = coerced161;
-if(data149 !== undefined){
-data149["low"] = coerced161;
+else if(data153 === null){
+coerced161 = "";
 }
-}
-}
-if("xhigh" !== data152){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data152};
+else {
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7997,22 +8014,16 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs458 === errors;
-valid53 = valid53 || _valid14;
-if(!valid53){
-const _errs460 = errors;
-if(typeof data152 !== "string"){
-let dataType162 = typeof data152;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data152;
 }
-else if(data152 === null){
-coerced162 = "";
+if(coerced161 !== undefined){
+data153 = coerced161;
+if(data150 !== undefined){
+data150["low"] = coerced161;
 }
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data152};
+}
+}
+if("medium" !== data153){
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -8021,16 +8032,22 @@ vErrors.push(err138);
 }
 errors++;
 }
+var _valid15 = _errs460 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs462 = errors;
+if(typeof data153 !== "string"){
+let dataType162 = typeof data153;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data153;
 }
-if(coerced162 !== undefined){
-data152 = coerced162;
-if(data149 !== undefined){
-data149["low"] = coerced162;
+else if(data153 === null){
+coerced162 = "";
 }
-}
-}
-if("max" !== data152){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data152};
+else {
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -8039,15 +8056,16 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs460 === errors;
-valid53 = valid53 || _valid14;
+}
+if(coerced162 !== undefined){
+data153 = coerced162;
+if(data150 !== undefined){
+data150["low"] = coerced162;
 }
 }
 }
-}
-}
-if(!valid53){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data152};
+if("high" !== data153){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -8055,31 +8073,10 @@ else {
 vErrors.push(err140);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs449;
-if(vErrors !== null){
-if(_errs449){
-vErrors.length = _errs449;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs448 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data149.medium !== undefined){
-let data153 = data149.medium;
-const _errs462 = errors;
-const _errs463 = errors;
-let valid54 = false;
+var _valid15 = _errs462 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
 const _errs464 = errors;
 if(typeof data153 !== "string"){
 let dataType163 = typeof data153;
@@ -8092,7 +8089,7 @@ else if(data153 === null){
 coerced163 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data153};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8104,13 +8101,13 @@ errors++;
 }
 if(coerced163 !== undefined){
 data153 = coerced163;
-if(data149 !== undefined){
-data149["medium"] = coerced163;
+if(data150 !== undefined){
+data150["low"] = coerced163;
 }
 }
 }
-if("minimal" !== data153){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data153};
+if("xhigh" !== data153){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8134,7 +8131,7 @@ else if(data153 === null){
 coerced164 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data153};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8146,13 +8143,13 @@ errors++;
 }
 if(coerced164 !== undefined){
 data153 = coerced164;
-if(data149 !== undefined){
-data149["medium"] = coerced164;
+if(data150 !== undefined){
+data150["low"] = coerced164;
 }
 }
 }
-if("low" !== data153){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data153};
+if("max" !== data153){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8163,20 +8160,13 @@ errors++;
 }
 var _valid15 = _errs466 === errors;
 valid54 = valid54 || _valid15;
+}
+}
+}
+}
+}
 if(!valid54){
-const _errs468 = errors;
-if(typeof data153 !== "string"){
-let dataType165 = typeof data153;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data153;
-}
-else if(data153 === null){
-coerced165 = "";
-}
-else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data153};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data153};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8184,17 +8174,44 @@ else {
 vErrors.push(err145);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs455;
+if(vErrors !== null){
+if(_errs455){
+vErrors.length = _errs455;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced165 !== undefined){
-data153 = coerced165;
-if(data149 !== undefined){
-data149["medium"] = coerced165;
 }
+var valid51 = _errs454 === errors;
 }
+else {
+var valid51 = true;
 }
-if("medium" !== data153){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data153};
+if(valid51){
+if(data150.medium !== undefined){
+let data154 = data150.medium;
+const _errs468 = errors;
+const _errs469 = errors;
+let valid55 = false;
+const _errs470 = errors;
+if(typeof data154 !== "string"){
+let dataType165 = typeof data154;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data154;
+}
+else if(data154 === null){
+coerced165 = "";
+}
+else {
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8203,22 +8220,16 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid54 = valid54 || _valid15;
-if(!valid54){
-const _errs470 = errors;
-if(typeof data153 !== "string"){
-let dataType166 = typeof data153;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data153;
 }
-else if(data153 === null){
-coerced166 = "";
+if(coerced165 !== undefined){
+data154 = coerced165;
+if(data150 !== undefined){
+data150["medium"] = coerced165;
 }
-else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data153};
+}
+}
+if("minimal" !== data154){
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8227,16 +8238,22 @@ vErrors.push(err147);
 }
 errors++;
 }
+var _valid16 = _errs470 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs472 = errors;
+if(typeof data154 !== "string"){
+let dataType166 = typeof data154;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data154;
 }
-if(coerced166 !== undefined){
-data153 = coerced166;
-if(data149 !== undefined){
-data149["medium"] = coerced166;
+else if(data154 === null){
+coerced166 = "";
 }
-}
-}
-if("high" !== data153){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data153};
+else {
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8245,22 +8262,16 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs470 === errors;
-valid54 = valid54 || _valid15;
-if(!valid54){
-const _errs472 = errors;
-if(typeof data153 !== "string"){
-let dataType167 = typeof data153;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data153;
 }
-else if(data153 === null){
-coerced167 = "";
+if(coerced166 !== undefined){
+data154 = coerced166;
+if(data150 !== undefined){
+data150["medium"] = coerced166;
 }
-else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data153};
+}
+}
+if("low" !== data154){
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8269,16 +8280,22 @@ vErrors.push(err149);
 }
 errors++;
 }
+var _valid16 = _errs472 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs474 = errors;
+if(typeof data154 !== "string"){
+let dataType167 = typeof data154;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data154;
 }
-if(coerced167 !== undefined){
-data153 = coerced167;
-if(data149 !== undefined){
-data149["medium"] = coerced167;
+else if(data154 === null){
+coerced167 = "";
 }
-}
-}
-if("xhigh" !== data153){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data153};
+else {
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8287,22 +8304,16 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs472 === errors;
-valid54 = valid54 || _valid15;
-if(!valid54){
-const _errs474 = errors;
-if(typeof data153 !== "string"){
-let dataType168 = typeof data153;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data153;
 }
-else if(data153 === null){
-coerced168 = "";
+if(coerced167 !== undefined){
+data154 = coerced167;
+if(data150 !== undefined){
+data150["medium"] = coerced167;
 }
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data153};
+}
+}
+if("medium" !== data154){
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8311,16 +8322,22 @@ vErrors.push(err151);
 }
 errors++;
 }
+var _valid16 = _errs474 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs476 = errors;
+if(typeof data154 !== "string"){
+let dataType168 = typeof data154;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data154;
 }
-if(coerced168 !== undefined){
-data153 = coerced168;
-if(data149 !== undefined){
-data149["medium"] = coerced168;
+else if(data154 === null){
+coerced168 = "";
 }
-}
-}
-if("max" !== data153){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data153};
+else {
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8329,15 +8346,16 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs474 === errors;
-valid54 = valid54 || _valid15;
+}
+if(coerced168 !== undefined){
+data154 = coerced168;
+if(data150 !== undefined){
+data150["medium"] = coerced168;
 }
 }
 }
-}
-}
-if(!valid54){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data153};
+if("high" !== data154){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8345,31 +8363,10 @@ else {
 vErrors.push(err153);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs463;
-if(vErrors !== null){
-if(_errs463){
-vErrors.length = _errs463;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs462 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data149.high !== undefined){
-let data154 = data149.high;
-const _errs476 = errors;
-const _errs477 = errors;
-let valid55 = false;
+var _valid16 = _errs476 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
 const _errs478 = errors;
 if(typeof data154 !== "string"){
 let dataType169 = typeof data154;
@@ -8382,7 +8379,7 @@ else if(data154 === null){
 coerced169 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data154};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8394,13 +8391,13 @@ errors++;
 }
 if(coerced169 !== undefined){
 data154 = coerced169;
-if(data149 !== undefined){
-data149["high"] = coerced169;
+if(data150 !== undefined){
+data150["medium"] = coerced169;
 }
 }
 }
-if("minimal" !== data154){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data154};
+if("xhigh" !== data154){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8424,7 +8421,7 @@ else if(data154 === null){
 coerced170 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data154};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8436,13 +8433,13 @@ errors++;
 }
 if(coerced170 !== undefined){
 data154 = coerced170;
-if(data149 !== undefined){
-data149["high"] = coerced170;
+if(data150 !== undefined){
+data150["medium"] = coerced170;
 }
 }
 }
-if("low" !== data154){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data154};
+if("max" !== data154){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8453,20 +8450,13 @@ errors++;
 }
 var _valid16 = _errs480 === errors;
 valid55 = valid55 || _valid16;
+}
+}
+}
+}
+}
 if(!valid55){
-const _errs482 = errors;
-if(typeof data154 !== "string"){
-let dataType171 = typeof data154;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data154;
-}
-else if(data154 === null){
-coerced171 = "";
-}
-else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data154};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data154};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8474,17 +8464,44 @@ else {
 vErrors.push(err158);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs469;
+if(vErrors !== null){
+if(_errs469){
+vErrors.length = _errs469;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced171 !== undefined){
-data154 = coerced171;
-if(data149 !== undefined){
-data149["high"] = coerced171;
 }
+var valid51 = _errs468 === errors;
 }
+else {
+var valid51 = true;
 }
-if("medium" !== data154){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data154};
+if(valid51){
+if(data150.high !== undefined){
+let data155 = data150.high;
+const _errs482 = errors;
+const _errs483 = errors;
+let valid56 = false;
+const _errs484 = errors;
+if(typeof data155 !== "string"){
+let dataType171 = typeof data155;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data155;
+}
+else if(data155 === null){
+coerced171 = "";
+}
+else {
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8493,22 +8510,16 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid55 = valid55 || _valid16;
-if(!valid55){
-const _errs484 = errors;
-if(typeof data154 !== "string"){
-let dataType172 = typeof data154;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data154;
 }
-else if(data154 === null){
-coerced172 = "";
+if(coerced171 !== undefined){
+data155 = coerced171;
+if(data150 !== undefined){
+data150["high"] = coerced171;
 }
-else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data154};
+}
+}
+if("minimal" !== data155){
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8517,16 +8528,22 @@ vErrors.push(err160);
 }
 errors++;
 }
+var _valid17 = _errs484 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs486 = errors;
+if(typeof data155 !== "string"){
+let dataType172 = typeof data155;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data155;
 }
-if(coerced172 !== undefined){
-data154 = coerced172;
-if(data149 !== undefined){
-data149["high"] = coerced172;
+else if(data155 === null){
+coerced172 = "";
 }
-}
-}
-if("high" !== data154){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data154};
+else {
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8535,22 +8552,16 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs484 === errors;
-valid55 = valid55 || _valid16;
-if(!valid55){
-const _errs486 = errors;
-if(typeof data154 !== "string"){
-let dataType173 = typeof data154;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data154;
 }
-else if(data154 === null){
-coerced173 = "";
+if(coerced172 !== undefined){
+data155 = coerced172;
+if(data150 !== undefined){
+data150["high"] = coerced172;
 }
-else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data154};
+}
+}
+if("low" !== data155){
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8559,16 +8570,22 @@ vErrors.push(err162);
 }
 errors++;
 }
+var _valid17 = _errs486 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs488 = errors;
+if(typeof data155 !== "string"){
+let dataType173 = typeof data155;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data155;
 }
-if(coerced173 !== undefined){
-data154 = coerced173;
-if(data149 !== undefined){
-data149["high"] = coerced173;
+else if(data155 === null){
+coerced173 = "";
 }
-}
-}
-if("xhigh" !== data154){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data154};
+else {
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8577,22 +8594,16 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs486 === errors;
-valid55 = valid55 || _valid16;
-if(!valid55){
-const _errs488 = errors;
-if(typeof data154 !== "string"){
-let dataType174 = typeof data154;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data154;
 }
-else if(data154 === null){
-coerced174 = "";
+if(coerced173 !== undefined){
+data155 = coerced173;
+if(data150 !== undefined){
+data150["high"] = coerced173;
 }
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data154};
+}
+}
+if("medium" !== data155){
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8601,16 +8612,22 @@ vErrors.push(err164);
 }
 errors++;
 }
+var _valid17 = _errs488 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs490 = errors;
+if(typeof data155 !== "string"){
+let dataType174 = typeof data155;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data155;
 }
-if(coerced174 !== undefined){
-data154 = coerced174;
-if(data149 !== undefined){
-data149["high"] = coerced174;
+else if(data155 === null){
+coerced174 = "";
 }
-}
-}
-if("max" !== data154){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data154};
+else {
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8619,15 +8636,16 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs488 === errors;
-valid55 = valid55 || _valid16;
+}
+if(coerced174 !== undefined){
+data155 = coerced174;
+if(data150 !== undefined){
+data150["high"] = coerced174;
 }
 }
 }
-}
-}
-if(!valid55){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data154};
+if("high" !== data155){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8635,31 +8653,10 @@ else {
 vErrors.push(err166);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs477;
-if(vErrors !== null){
-if(_errs477){
-vErrors.length = _errs477;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs476 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data149.xhigh !== undefined){
-let data155 = data149.xhigh;
-const _errs490 = errors;
-const _errs491 = errors;
-let valid56 = false;
+var _valid17 = _errs490 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
 const _errs492 = errors;
 if(typeof data155 !== "string"){
 let dataType175 = typeof data155;
@@ -8672,7 +8669,7 @@ else if(data155 === null){
 coerced175 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data155};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8684,13 +8681,13 @@ errors++;
 }
 if(coerced175 !== undefined){
 data155 = coerced175;
-if(data149 !== undefined){
-data149["xhigh"] = coerced175;
+if(data150 !== undefined){
+data150["high"] = coerced175;
 }
 }
 }
-if("minimal" !== data155){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data155};
+if("xhigh" !== data155){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8714,7 +8711,7 @@ else if(data155 === null){
 coerced176 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data155};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8726,13 +8723,13 @@ errors++;
 }
 if(coerced176 !== undefined){
 data155 = coerced176;
-if(data149 !== undefined){
-data149["xhigh"] = coerced176;
+if(data150 !== undefined){
+data150["high"] = coerced176;
 }
 }
 }
-if("low" !== data155){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data155};
+if("max" !== data155){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8743,20 +8740,13 @@ errors++;
 }
 var _valid17 = _errs494 === errors;
 valid56 = valid56 || _valid17;
+}
+}
+}
+}
+}
 if(!valid56){
-const _errs496 = errors;
-if(typeof data155 !== "string"){
-let dataType177 = typeof data155;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data155;
-}
-else if(data155 === null){
-coerced177 = "";
-}
-else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data155};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data155};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8764,17 +8754,44 @@ else {
 vErrors.push(err171);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs483;
+if(vErrors !== null){
+if(_errs483){
+vErrors.length = _errs483;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced177 !== undefined){
-data155 = coerced177;
-if(data149 !== undefined){
-data149["xhigh"] = coerced177;
 }
+var valid51 = _errs482 === errors;
 }
+else {
+var valid51 = true;
 }
-if("medium" !== data155){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data155};
+if(valid51){
+if(data150.xhigh !== undefined){
+let data156 = data150.xhigh;
+const _errs496 = errors;
+const _errs497 = errors;
+let valid57 = false;
+const _errs498 = errors;
+if(typeof data156 !== "string"){
+let dataType177 = typeof data156;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data156;
+}
+else if(data156 === null){
+coerced177 = "";
+}
+else {
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8783,22 +8800,16 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid56 = valid56 || _valid17;
-if(!valid56){
-const _errs498 = errors;
-if(typeof data155 !== "string"){
-let dataType178 = typeof data155;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data155;
 }
-else if(data155 === null){
-coerced178 = "";
+if(coerced177 !== undefined){
+data156 = coerced177;
+if(data150 !== undefined){
+data150["xhigh"] = coerced177;
 }
-else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data155};
+}
+}
+if("minimal" !== data156){
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8807,16 +8818,22 @@ vErrors.push(err173);
 }
 errors++;
 }
+var _valid18 = _errs498 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs500 = errors;
+if(typeof data156 !== "string"){
+let dataType178 = typeof data156;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data156;
 }
-if(coerced178 !== undefined){
-data155 = coerced178;
-if(data149 !== undefined){
-data149["xhigh"] = coerced178;
+else if(data156 === null){
+coerced178 = "";
 }
-}
-}
-if("high" !== data155){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data155};
+else {
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8825,22 +8842,16 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs498 === errors;
-valid56 = valid56 || _valid17;
-if(!valid56){
-const _errs500 = errors;
-if(typeof data155 !== "string"){
-let dataType179 = typeof data155;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data155;
 }
-else if(data155 === null){
-coerced179 = "";
+if(coerced178 !== undefined){
+data156 = coerced178;
+if(data150 !== undefined){
+data150["xhigh"] = coerced178;
 }
-else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data155};
+}
+}
+if("low" !== data156){
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8849,16 +8860,22 @@ vErrors.push(err175);
 }
 errors++;
 }
+var _valid18 = _errs500 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs502 = errors;
+if(typeof data156 !== "string"){
+let dataType179 = typeof data156;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data156;
 }
-if(coerced179 !== undefined){
-data155 = coerced179;
-if(data149 !== undefined){
-data149["xhigh"] = coerced179;
+else if(data156 === null){
+coerced179 = "";
 }
-}
-}
-if("xhigh" !== data155){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data155};
+else {
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8867,22 +8884,16 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs500 === errors;
-valid56 = valid56 || _valid17;
-if(!valid56){
-const _errs502 = errors;
-if(typeof data155 !== "string"){
-let dataType180 = typeof data155;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data155;
 }
-else if(data155 === null){
-coerced180 = "";
+if(coerced179 !== undefined){
+data156 = coerced179;
+if(data150 !== undefined){
+data150["xhigh"] = coerced179;
 }
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data155};
+}
+}
+if("medium" !== data156){
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8891,16 +8902,22 @@ vErrors.push(err177);
 }
 errors++;
 }
+var _valid18 = _errs502 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs504 = errors;
+if(typeof data156 !== "string"){
+let dataType180 = typeof data156;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data156;
 }
-if(coerced180 !== undefined){
-data155 = coerced180;
-if(data149 !== undefined){
-data149["xhigh"] = coerced180;
+else if(data156 === null){
+coerced180 = "";
 }
-}
-}
-if("max" !== data155){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data155};
+else {
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data156};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8909,15 +8926,16 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs502 === errors;
-valid56 = valid56 || _valid17;
+}
+if(coerced180 !== undefined){
+data156 = coerced180;
+if(data150 !== undefined){
+data150["xhigh"] = coerced180;
 }
 }
 }
-}
-}
-if(!valid56){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data155};
+if("high" !== data156){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data156};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8925,31 +8943,10 @@ else {
 vErrors.push(err179);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs491;
-if(vErrors !== null){
-if(_errs491){
-vErrors.length = _errs491;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs490 === errors;
-}
-else {
-var valid50 = true;
-}
-if(valid50){
-if(data149.max !== undefined){
-let data156 = data149.max;
-const _errs504 = errors;
-const _errs505 = errors;
-let valid57 = false;
+var _valid18 = _errs504 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
 const _errs506 = errors;
 if(typeof data156 !== "string"){
 let dataType181 = typeof data156;
@@ -8962,7 +8959,7 @@ else if(data156 === null){
 coerced181 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data156};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data156};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8974,13 +8971,13 @@ errors++;
 }
 if(coerced181 !== undefined){
 data156 = coerced181;
-if(data149 !== undefined){
-data149["max"] = coerced181;
+if(data150 !== undefined){
+data150["xhigh"] = coerced181;
 }
 }
 }
-if("minimal" !== data156){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data156};
+if("xhigh" !== data156){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data156};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -9004,7 +9001,7 @@ else if(data156 === null){
 coerced182 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data156};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data156};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -9016,13 +9013,13 @@ errors++;
 }
 if(coerced182 !== undefined){
 data156 = coerced182;
-if(data149 !== undefined){
-data149["max"] = coerced182;
+if(data150 !== undefined){
+data150["xhigh"] = coerced182;
 }
 }
 }
-if("low" !== data156){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data156};
+if("max" !== data156){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data156};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -9033,20 +9030,13 @@ errors++;
 }
 var _valid18 = _errs508 === errors;
 valid57 = valid57 || _valid18;
+}
+}
+}
+}
+}
 if(!valid57){
-const _errs510 = errors;
-if(typeof data156 !== "string"){
-let dataType183 = typeof data156;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data156;
-}
-else if(data156 === null){
-coerced183 = "";
-}
-else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data156};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data156};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -9054,17 +9044,44 @@ else {
 vErrors.push(err184);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs497;
+if(vErrors !== null){
+if(_errs497){
+vErrors.length = _errs497;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced183 !== undefined){
-data156 = coerced183;
-if(data149 !== undefined){
-data149["max"] = coerced183;
 }
+var valid51 = _errs496 === errors;
 }
+else {
+var valid51 = true;
 }
-if("medium" !== data156){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data156};
+if(valid51){
+if(data150.max !== undefined){
+let data157 = data150.max;
+const _errs510 = errors;
+const _errs511 = errors;
+let valid58 = false;
+const _errs512 = errors;
+if(typeof data157 !== "string"){
+let dataType183 = typeof data157;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data157;
+}
+else if(data157 === null){
+coerced183 = "";
+}
+else {
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data157};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -9073,22 +9090,16 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
-valid57 = valid57 || _valid18;
-if(!valid57){
-const _errs512 = errors;
-if(typeof data156 !== "string"){
-let dataType184 = typeof data156;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data156;
 }
-else if(data156 === null){
-coerced184 = "";
+if(coerced183 !== undefined){
+data157 = coerced183;
+if(data150 !== undefined){
+data150["max"] = coerced183;
 }
-else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data156};
+}
+}
+if("minimal" !== data157){
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data157};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9097,16 +9108,22 @@ vErrors.push(err186);
 }
 errors++;
 }
+var _valid19 = _errs512 === errors;
+valid58 = valid58 || _valid19;
+if(!valid58){
+const _errs514 = errors;
+if(typeof data157 !== "string"){
+let dataType184 = typeof data157;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data157;
 }
-if(coerced184 !== undefined){
-data156 = coerced184;
-if(data149 !== undefined){
-data149["max"] = coerced184;
+else if(data157 === null){
+coerced184 = "";
 }
-}
-}
-if("high" !== data156){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data156};
+else {
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data157};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9115,22 +9132,16 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
-valid57 = valid57 || _valid18;
-if(!valid57){
-const _errs514 = errors;
-if(typeof data156 !== "string"){
-let dataType185 = typeof data156;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data156;
 }
-else if(data156 === null){
-coerced185 = "";
+if(coerced184 !== undefined){
+data157 = coerced184;
+if(data150 !== undefined){
+data150["max"] = coerced184;
 }
-else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data156};
+}
+}
+if("low" !== data157){
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data157};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9139,16 +9150,22 @@ vErrors.push(err188);
 }
 errors++;
 }
+var _valid19 = _errs514 === errors;
+valid58 = valid58 || _valid19;
+if(!valid58){
+const _errs516 = errors;
+if(typeof data157 !== "string"){
+let dataType185 = typeof data157;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data157;
 }
-if(coerced185 !== undefined){
-data156 = coerced185;
-if(data149 !== undefined){
-data149["max"] = coerced185;
+else if(data157 === null){
+coerced185 = "";
 }
-}
-}
-if("xhigh" !== data156){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data156};
+else {
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data157};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9157,22 +9174,16 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs514 === errors;
-valid57 = valid57 || _valid18;
-if(!valid57){
-const _errs516 = errors;
-if(typeof data156 !== "string"){
-let dataType186 = typeof data156;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data156;
 }
-else if(data156 === null){
-coerced186 = "";
+if(coerced185 !== undefined){
+data157 = coerced185;
+if(data150 !== undefined){
+data150["max"] = coerced185;
 }
-else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data156};
+}
+}
+if("medium" !== data157){
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data157};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9181,16 +9192,22 @@ vErrors.push(err190);
 }
 errors++;
 }
+var _valid19 = _errs516 === errors;
+valid58 = valid58 || _valid19;
+if(!valid58){
+const _errs518 = errors;
+if(typeof data157 !== "string"){
+let dataType186 = typeof data157;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data157;
 }
-if(coerced186 !== undefined){
-data156 = coerced186;
-if(data149 !== undefined){
-data149["max"] = coerced186;
+else if(data157 === null){
+coerced186 = "";
 }
-}
-}
-if("max" !== data156){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data156};
+else {
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data157};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9199,15 +9216,16 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs516 === errors;
-valid57 = valid57 || _valid18;
+}
+if(coerced186 !== undefined){
+data157 = coerced186;
+if(data150 !== undefined){
+data150["max"] = coerced186;
 }
 }
 }
-}
-}
-if(!valid57){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data156};
+if("high" !== data157){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data157};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9215,1847 +9233,23 @@ else {
 vErrors.push(err192);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs505;
-if(vErrors !== null){
-if(_errs505){
-vErrors.length = _errs505;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid50 = _errs504 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data149}];
-return false;
-}
-}
-var valid44 = _errs417 === errors;
-}
-else {
-var valid44 = true;
-}
-if(valid44){
-if(data136.answer_tokens !== undefined){
-let data157 = data136.answer_tokens;
-const _errs518 = errors;
-if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+var _valid19 = _errs518 === errors;
+valid58 = valid58 || _valid19;
+if(!valid58){
+const _errs520 = errors;
+if(typeof data157 !== "string"){
 let dataType187 = typeof data157;
 let coerced187 = undefined;
 if(!(coerced187 !== undefined)){
-if(dataType187 === "boolean" || data157 === null
-              || (dataType187 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
-coerced187 = +data157;
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data157;
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data157}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data157 = coerced187;
-if(data136 !== undefined){
-data136["answer_tokens"] = coerced187;
-}
-}
-}
-if(errors === _errs518){
-if(typeof data157 == "number"){
-if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data157}];
-return false;
-}
-}
-}
-var valid44 = _errs518 === errors;
-}
-else {
-var valid44 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data136}];
-return false;
-}
-}
-var valid41 = _errs357 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.pricing !== undefined){
-let data158 = data127.pricing;
-const _errs520 = errors;
-if(errors === _errs520){
-if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
-let missing6;
-if(((data158.input === undefined) && (missing6 = "input")) || ((data158.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data158}];
-return false;
-}
-else {
-const _errs522 = errors;
-for(const key30 in data158){
-if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data158}];
-return false;
-break;
-}
-}
-if(_errs522 === errors){
-if(data158.input !== undefined){
-let data159 = data158.input;
-const _errs523 = errors;
-if(!(typeof data159 == "number")){
-let dataType188 = typeof data159;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data159 === null
-              || (dataType188 == "string" && data159 && data159 == +data159)){
-coerced188 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data159}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data159 = coerced188;
-if(data158 !== undefined){
-data158["input"] = coerced188;
-}
-}
-}
-if(errors === _errs523){
-if(typeof data159 == "number"){
-if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data159}];
-return false;
-}
-}
-}
-var valid58 = _errs523 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data158.output !== undefined){
-let data160 = data158.output;
-const _errs525 = errors;
-if(!(typeof data160 == "number")){
-let dataType189 = typeof data160;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data160 === null
-              || (dataType189 == "string" && data160 && data160 == +data160)){
-coerced189 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data160}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data160 = coerced189;
-if(data158 !== undefined){
-data158["output"] = coerced189;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data160 == "number"){
-if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data160}];
-return false;
-}
-}
-}
-var valid58 = _errs525 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data158.cached_input !== undefined){
-let data161 = data158.cached_input;
-const _errs527 = errors;
-if(!(typeof data161 == "number")){
-let dataType190 = typeof data161;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data161 === null
-              || (dataType190 == "string" && data161 && data161 == +data161)){
-coerced190 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data161}];
-return false;
-}
-}
-if(coerced190 !== undefined){
-data161 = coerced190;
-if(data158 !== undefined){
-data158["cached_input"] = coerced190;
-}
-}
-}
-if(errors === _errs527){
-if(typeof data161 == "number"){
-if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data161}];
-return false;
-}
-}
-}
-var valid58 = _errs527 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data158.cache_write !== undefined){
-let data162 = data158.cache_write;
-const _errs529 = errors;
-if(!(typeof data162 == "number")){
-let dataType191 = typeof data162;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data162 === null
-              || (dataType191 == "string" && data162 && data162 == +data162)){
-coerced191 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data162}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data162 = coerced191;
-if(data158 !== undefined){
-data158["cache_write"] = coerced191;
-}
-}
-}
-if(errors === _errs529){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data162}];
-return false;
-}
-}
-}
-var valid58 = _errs529 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data158.cache_write_1h !== undefined){
-let data163 = data158.cache_write_1h;
-const _errs531 = errors;
-if(!(typeof data163 == "number")){
-let dataType192 = typeof data163;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data163 === null
-              || (dataType192 == "string" && data163 && data163 == +data163)){
-coerced192 = +data163;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data163}];
-return false;
-}
-}
-if(coerced192 !== undefined){
-data163 = coerced192;
-if(data158 !== undefined){
-data158["cache_write_1h"] = coerced192;
-}
-}
-}
-if(errors === _errs531){
-if(typeof data163 == "number"){
-if(data163 < 0 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data163}];
-return false;
-}
-}
-}
-var valid58 = _errs531 === errors;
-}
-else {
-var valid58 = true;
-}
-if(valid58){
-if(data158.reasoning !== undefined){
-let data164 = data158.reasoning;
-const _errs533 = errors;
-if(!(typeof data164 == "number")){
-let dataType193 = typeof data164;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data164 === null
-              || (dataType193 == "string" && data164 && data164 == +data164)){
-coerced193 = +data164;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data164}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data164 = coerced193;
-if(data158 !== undefined){
-data158["reasoning"] = coerced193;
-}
-}
-}
-if(errors === _errs533){
-if(typeof data164 == "number"){
-if(data164 < 0 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data164}];
-return false;
-}
-}
-}
-var valid58 = _errs533 === errors;
-}
-else {
-var valid58 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data158}];
-return false;
-}
-}
-var valid41 = _errs520 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.priced_features !== undefined){
-let data165 = data127.priced_features;
-const _errs535 = errors;
-if(errors === _errs535){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-const _errs537 = errors;
-for(const key31 in data165){
-if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data165}];
-return false;
-break;
-}
-}
-if(_errs537 === errors){
-if(data165.server_tools !== undefined){
-let data166 = data165.server_tools;
-const _errs538 = errors;
-if(errors === _errs538){
-if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
-if(Object.keys(data166).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data166}];
-return false;
-}
-else {
-var valid60 = true;
-for(const key32 in data166){
-if(pattern6.test(key32)){
-let data167 = data166[key32];
-const _errs540 = errors;
-if(errors === _errs540){
-if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
-let missing7;
-if((data167.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data167}];
-return false;
-}
-else {
-const _errs542 = errors;
-for(const key33 in data167){
-if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data167}];
-return false;
-break;
-}
-}
-if(_errs542 === errors){
-if(data167.usd_per_call !== undefined){
-let data168 = data167.usd_per_call;
-const _errs543 = errors;
-if(!(typeof data168 == "number")){
-let dataType194 = typeof data168;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "boolean" || data168 === null
-              || (dataType194 == "string" && data168 && data168 == +data168)){
-coerced194 = +data168;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data168}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data168 = coerced194;
-if(data167 !== undefined){
-data167["usd_per_call"] = coerced194;
-}
-}
-}
-if(errors === _errs543){
-if(typeof data168 == "number"){
-if(data168 < 0 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data168}];
-return false;
-}
-}
-}
-var valid61 = _errs543 === errors;
-}
-else {
-var valid61 = true;
-}
-if(valid61){
-if(data167.max_calls !== undefined){
-let data169 = data167.max_calls;
-const _errs545 = errors;
-if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
-let dataType195 = typeof data169;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 === "boolean" || data169 === null
-              || (dataType195 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
-coerced195 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data169}];
-return false;
-}
-}
-if(coerced195 !== undefined){
-data169 = coerced195;
-if(data167 !== undefined){
-data167["max_calls"] = coerced195;
-}
-}
-}
-if(errors === _errs545){
-if(typeof data169 == "number"){
-if(data169 > 1000 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data169}];
-return false;
-}
-else {
-if(data169 < 1 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data169}];
-return false;
-}
-}
-}
-}
-var valid61 = _errs545 === errors;
-}
-else {
-var valid61 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data167}];
-return false;
-}
-}
-var valid60 = _errs540 === errors;
-if(!valid60){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data166}];
-return false;
-}
-}
-var valid59 = _errs538 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data165.service_tiers !== undefined){
-let data170 = data165.service_tiers;
-const _errs547 = errors;
-if(errors === _errs547){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-if(Object.keys(data170).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data170}];
-return false;
-}
-else {
-var valid62 = true;
-for(const key34 in data170){
-if(pattern6.test(key34)){
-let data171 = data170[key34];
-const _errs549 = errors;
-if(errors === _errs549){
-if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
-let missing8;
-if((data171.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data171}];
-return false;
-}
-else {
-const _errs551 = errors;
-for(const key35 in data171){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data171}];
-return false;
-break;
-}
-}
-if(_errs551 === errors){
-if(data171.pricing !== undefined){
-let data172 = data171.pricing;
-const _errs552 = errors;
-if(errors === _errs552){
-if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
-let missing9;
-if(((data172.input === undefined) && (missing9 = "input")) || ((data172.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data172}];
-return false;
-}
-else {
-const _errs554 = errors;
-for(const key36 in data172){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data172}];
-return false;
-break;
-}
-}
-if(_errs554 === errors){
-if(data172.input !== undefined){
-let data173 = data172.input;
-const _errs555 = errors;
-if(!(typeof data173 == "number")){
-let dataType196 = typeof data173;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data173 === null
-              || (dataType196 == "string" && data173 && data173 == +data173)){
-coerced196 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data173}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data173 = coerced196;
-if(data172 !== undefined){
-data172["input"] = coerced196;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data173}];
-return false;
-}
-}
-}
-var valid64 = _errs555 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data172.output !== undefined){
-let data174 = data172.output;
-const _errs557 = errors;
-if(!(typeof data174 == "number")){
-let dataType197 = typeof data174;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data174 === null
-              || (dataType197 == "string" && data174 && data174 == +data174)){
-coerced197 = +data174;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data174}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data174 = coerced197;
-if(data172 !== undefined){
-data172["output"] = coerced197;
-}
-}
-}
-if(errors === _errs557){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data174}];
-return false;
-}
-}
-}
-var valid64 = _errs557 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data172.cached_input !== undefined){
-let data175 = data172.cached_input;
-const _errs559 = errors;
-if(!(typeof data175 == "number")){
-let dataType198 = typeof data175;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data175 === null
-              || (dataType198 == "string" && data175 && data175 == +data175)){
-coerced198 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data175}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data175 = coerced198;
-if(data172 !== undefined){
-data172["cached_input"] = coerced198;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data175}];
-return false;
-}
-}
-}
-var valid64 = _errs559 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data172.cache_write !== undefined){
-let data176 = data172.cache_write;
-const _errs561 = errors;
-if(!(typeof data176 == "number")){
-let dataType199 = typeof data176;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data176 === null
-              || (dataType199 == "string" && data176 && data176 == +data176)){
-coerced199 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data176}];
-return false;
-}
-}
-if(coerced199 !== undefined){
-data176 = coerced199;
-if(data172 !== undefined){
-data172["cache_write"] = coerced199;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data176}];
-return false;
-}
-}
-}
-var valid64 = _errs561 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data172.cache_write_1h !== undefined){
-let data177 = data172.cache_write_1h;
-const _errs563 = errors;
-if(!(typeof data177 == "number")){
-let dataType200 = typeof data177;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data177 === null
-              || (dataType200 == "string" && data177 && data177 == +data177)){
-coerced200 = +data177;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data177}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data177 = coerced200;
-if(data172 !== undefined){
-data172["cache_write_1h"] = coerced200;
-}
-}
-}
-if(errors === _errs563){
-if(typeof data177 == "number"){
-if(data177 < 0 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data177}];
-return false;
-}
-}
-}
-var valid64 = _errs563 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data172.reasoning !== undefined){
-let data178 = data172.reasoning;
-const _errs565 = errors;
-if(!(typeof data178 == "number")){
-let dataType201 = typeof data178;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data178 === null
-              || (dataType201 == "string" && data178 && data178 == +data178)){
-coerced201 = +data178;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data178}];
-return false;
-}
-}
-if(coerced201 !== undefined){
-data178 = coerced201;
-if(data172 !== undefined){
-data172["reasoning"] = coerced201;
-}
-}
-}
-if(errors === _errs565){
-if(typeof data178 == "number"){
-if(data178 < 0 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data178}];
-return false;
-}
-}
-}
-var valid64 = _errs565 === errors;
-}
-else {
-var valid64 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data172}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data171}];
-return false;
-}
-}
-var valid62 = _errs549 === errors;
-if(!valid62){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data170}];
-return false;
-}
-}
-var valid59 = _errs547 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data165.betas !== undefined){
-let data179 = data165.betas;
-const _errs567 = errors;
-if(errors === _errs567){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-if(Object.keys(data179).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data179}];
-return false;
-}
-else {
-var valid65 = true;
-for(const key37 in data179){
-if(pattern6.test(key37)){
-let data180 = data179[key37];
-const _errs569 = errors;
-if(errors === _errs569){
-if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
-let missing10;
-if((data180.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data180}];
-return false;
-}
-else {
-const _errs571 = errors;
-for(const key38 in data180){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data180}];
-return false;
-break;
-}
-}
-if(_errs571 === errors){
-if(data180.pricing !== undefined){
-let data181 = data180.pricing;
-const _errs572 = errors;
-if(errors === _errs572){
-if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
-let missing11;
-if(((data181.input === undefined) && (missing11 = "input")) || ((data181.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data181}];
-return false;
-}
-else {
-const _errs574 = errors;
-for(const key39 in data181){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data181}];
-return false;
-break;
-}
-}
-if(_errs574 === errors){
-if(data181.input !== undefined){
-let data182 = data181.input;
-const _errs575 = errors;
-if(!(typeof data182 == "number")){
-let dataType202 = typeof data182;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data182 === null
-              || (dataType202 == "string" && data182 && data182 == +data182)){
-coerced202 = +data182;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data182}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data182 = coerced202;
-if(data181 !== undefined){
-data181["input"] = coerced202;
-}
-}
-}
-if(errors === _errs575){
-if(typeof data182 == "number"){
-if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data182}];
-return false;
-}
-}
-}
-var valid67 = _errs575 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.output !== undefined){
-let data183 = data181.output;
-const _errs577 = errors;
-if(!(typeof data183 == "number")){
-let dataType203 = typeof data183;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data183 === null
-              || (dataType203 == "string" && data183 && data183 == +data183)){
-coerced203 = +data183;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data183}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data183 = coerced203;
-if(data181 !== undefined){
-data181["output"] = coerced203;
-}
-}
-}
-if(errors === _errs577){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data183}];
-return false;
-}
-}
-}
-var valid67 = _errs577 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.cached_input !== undefined){
-let data184 = data181.cached_input;
-const _errs579 = errors;
-if(!(typeof data184 == "number")){
-let dataType204 = typeof data184;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data184 === null
-              || (dataType204 == "string" && data184 && data184 == +data184)){
-coerced204 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data184}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data184 = coerced204;
-if(data181 !== undefined){
-data181["cached_input"] = coerced204;
-}
-}
-}
-if(errors === _errs579){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data184}];
-return false;
-}
-}
-}
-var valid67 = _errs579 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.cache_write !== undefined){
-let data185 = data181.cache_write;
-const _errs581 = errors;
-if(!(typeof data185 == "number")){
-let dataType205 = typeof data185;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data185 === null
-              || (dataType205 == "string" && data185 && data185 == +data185)){
-coerced205 = +data185;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data185}];
-return false;
-}
-}
-if(coerced205 !== undefined){
-data185 = coerced205;
-if(data181 !== undefined){
-data181["cache_write"] = coerced205;
-}
-}
-}
-if(errors === _errs581){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data185}];
-return false;
-}
-}
-}
-var valid67 = _errs581 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.cache_write_1h !== undefined){
-let data186 = data181.cache_write_1h;
-const _errs583 = errors;
-if(!(typeof data186 == "number")){
-let dataType206 = typeof data186;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data186 === null
-              || (dataType206 == "string" && data186 && data186 == +data186)){
-coerced206 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data186}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data186 = coerced206;
-if(data181 !== undefined){
-data181["cache_write_1h"] = coerced206;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data186}];
-return false;
-}
-}
-}
-var valid67 = _errs583 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data181.reasoning !== undefined){
-let data187 = data181.reasoning;
-const _errs585 = errors;
-if(!(typeof data187 == "number")){
-let dataType207 = typeof data187;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "boolean" || data187 === null
-              || (dataType207 == "string" && data187 && data187 == +data187)){
-coerced207 = +data187;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data187}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data187 = coerced207;
-if(data181 !== undefined){
-data181["reasoning"] = coerced207;
-}
-}
-}
-if(errors === _errs585){
-if(typeof data187 == "number"){
-if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data187}];
-return false;
-}
-}
-}
-var valid67 = _errs585 === errors;
-}
-else {
-var valid67 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data181}];
-return false;
-}
-}
-var valid66 = _errs572 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data180.min_prompt_tokens !== undefined){
-let data188 = data180.min_prompt_tokens;
-const _errs587 = errors;
-if(!((typeof data188 == "number") && (!(data188 % 1) && !isNaN(data188)))){
-let dataType208 = typeof data188;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 === "boolean" || data188 === null
-              || (dataType208 === "string" && data188 && data188 == +data188 && !(data188 % 1))){
-coerced208 = +data188;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data188}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data188 = coerced208;
-if(data180 !== undefined){
-data180["min_prompt_tokens"] = coerced208;
-}
-}
-}
-if(errors === _errs587){
-if(typeof data188 == "number"){
-if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data188}];
-return false;
-}
-}
-}
-var valid66 = _errs587 === errors;
-}
-else {
-var valid66 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data180}];
-return false;
-}
-}
-var valid65 = _errs569 === errors;
-if(!valid65){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data179}];
-return false;
-}
-}
-var valid59 = _errs567 === errors;
-}
-else {
-var valid59 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data165}];
-return false;
-}
-}
-var valid41 = _errs535 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.routes !== undefined){
-let data189 = data127.routes;
-const _errs589 = errors;
-if(errors === _errs589){
-if(Array.isArray(data189)){
-if(data189.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data189}];
-return false;
-}
-else {
-var valid68 = true;
-const len8 = data189.length;
-for(let i9=0; i9<len8; i9++){
-let data190 = data189[i9];
-const _errs591 = errors;
-if(errors === _errs591){
-if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
-let missing12;
-if((data190.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data190}];
-return false;
-}
-else {
-const _errs593 = errors;
-for(const key40 in data190){
-if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data190}];
-return false;
-break;
-}
-}
-if(_errs593 === errors){
-if(data190.node !== undefined){
-let data191 = data190.node;
-const _errs594 = errors;
-if(typeof data191 !== "string"){
-let dataType209 = typeof data191;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data191;
-}
-else if(data191 === null){
-coerced209 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data191}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data191 = coerced209;
-if(data190 !== undefined){
-data190["node"] = coerced209;
-}
-}
-}
-if(errors === _errs594){
-if(typeof data191 === "string"){
-if(func3(data191) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data191}];
-return false;
-}
-}
-}
-var valid69 = _errs594 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data190.model !== undefined){
-let data192 = data190.model;
-const _errs596 = errors;
-if(typeof data192 !== "string"){
-let dataType210 = typeof data192;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data192;
-}
-else if(data192 === null){
-coerced210 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data192}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data192 = coerced210;
-if(data190 !== undefined){
-data190["model"] = coerced210;
-}
-}
-}
-if(errors === _errs596){
-if(typeof data192 === "string"){
-if(func3(data192) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data192}];
-return false;
-}
-}
-}
-var valid69 = _errs596 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data190.weight !== undefined){
-let data193 = data190.weight;
-const _errs598 = errors;
-if(!(typeof data193 == "number")){
-let dataType211 = typeof data193;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "boolean" || data193 === null
-              || (dataType211 == "string" && data193 && data193 == +data193)){
-coerced211 = +data193;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data193}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data193 = coerced211;
-if(data190 !== undefined){
-data190["weight"] = coerced211;
-}
-}
-}
-if(errors === _errs598){
-if(typeof data193 == "number"){
-if(data193 <= 0 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data193}];
-return false;
-}
-}
-}
-var valid69 = _errs598 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data190.priority !== undefined){
-let data194 = data190.priority;
-const _errs600 = errors;
-if(!((typeof data194 == "number") && (!(data194 % 1) && !isNaN(data194)))){
-let dataType212 = typeof data194;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 === "boolean" || data194 === null
-              || (dataType212 === "string" && data194 && data194 == +data194 && !(data194 % 1))){
-coerced212 = +data194;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data194}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data194 = coerced212;
-if(data190 !== undefined){
-data190["priority"] = coerced212;
-}
-}
-}
-if(errors === _errs600){
-if(typeof data194 == "number"){
-if(data194 < 0 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data194}];
-return false;
-}
-}
-}
-var valid69 = _errs600 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data190}];
-return false;
-}
-}
-var valid68 = _errs591 === errors;
-if(!valid68){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data189}];
-return false;
-}
-}
-var valid41 = _errs589 === errors;
-}
-else {
-var valid41 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-}
-}
-var valid40 = _errs338 === errors;
-if(!valid40){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data126}];
-return false;
-}
-}
-var valid0 = _errs336 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data195 = data.accounts;
-const _errs602 = errors;
-if(errors === _errs602){
-if(Array.isArray(data195)){
-var valid70 = true;
-const len9 = data195.length;
-for(let i10=0; i10<len9; i10++){
-let data196 = data195[i10];
-const _errs604 = errors;
-if(errors === _errs604){
-if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
-let missing13;
-if((data196.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data196}];
-return false;
-}
-else {
-const _errs606 = errors;
-for(const key41 in data196){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data196}];
-return false;
-break;
-}
-}
-if(_errs606 === errors){
-if(data196.id !== undefined){
-let data197 = data196.id;
-const _errs607 = errors;
-if(typeof data197 !== "string"){
-let dataType213 = typeof data197;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data197;
-}
-else if(data197 === null){
-coerced213 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data197 = coerced213;
-if(data196 !== undefined){
-data196["id"] = coerced213;
-}
-}
-}
-if(errors === _errs607){
-if(typeof data197 === "string"){
-if(func3(data197) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
-return false;
-}
-else {
-if(!pattern9.test(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
-return false;
-}
-}
-}
-}
-var valid71 = _errs607 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.name !== undefined){
-let data198 = data196.name;
-const _errs609 = errors;
-if(typeof data198 !== "string"){
-let dataType214 = typeof data198;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data198;
-}
-else if(data198 === null){
-coerced214 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data198}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data198 = coerced214;
-if(data196 !== undefined){
-data196["name"] = coerced214;
-}
-}
-}
-var valid71 = _errs609 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.balance !== undefined){
-let data199 = data196.balance;
-const _errs611 = errors;
-if(!(typeof data199 == "number")){
-let dataType215 = typeof data199;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "boolean" || data199 === null
-              || (dataType215 == "string" && data199 && data199 == +data199)){
-coerced215 = +data199;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data199 = coerced215;
-if(data196 !== undefined){
-data196["balance"] = coerced215;
-}
-}
-}
-if(errors === _errs611){
-if(typeof data199 == "number"){
-if(data199 > 1000000 || isNaN(data199)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
-return false;
-}
-else {
-if(data199 < -1000000 || isNaN(data199)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
-return false;
-}
-}
-}
-}
-var valid71 = _errs611 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.allowed_models !== undefined){
-let data200 = data196.allowed_models;
-const _errs613 = errors;
-if(errors === _errs613){
-if(Array.isArray(data200)){
-var valid72 = true;
-const len10 = data200.length;
-for(let i11=0; i11<len10; i11++){
-let data201 = data200[i11];
-const _errs615 = errors;
-if(typeof data201 !== "string"){
-let dataType216 = typeof data201;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data201;
-}
-else if(data201 === null){
-coerced216 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data201}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200[i11] = coerced216;
-}
-}
-}
-if(errors === _errs615){
-if(typeof data201 === "string"){
-if(func3(data201) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data201}];
-return false;
-}
-}
-}
-var valid72 = _errs615 === errors;
-if(!valid72){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data200}];
-return false;
-}
-}
-var valid71 = _errs613 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.limits !== undefined){
-let data202 = data196.limits;
-const _errs617 = errors;
-if(errors === _errs617){
-if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
-const _errs619 = errors;
-for(const key42 in data202){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data202}];
-return false;
-break;
-}
-}
-if(_errs619 === errors){
-if(data202.rpm !== undefined){
-let data203 = data202.rpm;
-const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType217 = typeof data203;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data203 === null
-              || (dataType217 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced217 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data203}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data203 = coerced217;
-if(data202 !== undefined){
-data202["rpm"] = coerced217;
-}
-}
-}
-if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data203}];
-return false;
-}
-}
-}
-var valid73 = _errs620 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data202.rps !== undefined){
-let data204 = data202.rps;
-const _errs622 = errors;
-if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
-let dataType218 = typeof data204;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data204 === null
-              || (dataType218 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
-coerced218 = +data204;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data204}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data204 = coerced218;
-if(data202 !== undefined){
-data202["rps"] = coerced218;
-}
-}
-}
-if(errors === _errs622){
-if(typeof data204 == "number"){
-if(data204 < 1 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data204}];
-return false;
-}
-}
-}
-var valid73 = _errs622 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data202.tpm !== undefined){
-let data205 = data202.tpm;
-const _errs624 = errors;
-if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
-let dataType219 = typeof data205;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 === "boolean" || data205 === null
-              || (dataType219 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
-coerced219 = +data205;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data205}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data205 = coerced219;
-if(data202 !== undefined){
-data202["tpm"] = coerced219;
-}
-}
-}
-if(errors === _errs624){
-if(typeof data205 == "number"){
-if(data205 < 1 || isNaN(data205)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data205}];
-return false;
-}
-}
-}
-var valid73 = _errs624 === errors;
-}
-else {
-var valid73 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data202}];
-return false;
-}
-}
-var valid71 = _errs617 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data196.policy !== undefined){
-let data206 = data196.policy;
-const _errs626 = errors;
-if(errors === _errs626){
-if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
-const _errs628 = errors;
-for(const key43 in data206){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data206}];
-return false;
-break;
-}
-}
-if(_errs628 === errors){
-if(data206.streaming !== undefined){
-let data207 = data206.streaming;
-const _errs629 = errors;
-if(typeof data207 !== "boolean"){
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(data207 === "false" || data207 === 0 || data207 === null){
-coerced220 = false;
-}
-else if(data207 === "true" || data207 === 1){
-coerced220 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data207}];
-return false;
-}
-}
-if(coerced220 !== undefined){
-data207 = coerced220;
-if(data206 !== undefined){
-data206["streaming"] = coerced220;
-}
-}
-}
-var valid74 = _errs629 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data206.max_reasoning_effort !== undefined){
-let data208 = data206.max_reasoning_effort;
-const _errs631 = errors;
-const _errs632 = errors;
-let valid75 = false;
-const _errs633 = errors;
-if(typeof data208 !== "string"){
-let dataType221 = typeof data208;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data208;
-}
-else if(data208 === null){
-coerced221 = "";
+else if(data157 === null){
+coerced187 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data208};
+const err193 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data157};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -11065,15 +9259,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data208 = coerced221;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced221;
+if(coerced187 !== undefined){
+data157 = coerced187;
+if(data150 !== undefined){
+data150["max"] = coerced187;
 }
 }
 }
-if("none" !== data208){
-const err194 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data208};
+if("xhigh" !== data157){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data157};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -11082,22 +9276,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs635 = errors;
-if(typeof data208 !== "string"){
-let dataType222 = typeof data208;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data208;
+var _valid19 = _errs520 === errors;
+valid58 = valid58 || _valid19;
+if(!valid58){
+const _errs522 = errors;
+if(typeof data157 !== "string"){
+let dataType188 = typeof data157;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data157;
 }
-else if(data208 === null){
-coerced222 = "";
+else if(data157 === null){
+coerced188 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data208};
+const err195 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data157};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11107,15 +9301,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data208 = coerced222;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced222;
+if(coerced188 !== undefined){
+data157 = coerced188;
+if(data150 !== undefined){
+data150["max"] = coerced188;
 }
 }
 }
-if("minimal" !== data208){
-const err196 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data208};
+if("max" !== data157){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data157};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11124,22 +9318,15 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs637 = errors;
-if(typeof data208 !== "string"){
-let dataType223 = typeof data208;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data208;
+var _valid19 = _errs522 === errors;
+valid58 = valid58 || _valid19;
 }
-else if(data208 === null){
-coerced223 = "";
 }
-else {
-const err197 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data208};
+}
+}
+}
+if(!valid58){
+const err197 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data157};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11147,17 +9334,1847 @@ else {
 vErrors.push(err197);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs511;
+if(vErrors !== null){
+if(_errs511){
+vErrors.length = _errs511;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced223 !== undefined){
-data208 = coerced223;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced223;
+}
+var valid51 = _errs510 === errors;
+}
+else {
+var valid51 = true;
 }
 }
 }
-if("low" !== data208){
-const err198 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data208};
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data150}];
+return false;
+}
+}
+var valid45 = _errs423 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data137.answer_tokens !== undefined){
+let data158 = data137.answer_tokens;
+const _errs524 = errors;
+if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+let dataType189 = typeof data158;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 === "boolean" || data158 === null
+              || (dataType189 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
+coerced189 = +data158;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data158}];
+return false;
+}
+}
+if(coerced189 !== undefined){
+data158 = coerced189;
+if(data137 !== undefined){
+data137["answer_tokens"] = coerced189;
+}
+}
+}
+if(errors === _errs524){
+if(typeof data158 == "number"){
+if(data158 < 1 || isNaN(data158)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data158}];
+return false;
+}
+}
+}
+var valid45 = _errs524 === errors;
+}
+else {
+var valid45 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data137}];
+return false;
+}
+}
+var valid42 = _errs363 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data128.pricing !== undefined){
+let data159 = data128.pricing;
+const _errs526 = errors;
+if(errors === _errs526){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+let missing6;
+if(((data159.input === undefined) && (missing6 = "input")) || ((data159.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data159}];
+return false;
+}
+else {
+const _errs528 = errors;
+for(const key30 in data159){
+if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data159}];
+return false;
+break;
+}
+}
+if(_errs528 === errors){
+if(data159.input !== undefined){
+let data160 = data159.input;
+const _errs529 = errors;
+if(!(typeof data160 == "number")){
+let dataType190 = typeof data160;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "boolean" || data160 === null
+              || (dataType190 == "string" && data160 && data160 == +data160)){
+coerced190 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data160}];
+return false;
+}
+}
+if(coerced190 !== undefined){
+data160 = coerced190;
+if(data159 !== undefined){
+data159["input"] = coerced190;
+}
+}
+}
+if(errors === _errs529){
+if(typeof data160 == "number"){
+if(data160 < 0 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data160}];
+return false;
+}
+}
+}
+var valid59 = _errs529 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data159.output !== undefined){
+let data161 = data159.output;
+const _errs531 = errors;
+if(!(typeof data161 == "number")){
+let dataType191 = typeof data161;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "boolean" || data161 === null
+              || (dataType191 == "string" && data161 && data161 == +data161)){
+coerced191 = +data161;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data161}];
+return false;
+}
+}
+if(coerced191 !== undefined){
+data161 = coerced191;
+if(data159 !== undefined){
+data159["output"] = coerced191;
+}
+}
+}
+if(errors === _errs531){
+if(typeof data161 == "number"){
+if(data161 < 0 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data161}];
+return false;
+}
+}
+}
+var valid59 = _errs531 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data159.cached_input !== undefined){
+let data162 = data159.cached_input;
+const _errs533 = errors;
+if(!(typeof data162 == "number")){
+let dataType192 = typeof data162;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "boolean" || data162 === null
+              || (dataType192 == "string" && data162 && data162 == +data162)){
+coerced192 = +data162;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data162}];
+return false;
+}
+}
+if(coerced192 !== undefined){
+data162 = coerced192;
+if(data159 !== undefined){
+data159["cached_input"] = coerced192;
+}
+}
+}
+if(errors === _errs533){
+if(typeof data162 == "number"){
+if(data162 < 0 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data162}];
+return false;
+}
+}
+}
+var valid59 = _errs533 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data159.cache_write !== undefined){
+let data163 = data159.cache_write;
+const _errs535 = errors;
+if(!(typeof data163 == "number")){
+let dataType193 = typeof data163;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "boolean" || data163 === null
+              || (dataType193 == "string" && data163 && data163 == +data163)){
+coerced193 = +data163;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data163}];
+return false;
+}
+}
+if(coerced193 !== undefined){
+data163 = coerced193;
+if(data159 !== undefined){
+data159["cache_write"] = coerced193;
+}
+}
+}
+if(errors === _errs535){
+if(typeof data163 == "number"){
+if(data163 < 0 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data163}];
+return false;
+}
+}
+}
+var valid59 = _errs535 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data159.cache_write_1h !== undefined){
+let data164 = data159.cache_write_1h;
+const _errs537 = errors;
+if(!(typeof data164 == "number")){
+let dataType194 = typeof data164;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "boolean" || data164 === null
+              || (dataType194 == "string" && data164 && data164 == +data164)){
+coerced194 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data164}];
+return false;
+}
+}
+if(coerced194 !== undefined){
+data164 = coerced194;
+if(data159 !== undefined){
+data159["cache_write_1h"] = coerced194;
+}
+}
+}
+if(errors === _errs537){
+if(typeof data164 == "number"){
+if(data164 < 0 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data164}];
+return false;
+}
+}
+}
+var valid59 = _errs537 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data159.reasoning !== undefined){
+let data165 = data159.reasoning;
+const _errs539 = errors;
+if(!(typeof data165 == "number")){
+let dataType195 = typeof data165;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "boolean" || data165 === null
+              || (dataType195 == "string" && data165 && data165 == +data165)){
+coerced195 = +data165;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data165}];
+return false;
+}
+}
+if(coerced195 !== undefined){
+data165 = coerced195;
+if(data159 !== undefined){
+data159["reasoning"] = coerced195;
+}
+}
+}
+if(errors === _errs539){
+if(typeof data165 == "number"){
+if(data165 < 0 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data165}];
+return false;
+}
+}
+}
+var valid59 = _errs539 === errors;
+}
+else {
+var valid59 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data159}];
+return false;
+}
+}
+var valid42 = _errs526 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data128.priced_features !== undefined){
+let data166 = data128.priced_features;
+const _errs541 = errors;
+if(errors === _errs541){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+const _errs543 = errors;
+for(const key31 in data166){
+if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data166}];
+return false;
+break;
+}
+}
+if(_errs543 === errors){
+if(data166.server_tools !== undefined){
+let data167 = data166.server_tools;
+const _errs544 = errors;
+if(errors === _errs544){
+if(data167 && typeof data167 == "object" && !Array.isArray(data167)){
+if(Object.keys(data167).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data167}];
+return false;
+}
+else {
+var valid61 = true;
+for(const key32 in data167){
+if(pattern6.test(key32)){
+let data168 = data167[key32];
+const _errs546 = errors;
+if(errors === _errs546){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+let missing7;
+if((data168.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data168}];
+return false;
+}
+else {
+const _errs548 = errors;
+for(const key33 in data168){
+if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data168}];
+return false;
+break;
+}
+}
+if(_errs548 === errors){
+if(data168.usd_per_call !== undefined){
+let data169 = data168.usd_per_call;
+const _errs549 = errors;
+if(!(typeof data169 == "number")){
+let dataType196 = typeof data169;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "boolean" || data169 === null
+              || (dataType196 == "string" && data169 && data169 == +data169)){
+coerced196 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data169}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data169 = coerced196;
+if(data168 !== undefined){
+data168["usd_per_call"] = coerced196;
+}
+}
+}
+if(errors === _errs549){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data169}];
+return false;
+}
+}
+}
+var valid62 = _errs549 === errors;
+}
+else {
+var valid62 = true;
+}
+if(valid62){
+if(data168.max_calls !== undefined){
+let data170 = data168.max_calls;
+const _errs551 = errors;
+if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
+let dataType197 = typeof data170;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 === "boolean" || data170 === null
+              || (dataType197 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
+coerced197 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data170}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data170 = coerced197;
+if(data168 !== undefined){
+data168["max_calls"] = coerced197;
+}
+}
+}
+if(errors === _errs551){
+if(typeof data170 == "number"){
+if(data170 > 1000 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data170}];
+return false;
+}
+else {
+if(data170 < 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data170}];
+return false;
+}
+}
+}
+}
+var valid62 = _errs551 === errors;
+}
+else {
+var valid62 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data168}];
+return false;
+}
+}
+var valid61 = _errs546 === errors;
+if(!valid61){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data167}];
+return false;
+}
+}
+var valid60 = _errs544 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data166.service_tiers !== undefined){
+let data171 = data166.service_tiers;
+const _errs553 = errors;
+if(errors === _errs553){
+if(data171 && typeof data171 == "object" && !Array.isArray(data171)){
+if(Object.keys(data171).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data171}];
+return false;
+}
+else {
+var valid63 = true;
+for(const key34 in data171){
+if(pattern6.test(key34)){
+let data172 = data171[key34];
+const _errs555 = errors;
+if(errors === _errs555){
+if(data172 && typeof data172 == "object" && !Array.isArray(data172)){
+let missing8;
+if((data172.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data172}];
+return false;
+}
+else {
+const _errs557 = errors;
+for(const key35 in data172){
+if(!(key35 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data172}];
+return false;
+break;
+}
+}
+if(_errs557 === errors){
+if(data172.pricing !== undefined){
+let data173 = data172.pricing;
+const _errs558 = errors;
+if(errors === _errs558){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+let missing9;
+if(((data173.input === undefined) && (missing9 = "input")) || ((data173.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data173}];
+return false;
+}
+else {
+const _errs560 = errors;
+for(const key36 in data173){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data173}];
+return false;
+break;
+}
+}
+if(_errs560 === errors){
+if(data173.input !== undefined){
+let data174 = data173.input;
+const _errs561 = errors;
+if(!(typeof data174 == "number")){
+let dataType198 = typeof data174;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data174 === null
+              || (dataType198 == "string" && data174 && data174 == +data174)){
+coerced198 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data174}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data174 = coerced198;
+if(data173 !== undefined){
+data173["input"] = coerced198;
+}
+}
+}
+if(errors === _errs561){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data174}];
+return false;
+}
+}
+}
+var valid65 = _errs561 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data173.output !== undefined){
+let data175 = data173.output;
+const _errs563 = errors;
+if(!(typeof data175 == "number")){
+let dataType199 = typeof data175;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data175 === null
+              || (dataType199 == "string" && data175 && data175 == +data175)){
+coerced199 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data175}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data175 = coerced199;
+if(data173 !== undefined){
+data173["output"] = coerced199;
+}
+}
+}
+if(errors === _errs563){
+if(typeof data175 == "number"){
+if(data175 < 0 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data175}];
+return false;
+}
+}
+}
+var valid65 = _errs563 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data173.cached_input !== undefined){
+let data176 = data173.cached_input;
+const _errs565 = errors;
+if(!(typeof data176 == "number")){
+let dataType200 = typeof data176;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data176 === null
+              || (dataType200 == "string" && data176 && data176 == +data176)){
+coerced200 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data176}];
+return false;
+}
+}
+if(coerced200 !== undefined){
+data176 = coerced200;
+if(data173 !== undefined){
+data173["cached_input"] = coerced200;
+}
+}
+}
+if(errors === _errs565){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data176}];
+return false;
+}
+}
+}
+var valid65 = _errs565 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data173.cache_write !== undefined){
+let data177 = data173.cache_write;
+const _errs567 = errors;
+if(!(typeof data177 == "number")){
+let dataType201 = typeof data177;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "boolean" || data177 === null
+              || (dataType201 == "string" && data177 && data177 == +data177)){
+coerced201 = +data177;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data177}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data177 = coerced201;
+if(data173 !== undefined){
+data173["cache_write"] = coerced201;
+}
+}
+}
+if(errors === _errs567){
+if(typeof data177 == "number"){
+if(data177 < 0 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data177}];
+return false;
+}
+}
+}
+var valid65 = _errs567 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data173.cache_write_1h !== undefined){
+let data178 = data173.cache_write_1h;
+const _errs569 = errors;
+if(!(typeof data178 == "number")){
+let dataType202 = typeof data178;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "boolean" || data178 === null
+              || (dataType202 == "string" && data178 && data178 == +data178)){
+coerced202 = +data178;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data178}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data178 = coerced202;
+if(data173 !== undefined){
+data173["cache_write_1h"] = coerced202;
+}
+}
+}
+if(errors === _errs569){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data178}];
+return false;
+}
+}
+}
+var valid65 = _errs569 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data173.reasoning !== undefined){
+let data179 = data173.reasoning;
+const _errs571 = errors;
+if(!(typeof data179 == "number")){
+let dataType203 = typeof data179;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "boolean" || data179 === null
+              || (dataType203 == "string" && data179 && data179 == +data179)){
+coerced203 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data179}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data179 = coerced203;
+if(data173 !== undefined){
+data173["reasoning"] = coerced203;
+}
+}
+}
+if(errors === _errs571){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data179}];
+return false;
+}
+}
+}
+var valid65 = _errs571 === errors;
+}
+else {
+var valid65 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data173}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data172}];
+return false;
+}
+}
+var valid63 = _errs555 === errors;
+if(!valid63){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data171}];
+return false;
+}
+}
+var valid60 = _errs553 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data166.betas !== undefined){
+let data180 = data166.betas;
+const _errs573 = errors;
+if(errors === _errs573){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+if(Object.keys(data180).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data180}];
+return false;
+}
+else {
+var valid66 = true;
+for(const key37 in data180){
+if(pattern6.test(key37)){
+let data181 = data180[key37];
+const _errs575 = errors;
+if(errors === _errs575){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+let missing10;
+if((data181.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+}
+else {
+const _errs577 = errors;
+for(const key38 in data181){
+if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+break;
+}
+}
+if(_errs577 === errors){
+if(data181.pricing !== undefined){
+let data182 = data181.pricing;
+const _errs578 = errors;
+if(errors === _errs578){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+let missing11;
+if(((data182.input === undefined) && (missing11 = "input")) || ((data182.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+}
+else {
+const _errs580 = errors;
+for(const key39 in data182){
+if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+break;
+}
+}
+if(_errs580 === errors){
+if(data182.input !== undefined){
+let data183 = data182.input;
+const _errs581 = errors;
+if(!(typeof data183 == "number")){
+let dataType204 = typeof data183;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "boolean" || data183 === null
+              || (dataType204 == "string" && data183 && data183 == +data183)){
+coerced204 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data183 = coerced204;
+if(data182 !== undefined){
+data182["input"] = coerced204;
+}
+}
+}
+if(errors === _errs581){
+if(typeof data183 == "number"){
+if(data183 < 0 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data183}];
+return false;
+}
+}
+}
+var valid68 = _errs581 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data182.output !== undefined){
+let data184 = data182.output;
+const _errs583 = errors;
+if(!(typeof data184 == "number")){
+let dataType205 = typeof data184;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "boolean" || data184 === null
+              || (dataType205 == "string" && data184 && data184 == +data184)){
+coerced205 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data184 = coerced205;
+if(data182 !== undefined){
+data182["output"] = coerced205;
+}
+}
+}
+if(errors === _errs583){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data184}];
+return false;
+}
+}
+}
+var valid68 = _errs583 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data182.cached_input !== undefined){
+let data185 = data182.cached_input;
+const _errs585 = errors;
+if(!(typeof data185 == "number")){
+let dataType206 = typeof data185;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data185 === null
+              || (dataType206 == "string" && data185 && data185 == +data185)){
+coerced206 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data185 = coerced206;
+if(data182 !== undefined){
+data182["cached_input"] = coerced206;
+}
+}
+}
+if(errors === _errs585){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data185}];
+return false;
+}
+}
+}
+var valid68 = _errs585 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data182.cache_write !== undefined){
+let data186 = data182.cache_write;
+const _errs587 = errors;
+if(!(typeof data186 == "number")){
+let dataType207 = typeof data186;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data186 === null
+              || (dataType207 == "string" && data186 && data186 == +data186)){
+coerced207 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data186 = coerced207;
+if(data182 !== undefined){
+data182["cache_write"] = coerced207;
+}
+}
+}
+if(errors === _errs587){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data186}];
+return false;
+}
+}
+}
+var valid68 = _errs587 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data182.cache_write_1h !== undefined){
+let data187 = data182.cache_write_1h;
+const _errs589 = errors;
+if(!(typeof data187 == "number")){
+let dataType208 = typeof data187;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "boolean" || data187 === null
+              || (dataType208 == "string" && data187 && data187 == +data187)){
+coerced208 = +data187;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data187 = coerced208;
+if(data182 !== undefined){
+data182["cache_write_1h"] = coerced208;
+}
+}
+}
+if(errors === _errs589){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data187}];
+return false;
+}
+}
+}
+var valid68 = _errs589 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data182.reasoning !== undefined){
+let data188 = data182.reasoning;
+const _errs591 = errors;
+if(!(typeof data188 == "number")){
+let dataType209 = typeof data188;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "boolean" || data188 === null
+              || (dataType209 == "string" && data188 && data188 == +data188)){
+coerced209 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data188 = coerced209;
+if(data182 !== undefined){
+data182["reasoning"] = coerced209;
+}
+}
+}
+if(errors === _errs591){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data188}];
+return false;
+}
+}
+}
+var valid68 = _errs591 === errors;
+}
+else {
+var valid68 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data182}];
+return false;
+}
+}
+var valid67 = _errs578 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data181.min_prompt_tokens !== undefined){
+let data189 = data181.min_prompt_tokens;
+const _errs593 = errors;
+if(!((typeof data189 == "number") && (!(data189 % 1) && !isNaN(data189)))){
+let dataType210 = typeof data189;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 === "boolean" || data189 === null
+              || (dataType210 === "string" && data189 && data189 == +data189 && !(data189 % 1))){
+coerced210 = +data189;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data189}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data189 = coerced210;
+if(data181 !== undefined){
+data181["min_prompt_tokens"] = coerced210;
+}
+}
+}
+if(errors === _errs593){
+if(typeof data189 == "number"){
+if(data189 < 0 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data189}];
+return false;
+}
+}
+}
+var valid67 = _errs593 === errors;
+}
+else {
+var valid67 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data181}];
+return false;
+}
+}
+var valid66 = _errs575 === errors;
+if(!valid66){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data180}];
+return false;
+}
+}
+var valid60 = _errs573 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data166}];
+return false;
+}
+}
+var valid42 = _errs541 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data128.routes !== undefined){
+let data190 = data128.routes;
+const _errs595 = errors;
+if(errors === _errs595){
+if(Array.isArray(data190)){
+if(data190.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data190}];
+return false;
+}
+else {
+var valid69 = true;
+const len8 = data190.length;
+for(let i9=0; i9<len8; i9++){
+let data191 = data190[i9];
+const _errs597 = errors;
+if(errors === _errs597){
+if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
+let missing12;
+if((data191.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data191}];
+return false;
+}
+else {
+const _errs599 = errors;
+for(const key40 in data191){
+if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data191}];
+return false;
+break;
+}
+}
+if(_errs599 === errors){
+if(data191.node !== undefined){
+let data192 = data191.node;
+const _errs600 = errors;
+if(typeof data192 !== "string"){
+let dataType211 = typeof data192;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data192;
+}
+else if(data192 === null){
+coerced211 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data192}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data192 = coerced211;
+if(data191 !== undefined){
+data191["node"] = coerced211;
+}
+}
+}
+if(errors === _errs600){
+if(typeof data192 === "string"){
+if(func3(data192) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data192}];
+return false;
+}
+}
+}
+var valid70 = _errs600 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data191.model !== undefined){
+let data193 = data191.model;
+const _errs602 = errors;
+if(typeof data193 !== "string"){
+let dataType212 = typeof data193;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data193;
+}
+else if(data193 === null){
+coerced212 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data193}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data193 = coerced212;
+if(data191 !== undefined){
+data191["model"] = coerced212;
+}
+}
+}
+if(errors === _errs602){
+if(typeof data193 === "string"){
+if(func3(data193) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data193}];
+return false;
+}
+}
+}
+var valid70 = _errs602 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data191.weight !== undefined){
+let data194 = data191.weight;
+const _errs604 = errors;
+if(!(typeof data194 == "number")){
+let dataType213 = typeof data194;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data194 === null
+              || (dataType213 == "string" && data194 && data194 == +data194)){
+coerced213 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data194}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data194 = coerced213;
+if(data191 !== undefined){
+data191["weight"] = coerced213;
+}
+}
+}
+if(errors === _errs604){
+if(typeof data194 == "number"){
+if(data194 <= 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data194}];
+return false;
+}
+}
+}
+var valid70 = _errs604 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data191.priority !== undefined){
+let data195 = data191.priority;
+const _errs606 = errors;
+if(!((typeof data195 == "number") && (!(data195 % 1) && !isNaN(data195)))){
+let dataType214 = typeof data195;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 === "boolean" || data195 === null
+              || (dataType214 === "string" && data195 && data195 == +data195 && !(data195 % 1))){
+coerced214 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data195}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data195 = coerced214;
+if(data191 !== undefined){
+data191["priority"] = coerced214;
+}
+}
+}
+if(errors === _errs606){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data195}];
+return false;
+}
+}
+}
+var valid70 = _errs606 === errors;
+}
+else {
+var valid70 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data191}];
+return false;
+}
+}
+var valid69 = _errs597 === errors;
+if(!valid69){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data190}];
+return false;
+}
+}
+var valid42 = _errs595 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data128}];
+return false;
+}
+}
+var valid41 = _errs344 === errors;
+if(!valid41){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data127}];
+return false;
+}
+}
+var valid0 = _errs342 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data196 = data.accounts;
+const _errs608 = errors;
+if(errors === _errs608){
+if(Array.isArray(data196)){
+var valid71 = true;
+const len9 = data196.length;
+for(let i10=0; i10<len9; i10++){
+let data197 = data196[i10];
+const _errs610 = errors;
+if(errors === _errs610){
+if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
+let missing13;
+if((data197.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data197}];
+return false;
+}
+else {
+const _errs612 = errors;
+for(const key41 in data197){
+if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data197}];
+return false;
+break;
+}
+}
+if(_errs612 === errors){
+if(data197.id !== undefined){
+let data198 = data197.id;
+const _errs613 = errors;
+if(typeof data198 !== "string"){
+let dataType215 = typeof data198;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data198;
+}
+else if(data198 === null){
+coerced215 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data198}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data198 = coerced215;
+if(data197 !== undefined){
+data197["id"] = coerced215;
+}
+}
+}
+if(errors === _errs613){
+if(typeof data198 === "string"){
+if(func3(data198) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data198}];
+return false;
+}
+else {
+if(!pattern9.test(data198)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data198}];
+return false;
+}
+}
+}
+}
+var valid72 = _errs613 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data197.name !== undefined){
+let data199 = data197.name;
+const _errs615 = errors;
+if(typeof data199 !== "string"){
+let dataType216 = typeof data199;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data199;
+}
+else if(data199 === null){
+coerced216 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data199}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data199 = coerced216;
+if(data197 !== undefined){
+data197["name"] = coerced216;
+}
+}
+}
+var valid72 = _errs615 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data197.balance !== undefined){
+let data200 = data197.balance;
+const _errs617 = errors;
+if(!(typeof data200 == "number")){
+let dataType217 = typeof data200;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "boolean" || data200 === null
+              || (dataType217 == "string" && data200 && data200 == +data200)){
+coerced217 = +data200;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data200}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data200 = coerced217;
+if(data197 !== undefined){
+data197["balance"] = coerced217;
+}
+}
+}
+if(errors === _errs617){
+if(typeof data200 == "number"){
+if(data200 > 1000000 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data200}];
+return false;
+}
+else {
+if(data200 < -1000000 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data200}];
+return false;
+}
+}
+}
+}
+var valid72 = _errs617 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data197.allowed_models !== undefined){
+let data201 = data197.allowed_models;
+const _errs619 = errors;
+if(errors === _errs619){
+if(Array.isArray(data201)){
+var valid73 = true;
+const len10 = data201.length;
+for(let i11=0; i11<len10; i11++){
+let data202 = data201[i11];
+const _errs621 = errors;
+if(typeof data202 !== "string"){
+let dataType218 = typeof data202;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data202;
+}
+else if(data202 === null){
+coerced218 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data202}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data202 = coerced218;
+if(data201 !== undefined){
+data201[i11] = coerced218;
+}
+}
+}
+if(errors === _errs621){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data202}];
+return false;
+}
+}
+}
+var valid73 = _errs621 === errors;
+if(!valid73){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data201}];
+return false;
+}
+}
+var valid72 = _errs619 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data197.limits !== undefined){
+let data203 = data197.limits;
+const _errs623 = errors;
+if(errors === _errs623){
+if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
+const _errs625 = errors;
+for(const key42 in data203){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data203}];
+return false;
+break;
+}
+}
+if(_errs625 === errors){
+if(data203.rpm !== undefined){
+let data204 = data203.rpm;
+const _errs626 = errors;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType219 = typeof data204;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data204 === null
+              || (dataType219 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced219 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data204}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data204 = coerced219;
+if(data203 !== undefined){
+data203["rpm"] = coerced219;
+}
+}
+}
+if(errors === _errs626){
+if(typeof data204 == "number"){
+if(data204 < 1 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data204}];
+return false;
+}
+}
+}
+var valid74 = _errs626 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data203.rps !== undefined){
+let data205 = data203.rps;
+const _errs628 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType220 = typeof data205;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 === "boolean" || data205 === null
+              || (dataType220 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced220 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data205}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data205 = coerced220;
+if(data203 !== undefined){
+data203["rps"] = coerced220;
+}
+}
+}
+if(errors === _errs628){
+if(typeof data205 == "number"){
+if(data205 < 1 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data205}];
+return false;
+}
+}
+}
+var valid74 = _errs628 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data203.tpm !== undefined){
+let data206 = data203.tpm;
+const _errs630 = errors;
+if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
+let dataType221 = typeof data206;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 === "boolean" || data206 === null
+              || (dataType221 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
+coerced221 = +data206;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data206}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data206 = coerced221;
+if(data203 !== undefined){
+data203["tpm"] = coerced221;
+}
+}
+}
+if(errors === _errs630){
+if(typeof data206 == "number"){
+if(data206 < 1 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data206}];
+return false;
+}
+}
+}
+var valid74 = _errs630 === errors;
+}
+else {
+var valid74 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data203}];
+return false;
+}
+}
+var valid72 = _errs623 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data197.policy !== undefined){
+let data207 = data197.policy;
+const _errs632 = errors;
+if(errors === _errs632){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
+const _errs634 = errors;
+for(const key43 in data207){
+if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data207}];
+return false;
+break;
+}
+}
+if(_errs634 === errors){
+if(data207.streaming !== undefined){
+let data208 = data207.streaming;
+const _errs635 = errors;
+if(typeof data208 !== "boolean"){
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(data208 === "false" || data208 === 0 || data208 === null){
+coerced222 = false;
+}
+else if(data208 === "true" || data208 === 1){
+coerced222 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data208}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data208 = coerced222;
+if(data207 !== undefined){
+data207["streaming"] = coerced222;
+}
+}
+}
+var valid75 = _errs635 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data207.max_reasoning_effort !== undefined){
+let data209 = data207.max_reasoning_effort;
+const _errs637 = errors;
+const _errs638 = errors;
+let valid76 = false;
+const _errs639 = errors;
+if(typeof data209 !== "string"){
+let dataType223 = typeof data209;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data209;
+}
+else if(data209 === null){
+coerced223 = "";
+}
+else {
+const err198 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data209};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11166,22 +11183,16 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs639 = errors;
-if(typeof data208 !== "string"){
-let dataType224 = typeof data208;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data208;
 }
-else if(data208 === null){
-coerced224 = "";
+if(coerced223 !== undefined){
+data209 = coerced223;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced223;
 }
-else {
-const err199 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data208};
+}
+}
+if("none" !== data209){
+const err199 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data209};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11190,16 +11201,22 @@ vErrors.push(err199);
 }
 errors++;
 }
+var _valid20 = _errs639 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs641 = errors;
+if(typeof data209 !== "string"){
+let dataType224 = typeof data209;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data209;
 }
-if(coerced224 !== undefined){
-data208 = coerced224;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced224;
+else if(data209 === null){
+coerced224 = "";
 }
-}
-}
-if("medium" !== data208){
-const err200 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data208};
+else {
+const err200 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data209};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11208,22 +11225,16 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs641 = errors;
-if(typeof data208 !== "string"){
-let dataType225 = typeof data208;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data208;
 }
-else if(data208 === null){
-coerced225 = "";
+if(coerced224 !== undefined){
+data209 = coerced224;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced224;
 }
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data208};
+}
+}
+if("minimal" !== data209){
+const err201 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data209};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11232,16 +11243,22 @@ vErrors.push(err201);
 }
 errors++;
 }
+var _valid20 = _errs641 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs643 = errors;
+if(typeof data209 !== "string"){
+let dataType225 = typeof data209;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data209;
 }
-if(coerced225 !== undefined){
-data208 = coerced225;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced225;
+else if(data209 === null){
+coerced225 = "";
 }
-}
-}
-if("high" !== data208){
-const err202 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data208};
+else {
+const err202 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data209};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11250,22 +11267,16 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs641 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs643 = errors;
-if(typeof data208 !== "string"){
-let dataType226 = typeof data208;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data208;
 }
-else if(data208 === null){
-coerced226 = "";
+if(coerced225 !== undefined){
+data209 = coerced225;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced225;
 }
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data208};
+}
+}
+if("low" !== data209){
+const err203 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data209};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11274,16 +11285,22 @@ vErrors.push(err203);
 }
 errors++;
 }
+var _valid20 = _errs643 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs645 = errors;
+if(typeof data209 !== "string"){
+let dataType226 = typeof data209;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data209;
 }
-if(coerced226 !== undefined){
-data208 = coerced226;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced226;
+else if(data209 === null){
+coerced226 = "";
 }
-}
-}
-if("xhigh" !== data208){
-const err204 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data208};
+else {
+const err204 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data209};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11292,22 +11309,16 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs643 === errors;
-valid75 = valid75 || _valid19;
-if(!valid75){
-const _errs645 = errors;
-if(typeof data208 !== "string"){
-let dataType227 = typeof data208;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data208;
 }
-else if(data208 === null){
-coerced227 = "";
+if(coerced226 !== undefined){
+data209 = coerced226;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced226;
 }
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data208};
+}
+}
+if("medium" !== data209){
+const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data209};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11316,16 +11327,22 @@ vErrors.push(err205);
 }
 errors++;
 }
+var _valid20 = _errs645 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs647 = errors;
+if(typeof data209 !== "string"){
+let dataType227 = typeof data209;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data209;
 }
-if(coerced227 !== undefined){
-data208 = coerced227;
-if(data206 !== undefined){
-data206["max_reasoning_effort"] = coerced227;
+else if(data209 === null){
+coerced227 = "";
 }
-}
-}
-if("max" !== data208){
-const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data208};
+else {
+const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data209};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11334,16 +11351,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs645 === errors;
-valid75 = valid75 || _valid19;
+}
+if(coerced227 !== undefined){
+data209 = coerced227;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced227;
 }
 }
 }
-}
-}
-}
-if(!valid75){
-const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data208};
+if("high" !== data209){
+const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data209};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11351,505 +11368,23 @@ else {
 vErrors.push(err207);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs632;
-if(vErrors !== null){
-if(_errs632){
-vErrors.length = _errs632;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid74 = _errs631 === errors;
-}
-else {
-var valid74 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data206}];
-return false;
-}
-}
-var valid71 = _errs626 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data196}];
-return false;
-}
-}
-var valid70 = _errs604 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data195}];
-return false;
-}
-}
-var valid0 = _errs602 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data209 = data.keys;
-const _errs647 = errors;
-if(errors === _errs647){
-if(Array.isArray(data209)){
-var valid76 = true;
-const len11 = data209.length;
-for(let i12=0; i12<len11; i12++){
-let data210 = data209[i12];
+var _valid20 = _errs647 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
 const _errs649 = errors;
-if(errors === _errs649){
-if(data210 && typeof data210 == "object" && !Array.isArray(data210)){
-let missing14;
-if((data210.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data210}];
-return false;
-}
-else {
-const _errs651 = errors;
-for(const key44 in data210){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data210}];
-return false;
-break;
-}
-}
-if(_errs651 === errors){
-if(data210.key !== undefined){
-let data211 = data210.key;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType228 = typeof data211;
+if(typeof data209 !== "string"){
+let dataType228 = typeof data209;
 let coerced228 = undefined;
 if(!(coerced228 !== undefined)){
 if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data211;
+coerced228 = "" + data209;
 }
-else if(data211 === null){
+else if(data209 === null){
 coerced228 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data211}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data211 = coerced228;
-if(data210 !== undefined){
-data210["key"] = coerced228;
-}
-}
-}
-if(errors === _errs652){
-if(typeof data211 === "string"){
-if(func3(data211) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data211}];
-return false;
-}
-}
-}
-var valid77 = _errs652 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.account !== undefined){
-let data212 = data210.account;
-const _errs654 = errors;
-if(typeof data212 !== "string"){
-let dataType229 = typeof data212;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data212;
-}
-else if(data212 === null){
-coerced229 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data212}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data212 = coerced229;
-if(data210 !== undefined){
-data210["account"] = coerced229;
-}
-}
-}
-if(errors === _errs654){
-if(typeof data212 === "string"){
-if(func3(data212) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data212}];
-return false;
-}
-}
-}
-var valid77 = _errs654 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.name !== undefined){
-let data213 = data210.name;
-const _errs656 = errors;
-if(typeof data213 !== "string"){
-let dataType230 = typeof data213;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data213;
-}
-else if(data213 === null){
-coerced230 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data213}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data213 = coerced230;
-if(data210 !== undefined){
-data210["name"] = coerced230;
-}
-}
-}
-var valid77 = _errs656 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.spend_limit !== undefined){
-let data214 = data210.spend_limit;
-const _errs658 = errors;
-if(!(typeof data214 == "number")){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "boolean" || data214 === null
-              || (dataType231 == "string" && data214 && data214 == +data214)){
-coerced231 = +data214;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data214}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data210 !== undefined){
-data210["spend_limit"] = coerced231;
-}
-}
-}
-if(errors === _errs658){
-if(typeof data214 == "number"){
-if(data214 > 1000000 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data214}];
-return false;
-}
-else {
-if(data214 < 0 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data214}];
-return false;
-}
-}
-}
-}
-var valid77 = _errs658 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.limits !== undefined){
-let data215 = data210.limits;
-const _errs660 = errors;
-if(errors === _errs660){
-if(data215 && typeof data215 == "object" && !Array.isArray(data215)){
-const _errs662 = errors;
-for(const key45 in data215){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data215}];
-return false;
-break;
-}
-}
-if(_errs662 === errors){
-if(data215.rpm !== undefined){
-let data216 = data215.rpm;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType232 = typeof data216;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data216 === null
-              || (dataType232 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced232 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data216}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data216 = coerced232;
-if(data215 !== undefined){
-data215["rpm"] = coerced232;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data216}];
-return false;
-}
-}
-}
-var valid78 = _errs663 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data215.rps !== undefined){
-let data217 = data215.rps;
-const _errs665 = errors;
-if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
-let dataType233 = typeof data217;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data217 === null
-              || (dataType233 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
-coerced233 = +data217;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data217}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data217 = coerced233;
-if(data215 !== undefined){
-data215["rps"] = coerced233;
-}
-}
-}
-if(errors === _errs665){
-if(typeof data217 == "number"){
-if(data217 < 1 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data217}];
-return false;
-}
-}
-}
-var valid78 = _errs665 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data215.tpm !== undefined){
-let data218 = data215.tpm;
-const _errs667 = errors;
-if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 === "boolean" || data218 === null
-              || (dataType234 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
-coerced234 = +data218;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data218}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data215 !== undefined){
-data215["tpm"] = coerced234;
-}
-}
-}
-if(errors === _errs667){
-if(typeof data218 == "number"){
-if(data218 < 1 || isNaN(data218)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data218}];
-return false;
-}
-}
-}
-var valid78 = _errs667 === errors;
-}
-else {
-var valid78 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data215}];
-return false;
-}
-}
-var valid77 = _errs660 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.allowed_models !== undefined){
-let data219 = data210.allowed_models;
-const _errs669 = errors;
-if(errors === _errs669){
-if(Array.isArray(data219)){
-var valid79 = true;
-const len12 = data219.length;
-for(let i13=0; i13<len12; i13++){
-let data220 = data219[i13];
-const _errs671 = errors;
-if(typeof data220 !== "string"){
-let dataType235 = typeof data220;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data220;
-}
-else if(data220 === null){
-coerced235 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data220}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219[i13] = coerced235;
-}
-}
-}
-if(errors === _errs671){
-if(typeof data220 === "string"){
-if(func3(data220) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data220}];
-return false;
-}
-}
-}
-var valid79 = _errs671 === errors;
-if(!valid79){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data219}];
-return false;
-}
-}
-var valid77 = _errs669 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.policy !== undefined){
-let data221 = data210.policy;
-const _errs673 = errors;
-if(errors === _errs673){
-if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
-const _errs675 = errors;
-for(const key46 in data221){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data221}];
-return false;
-break;
-}
-}
-if(_errs675 === errors){
-if(data221.streaming !== undefined){
-let data222 = data221.streaming;
-const _errs676 = errors;
-if(typeof data222 !== "boolean"){
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(data222 === "false" || data222 === 0 || data222 === null){
-coerced236 = false;
-}
-else if(data222 === "true" || data222 === 1){
-coerced236 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data222}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data222 = coerced236;
-if(data221 !== undefined){
-data221["streaming"] = coerced236;
-}
-}
-}
-var valid80 = _errs676 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data221.max_reasoning_effort !== undefined){
-let data223 = data221.max_reasoning_effort;
-const _errs678 = errors;
-const _errs679 = errors;
-let valid81 = false;
-const _errs680 = errors;
-if(typeof data223 !== "string"){
-let dataType237 = typeof data223;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data223;
-}
-else if(data223 === null){
-coerced237 = "";
-}
-else {
-const err208 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data223};
+const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data209};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11859,15 +11394,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data223 = coerced237;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced237;
+if(coerced228 !== undefined){
+data209 = coerced228;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced228;
 }
 }
 }
-if("none" !== data223){
-const err209 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data223};
+if("xhigh" !== data209){
+const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data209};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11876,22 +11411,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs682 = errors;
-if(typeof data223 !== "string"){
-let dataType238 = typeof data223;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data223;
+var _valid20 = _errs649 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs651 = errors;
+if(typeof data209 !== "string"){
+let dataType229 = typeof data209;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data209;
 }
-else if(data223 === null){
-coerced238 = "";
+else if(data209 === null){
+coerced229 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data223};
+const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data209};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11901,15 +11436,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data223 = coerced238;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced238;
+if(coerced229 !== undefined){
+data209 = coerced229;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced229;
 }
 }
 }
-if("minimal" !== data223){
-const err211 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data223};
+if("max" !== data209){
+const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data209};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11918,22 +11453,16 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs684 = errors;
-if(typeof data223 !== "string"){
-let dataType239 = typeof data223;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data223;
+var _valid20 = _errs651 === errors;
+valid76 = valid76 || _valid20;
 }
-else if(data223 === null){
-coerced239 = "";
 }
-else {
-const err212 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data223};
+}
+}
+}
+}
+if(!valid76){
+const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data209};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11941,17 +11470,505 @@ else {
 vErrors.push(err212);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs638;
+if(vErrors !== null){
+if(_errs638){
+vErrors.length = _errs638;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced239 !== undefined){
-data223 = coerced239;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced239;
+}
+var valid75 = _errs637 === errors;
+}
+else {
+var valid75 = true;
 }
 }
 }
-if("low" !== data223){
-const err213 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data223};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data207}];
+return false;
+}
+}
+var valid72 = _errs632 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data197}];
+return false;
+}
+}
+var valid71 = _errs610 === errors;
+if(!valid71){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data196}];
+return false;
+}
+}
+var valid0 = _errs608 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data210 = data.keys;
+const _errs653 = errors;
+if(errors === _errs653){
+if(Array.isArray(data210)){
+var valid77 = true;
+const len11 = data210.length;
+for(let i12=0; i12<len11; i12++){
+let data211 = data210[i12];
+const _errs655 = errors;
+if(errors === _errs655){
+if(data211 && typeof data211 == "object" && !Array.isArray(data211)){
+let missing14;
+if((data211.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data211}];
+return false;
+}
+else {
+const _errs657 = errors;
+for(const key44 in data211){
+if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data211}];
+return false;
+break;
+}
+}
+if(_errs657 === errors){
+if(data211.key !== undefined){
+let data212 = data211.key;
+const _errs658 = errors;
+if(typeof data212 !== "string"){
+let dataType230 = typeof data212;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data212;
+}
+else if(data212 === null){
+coerced230 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data212}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data212 = coerced230;
+if(data211 !== undefined){
+data211["key"] = coerced230;
+}
+}
+}
+if(errors === _errs658){
+if(typeof data212 === "string"){
+if(func3(data212) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data212}];
+return false;
+}
+}
+}
+var valid78 = _errs658 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.account !== undefined){
+let data213 = data211.account;
+const _errs660 = errors;
+if(typeof data213 !== "string"){
+let dataType231 = typeof data213;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data213;
+}
+else if(data213 === null){
+coerced231 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data213}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data213 = coerced231;
+if(data211 !== undefined){
+data211["account"] = coerced231;
+}
+}
+}
+if(errors === _errs660){
+if(typeof data213 === "string"){
+if(func3(data213) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data213}];
+return false;
+}
+}
+}
+var valid78 = _errs660 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.name !== undefined){
+let data214 = data211.name;
+const _errs662 = errors;
+if(typeof data214 !== "string"){
+let dataType232 = typeof data214;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data214;
+}
+else if(data214 === null){
+coerced232 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data214}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data214 = coerced232;
+if(data211 !== undefined){
+data211["name"] = coerced232;
+}
+}
+}
+var valid78 = _errs662 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.spend_limit !== undefined){
+let data215 = data211.spend_limit;
+const _errs664 = errors;
+if(!(typeof data215 == "number")){
+let dataType233 = typeof data215;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "boolean" || data215 === null
+              || (dataType233 == "string" && data215 && data215 == +data215)){
+coerced233 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data215}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data215 = coerced233;
+if(data211 !== undefined){
+data211["spend_limit"] = coerced233;
+}
+}
+}
+if(errors === _errs664){
+if(typeof data215 == "number"){
+if(data215 > 1000000 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data215}];
+return false;
+}
+else {
+if(data215 < 0 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data215}];
+return false;
+}
+}
+}
+}
+var valid78 = _errs664 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.limits !== undefined){
+let data216 = data211.limits;
+const _errs666 = errors;
+if(errors === _errs666){
+if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
+const _errs668 = errors;
+for(const key45 in data216){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data216}];
+return false;
+break;
+}
+}
+if(_errs668 === errors){
+if(data216.rpm !== undefined){
+let data217 = data216.rpm;
+const _errs669 = errors;
+if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
+let dataType234 = typeof data217;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 === "boolean" || data217 === null
+              || (dataType234 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
+coerced234 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data217}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data217 = coerced234;
+if(data216 !== undefined){
+data216["rpm"] = coerced234;
+}
+}
+}
+if(errors === _errs669){
+if(typeof data217 == "number"){
+if(data217 < 1 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data217}];
+return false;
+}
+}
+}
+var valid79 = _errs669 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data216.rps !== undefined){
+let data218 = data216.rps;
+const _errs671 = errors;
+if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
+let dataType235 = typeof data218;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 === "boolean" || data218 === null
+              || (dataType235 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
+coerced235 = +data218;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data218}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data218 = coerced235;
+if(data216 !== undefined){
+data216["rps"] = coerced235;
+}
+}
+}
+if(errors === _errs671){
+if(typeof data218 == "number"){
+if(data218 < 1 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data218}];
+return false;
+}
+}
+}
+var valid79 = _errs671 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data216.tpm !== undefined){
+let data219 = data216.tpm;
+const _errs673 = errors;
+if(!((typeof data219 == "number") && (!(data219 % 1) && !isNaN(data219)))){
+let dataType236 = typeof data219;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 === "boolean" || data219 === null
+              || (dataType236 === "string" && data219 && data219 == +data219 && !(data219 % 1))){
+coerced236 = +data219;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data219}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data219 = coerced236;
+if(data216 !== undefined){
+data216["tpm"] = coerced236;
+}
+}
+}
+if(errors === _errs673){
+if(typeof data219 == "number"){
+if(data219 < 1 || isNaN(data219)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data219}];
+return false;
+}
+}
+}
+var valid79 = _errs673 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data216}];
+return false;
+}
+}
+var valid78 = _errs666 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.allowed_models !== undefined){
+let data220 = data211.allowed_models;
+const _errs675 = errors;
+if(errors === _errs675){
+if(Array.isArray(data220)){
+var valid80 = true;
+const len12 = data220.length;
+for(let i13=0; i13<len12; i13++){
+let data221 = data220[i13];
+const _errs677 = errors;
+if(typeof data221 !== "string"){
+let dataType237 = typeof data221;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data221;
+}
+else if(data221 === null){
+coerced237 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data221}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data221 = coerced237;
+if(data220 !== undefined){
+data220[i13] = coerced237;
+}
+}
+}
+if(errors === _errs677){
+if(typeof data221 === "string"){
+if(func3(data221) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data221}];
+return false;
+}
+}
+}
+var valid80 = _errs677 === errors;
+if(!valid80){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data220}];
+return false;
+}
+}
+var valid78 = _errs675 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.policy !== undefined){
+let data222 = data211.policy;
+const _errs679 = errors;
+if(errors === _errs679){
+if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
+const _errs681 = errors;
+for(const key46 in data222){
+if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data222}];
+return false;
+break;
+}
+}
+if(_errs681 === errors){
+if(data222.streaming !== undefined){
+let data223 = data222.streaming;
+const _errs682 = errors;
+if(typeof data223 !== "boolean"){
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(data223 === "false" || data223 === 0 || data223 === null){
+coerced238 = false;
+}
+else if(data223 === "true" || data223 === 1){
+coerced238 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data223}];
+return false;
+}
+}
+if(coerced238 !== undefined){
+data223 = coerced238;
+if(data222 !== undefined){
+data222["streaming"] = coerced238;
+}
+}
+}
+var valid81 = _errs682 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data222.max_reasoning_effort !== undefined){
+let data224 = data222.max_reasoning_effort;
+const _errs684 = errors;
+const _errs685 = errors;
+let valid82 = false;
+const _errs686 = errors;
+if(typeof data224 !== "string"){
+let dataType239 = typeof data224;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data224;
+}
+else if(data224 === null){
+coerced239 = "";
+}
+else {
+const err213 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data224};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11960,22 +11977,16 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs686 = errors;
-if(typeof data223 !== "string"){
-let dataType240 = typeof data223;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data223;
 }
-else if(data223 === null){
-coerced240 = "";
+if(coerced239 !== undefined){
+data224 = coerced239;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced239;
 }
-else {
-const err214 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data223};
+}
+}
+if("none" !== data224){
+const err214 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data224};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11984,16 +11995,22 @@ vErrors.push(err214);
 }
 errors++;
 }
+var _valid21 = _errs686 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs688 = errors;
+if(typeof data224 !== "string"){
+let dataType240 = typeof data224;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data224;
 }
-if(coerced240 !== undefined){
-data223 = coerced240;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced240;
+else if(data224 === null){
+coerced240 = "";
 }
-}
-}
-if("medium" !== data223){
-const err215 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data223};
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data224};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12002,22 +12019,16 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs688 = errors;
-if(typeof data223 !== "string"){
-let dataType241 = typeof data223;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data223;
 }
-else if(data223 === null){
-coerced241 = "";
+if(coerced240 !== undefined){
+data224 = coerced240;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced240;
 }
-else {
-const err216 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data223};
+}
+}
+if("minimal" !== data224){
+const err216 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data224};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12026,16 +12037,22 @@ vErrors.push(err216);
 }
 errors++;
 }
+var _valid21 = _errs688 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs690 = errors;
+if(typeof data224 !== "string"){
+let dataType241 = typeof data224;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data224;
 }
-if(coerced241 !== undefined){
-data223 = coerced241;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced241;
+else if(data224 === null){
+coerced241 = "";
 }
-}
-}
-if("high" !== data223){
-const err217 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data223};
+else {
+const err217 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data224};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12044,22 +12061,16 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs690 = errors;
-if(typeof data223 !== "string"){
-let dataType242 = typeof data223;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data223;
 }
-else if(data223 === null){
-coerced242 = "";
+if(coerced241 !== undefined){
+data224 = coerced241;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced241;
 }
-else {
-const err218 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data223};
+}
+}
+if("low" !== data224){
+const err218 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data224};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12068,16 +12079,22 @@ vErrors.push(err218);
 }
 errors++;
 }
+var _valid21 = _errs690 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs692 = errors;
+if(typeof data224 !== "string"){
+let dataType242 = typeof data224;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data224;
 }
-if(coerced242 !== undefined){
-data223 = coerced242;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced242;
+else if(data224 === null){
+coerced242 = "";
 }
-}
-}
-if("xhigh" !== data223){
-const err219 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data223};
+else {
+const err219 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data224};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12086,22 +12103,16 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs690 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs692 = errors;
-if(typeof data223 !== "string"){
-let dataType243 = typeof data223;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data223;
 }
-else if(data223 === null){
-coerced243 = "";
+if(coerced242 !== undefined){
+data224 = coerced242;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced242;
 }
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data223};
+}
+}
+if("medium" !== data224){
+const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data224};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12110,16 +12121,22 @@ vErrors.push(err220);
 }
 errors++;
 }
+var _valid21 = _errs692 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs694 = errors;
+if(typeof data224 !== "string"){
+let dataType243 = typeof data224;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data224;
 }
-if(coerced243 !== undefined){
-data223 = coerced243;
-if(data221 !== undefined){
-data221["max_reasoning_effort"] = coerced243;
+else if(data224 === null){
+coerced243 = "";
 }
-}
-}
-if("max" !== data223){
-const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data223};
+else {
+const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data224};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12128,16 +12145,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs692 === errors;
-valid81 = valid81 || _valid20;
+}
+if(coerced243 !== undefined){
+data224 = coerced243;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced243;
 }
 }
 }
-}
-}
-}
-if(!valid81){
-const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data223};
+if("high" !== data224){
+const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data224};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12145,44 +12162,10 @@ else {
 vErrors.push(err222);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs679;
-if(vErrors !== null){
-if(_errs679){
-vErrors.length = _errs679;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid80 = _errs678 === errors;
-}
-else {
-var valid80 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data221}];
-return false;
-}
-}
-var valid77 = _errs673 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data210.status !== undefined){
-let data224 = data210.status;
-const _errs694 = errors;
-const _errs695 = errors;
-let valid82 = false;
+var _valid21 = _errs694 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
 const _errs696 = errors;
 if(typeof data224 !== "string"){
 let dataType244 = typeof data224;
@@ -12195,7 +12178,7 @@ else if(data224 === null){
 coerced244 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data224};
+const err223 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data224};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12207,13 +12190,13 @@ errors++;
 }
 if(coerced244 !== undefined){
 data224 = coerced244;
-if(data210 !== undefined){
-data210["status"] = coerced244;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced244;
 }
 }
 }
-if("active" !== data224){
-const err224 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data224};
+if("xhigh" !== data224){
+const err224 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data224};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12237,7 +12220,7 @@ else if(data224 === null){
 coerced245 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data224};
+const err225 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data224};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12249,13 +12232,13 @@ errors++;
 }
 if(coerced245 !== undefined){
 data224 = coerced245;
-if(data210 !== undefined){
-data210["status"] = coerced245;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced245;
 }
 }
 }
-if("blocked" !== data224){
-const err226 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data224};
+if("max" !== data224){
+const err226 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data224};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12266,20 +12249,14 @@ errors++;
 }
 var _valid21 = _errs698 === errors;
 valid82 = valid82 || _valid21;
+}
+}
+}
+}
+}
+}
 if(!valid82){
-const _errs700 = errors;
-if(typeof data224 !== "string"){
-let dataType246 = typeof data224;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data224;
-}
-else if(data224 === null){
-coerced246 = "";
-}
-else {
-const err227 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data224};
+const err227 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data224};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12287,17 +12264,57 @@ else {
 vErrors.push(err227);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs685;
+if(vErrors !== null){
+if(_errs685){
+vErrors.length = _errs685;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced246 !== undefined){
-data224 = coerced246;
-if(data210 !== undefined){
-data210["status"] = coerced246;
+}
+var valid81 = _errs684 === errors;
+}
+else {
+var valid81 = true;
 }
 }
 }
-if("revoked" !== data224){
-const err228 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data224};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data222}];
+return false;
+}
+}
+var valid78 = _errs679 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data211.status !== undefined){
+let data225 = data211.status;
+const _errs700 = errors;
+const _errs701 = errors;
+let valid83 = false;
+const _errs702 = errors;
+if(typeof data225 !== "string"){
+let dataType246 = typeof data225;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data225;
+}
+else if(data225 === null){
+coerced246 = "";
+}
+else {
+const err228 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data225};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12306,22 +12323,16 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs700 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs702 = errors;
-if(typeof data224 !== "string"){
-let dataType247 = typeof data224;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data224;
 }
-else if(data224 === null){
-coerced247 = "";
+if(coerced246 !== undefined){
+data225 = coerced246;
+if(data211 !== undefined){
+data211["status"] = coerced246;
 }
-else {
-const err229 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data224};
+}
+}
+if("active" !== data225){
+const err229 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data225};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12330,16 +12341,22 @@ vErrors.push(err229);
 }
 errors++;
 }
+var _valid22 = _errs702 === errors;
+valid83 = valid83 || _valid22;
+if(!valid83){
+const _errs704 = errors;
+if(typeof data225 !== "string"){
+let dataType247 = typeof data225;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data225;
 }
-if(coerced247 !== undefined){
-data224 = coerced247;
-if(data210 !== undefined){
-data210["status"] = coerced247;
+else if(data225 === null){
+coerced247 = "";
 }
-}
-}
-if("deleted" !== data224){
-const err230 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data224};
+else {
+const err230 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data225};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12348,13 +12365,16 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs702 === errors;
-valid82 = valid82 || _valid21;
+}
+if(coerced247 !== undefined){
+data225 = coerced247;
+if(data211 !== undefined){
+data211["status"] = coerced247;
 }
 }
 }
-if(!valid82){
-const err231 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data224};
+if("blocked" !== data225){
+const err231 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data225};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12362,24 +12382,123 @@ else {
 vErrors.push(err231);
 }
 errors++;
+}
+var _valid22 = _errs704 === errors;
+valid83 = valid83 || _valid22;
+if(!valid83){
+const _errs706 = errors;
+if(typeof data225 !== "string"){
+let dataType248 = typeof data225;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data225;
+}
+else if(data225 === null){
+coerced248 = "";
+}
+else {
+const err232 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data225};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(coerced248 !== undefined){
+data225 = coerced248;
+if(data211 !== undefined){
+data211["status"] = coerced248;
+}
+}
+}
+if("revoked" !== data225){
+const err233 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data225};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+var _valid22 = _errs706 === errors;
+valid83 = valid83 || _valid22;
+if(!valid83){
+const _errs708 = errors;
+if(typeof data225 !== "string"){
+let dataType249 = typeof data225;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data225;
+}
+else if(data225 === null){
+coerced249 = "";
+}
+else {
+const err234 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data225};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(coerced249 !== undefined){
+data225 = coerced249;
+if(data211 !== undefined){
+data211["status"] = coerced249;
+}
+}
+}
+if("deleted" !== data225){
+const err235 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data225};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+var _valid22 = _errs708 === errors;
+valid83 = valid83 || _valid22;
+}
+}
+}
+if(!valid83){
+const err236 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data225};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs695;
+errors = _errs701;
 if(vErrors !== null){
-if(_errs695){
-vErrors.length = _errs695;
+if(_errs701){
+vErrors.length = _errs701;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid77 = _errs694 === errors;
+var valid78 = _errs700 === errors;
 }
 else {
-var valid77 = true;
+var valid78 = true;
 }
 }
 }
@@ -12392,22 +12511,22 @@ var valid77 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data211}];
 return false;
 }
 }
-var valid76 = _errs649 === errors;
-if(!valid76){
+var valid77 = _errs655 === errors;
+if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data209}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data210}];
 return false;
 }
 }
-var valid0 = _errs647 === errors;
+var valid0 = _errs653 === errors;
 }
 else {
 var valid0 = true;
