@@ -191,6 +191,24 @@ keys:
     },
   );
 
+  test('token counting resolves aliases the same way (count_tokens, input_tokens)', TIMEOUT, async () => {
+    const counted = await anthropic().messages.countTokens({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Hello there' }],
+    });
+    assert.ok(counted.input_tokens > 0);
+    const response = await fetch(`${gateway.baseUrl}/responses/input_tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPEN_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-5-codex', input: 'Hello there' }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    await assert.rejects(
+      anthropic().messages.countTokens({ model: 'llama-3', messages: [{ role: 'user', content: 'Hi' }] }),
+      (error) => error instanceof Anthropic.NotFoundError,
+    );
+  });
+
   test('an id nothing matches is 404 model_unavailable', TIMEOUT, async () => {
     await assert.rejects(
       openai().chat.completions.create({ model: 'llama-3', messages: [{ role: 'user', content: 'Hi' }] }),
