@@ -17,11 +17,7 @@ export interface Authorization {
  * matches), then the account's and key's policy over the model served (403 access_denied: models, streaming, the effort
  * ceiling), with the reasoning effort resolved against the model (PRODUCT.md decision 6).
  */
-export function authorize(
-  models: ModelCatalog,
-  admission: Admission,
-  request: GatewayRequest,
-): Authorization {
+export function authorize(models: ModelCatalog, admission: Admission, request: GatewayRequest): Authorization {
   const model = models.resolve(request.chat.model);
   if (model === undefined)
     throw gatewayError('model_unavailable', { param: 'model', params: { model: request.chat.model } });

@@ -26,11 +26,7 @@ import { isStrictVersion, SAMPLING_FIELDS } from './api-version.js';
  * inbound-protocols 1.2). Not `anthropic-version`: a node is sent its own
  * (`anthropic_version`), and the body is made to fit it.
  */
-export const FORWARDED_HEADERS = [
-  'anthropic-beta',
-  'anthropic-workspace-id',
-  'anthropic-user-profile-id',
-] as const;
+export const FORWARDED_HEADERS = ['anthropic-beta', 'anthropic-workspace-id', 'anthropic-user-profile-id'] as const;
 
 /** A thinking or redacted thinking block whose signature or data is a Switchyard envelope. */
 function mintedByGateway(block: Record<string, unknown>): boolean {
