@@ -31,6 +31,7 @@ admin_key: ${ADMIN_KEY}
 nodes:
   - { id: oai, provider: openai, base_url: "${openaiNode.baseUrl}" }
   - { id: ant, provider: anthropic, base_url: "${anthropicNode.baseUrl}", api_key: ${NODE_KEY} }
+  - { id: oai-native, provider: openai, base_url: "${openaiNode.baseUrl}", apis: [chat, responses] }
 models:
   - id: served-chat
     aliases: [gpt-4o, "gpt-*", "*-codex"]
@@ -40,6 +41,9 @@ models:
     routes: [{ node: ant, model: claude-upstream }]
   - id: other
     routes: [{ node: oai }]
+  - id: native-responses
+    aliases: ["o4-*"]
+    routes: [{ node: oai-native, model: upstream-native }]
 keys:
   - { key: ${OPEN_KEY} }
   - { key: ${SERVED_ONLY_KEY}, allowed_models: [served-chat] }
@@ -120,6 +124,18 @@ keys:
     const models = new Set<string>();
     for await (const event of stream) if ('response' in event) models.add(event.response.model);
     assert.deepEqual([...models], ['gpt-5-codex']);
+  });
+
+  test('Responses, natively to a node that serves them: JSON and stream name the id sent', TIMEOUT, async () => {
+    const response = await openai().responses.create({ model: 'o4-mini', input: 'Hello' });
+    assert.equal(response.model, 'o4-mini');
+    const seen = openaiNode.stats().lastRequest;
+    assert.equal(seen?.path.endsWith('/responses'), true, 'passed through natively');
+    assert.equal((seen?.body as { model: string }).model, 'upstream-native');
+    const stream = await openai().responses.create({ model: 'o4-mini', input: 'Hello', stream: true });
+    const models = new Set<string>();
+    for await (const event of stream) if ('response' in event) models.add(event.response.model);
+    assert.deepEqual([...models], ['o4-mini']);
   });
 
   test('Messages, natively to an Anthropic node: the reply and message_start name the id sent', TIMEOUT, async () => {
@@ -222,9 +238,9 @@ keys:
     async () => {
       const ids = [];
       for await (const model of openai().models.list()) ids.push(model.id);
-      assert.deepEqual(ids, ['served-chat', 'served-claude', 'other']);
+      assert.deepEqual(ids, ['served-chat', 'served-claude', 'other', 'native-responses']);
       const anthropicIds = (await anthropic().models.list()).data.map((model) => model.id);
-      assert.deepEqual(anthropicIds, ['served-chat', 'served-claude', 'other']);
+      assert.deepEqual(anthropicIds, ['served-chat', 'served-claude', 'other', 'native-responses']);
 
       const exact = await openai().models.retrieve('gpt-4o');
       assert.equal(exact.id, 'gpt-4o');
