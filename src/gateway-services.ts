@@ -1,6 +1,7 @@
 import type { AccountCache } from './billing/account-cache.js';
 import type { Billing } from './billing/billing.js';
-import type { GatewayConfig, ModelConfig } from './config/gateway-config.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import type { ModelCatalog } from './config/model-catalog.js';
 import type { ReadinessChecks } from './lifecycle/readiness-checks.js';
 import type { ShutdownHooks } from './lifecycle/shutdown-hooks.js';
 import type { GatewayMetrics } from './observability/metrics.js';
@@ -22,7 +23,8 @@ import type { Tracing } from './telemetry/tracing.js';
  */
 export interface GatewayServices {
   config: GatewayConfig;
-  models: ReadonlyMap<string, ModelConfig>;
+  /** The models by id, and by the aliases clients may send (`resolve`). */
+  models: ModelCatalog;
   readonly router: Router;
   /** Model → nodes, configuration plus runtime additions. */
   readonly routes: RouteTable;

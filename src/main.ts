@@ -5,6 +5,7 @@ import { Billing } from './billing/billing.js';
 import { SpendHoldBook } from './billing/spend-hold-book.js';
 import { loadTokenCounter } from './billing/token-counter.js';
 import type { GatewayConfig, NodeConfig } from './config/gateway-config.js';
+import { ModelCatalog } from './config/model-catalog.js';
 import type { GatewayServices } from './gateway-services.js';
 import type { Server } from 'node:http';
 import { createOpsServer } from './http/ops-server.js';
@@ -73,7 +74,7 @@ const launchNode: NodeLauncher = async (node: NodeConfig) => {
 };
 
 function modelsOf(config: GatewayConfig) {
-  return new Map(config.models.map((model) => [model.id, model]));
+  return new ModelCatalog(config.models);
 }
 
 /** Wiring only: store → caches → node registry → router → HTTP server, plus reload and health probes. */

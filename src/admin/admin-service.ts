@@ -98,6 +98,7 @@ function usageView(row: UsageRow) {
     key: row.keyId,
     account: row.accountId,
     model: row.model,
+    model_requested: row.modelRequested ?? null,
     node: row.node,
     attempts: row.attempts,
     prompt_tokens: row.promptTokens,

@@ -141,6 +141,7 @@ export class RequestCharge {
       keyId: this.key.record.id,
       accountId: this.account?.record.id ?? null,
       model: this.estimate.model.id,
+      modelRequested: record.model === undefined || record.model === this.estimate.model.id ? null : record.model,
       node: lastAttempt?.node ?? null,
       attempts: record.attempts.length,
       promptTokens: tokens.prompt,

@@ -1,7 +1,8 @@
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
 import { MAX_BALANCE_USD } from './money-bounds.js';
+import { MAX_ALIASES_PER_MODEL } from './model-catalog.js';
 import { REASONING_EFFORTS } from './reasoning-efforts.js';
-import { WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
+import { ANTHROPIC_VERSIONS, WIRE_PROTOCOLS, type WireProtocol } from './wire-protocols.js';
 
 /**
  * The public YAML configuration shape (PRODUCT.md "Configuration shape"), as a JSON
@@ -105,6 +106,8 @@ export const NodeSchema = Type.Object(
     apis: Type.Optional(
       Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('responses')]), { minItems: 1, maxItems: 2 }),
     ),
+    /** The Anthropic API version an Anthropic-protocol node is sent (`anthropic-version`): 2023-06-01 (default) or 2026-10-21. */
+    anthropic_version: Type.Optional(literals(ANTHROPIC_VERSIONS)),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
   },
   { additionalProperties: false },
@@ -219,6 +222,10 @@ const RequestLogBodiesSchema = Type.Object({ bodies: Type.Optional(Type.Boolean(
 const ModelSchema = Type.Object(
   {
     id: Type.String({ minLength: 1 }),
+    /** Other ids clients may send for this model: exact ids, or patterns with `*` (`claude-sonnet-*`, `*`); see docs/configuration.md. */
+    aliases: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: MAX_ALIASES_PER_MODEL, uniqueItems: true }),
+    ),
     owned_by: Type.Optional(Type.String({ minLength: 1 })),
     context_length: Type.Optional(Type.Integer({ minimum: 1 })),
     max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),

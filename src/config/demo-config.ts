@@ -10,7 +10,8 @@ export const DEMO_JOURNAL_DIR = './.switchyard/demo-journal';
 
 /**
  * The built-in demo used when no configuration is given: one simulated node, a reasoning
- * model and a plain one, a demo account and key, and the console and admin API behind a
+ * model and a plain one (aliased so coding agents' own model ids reach them: `claude-*` and
+ * `gpt-*` the reasoner, Claude Code's background `claude-…haiku…` calls the plain one), a demo account and key, and the console and admin API behind a
  * demo admin key. Written as YAML so it goes through the same validation as a user's file. Its store is its own (`SWITCHYARD_STORE` overrides
  * it), so its public key never lands in the default store a configured gateway opens.
  */
@@ -26,11 +27,13 @@ nodes:
     simulated: { first_byte_ms: 150, tokens_per_second: 40 }
 models:
   - id: demo-reasoner
+    aliases: ["claude-*", "gpt-*"]
     context_length: 32768
     reasoning: { default_effort: medium }
     pricing: { input: 0.20, output: 0.60 }
     routes: [{ node: simulated-1, model: simulated-reasoner }]
   - id: demo-chat
+    aliases: ["claude-*haiku*"]
     context_length: 32768
     routes: [{ node: simulated-1, model: simulated-chat }]
 accounts:

@@ -3,7 +3,7 @@
  * checked. Everything after `config/` reads this, never the raw file.
  */
 
-import type { WireProtocol } from './wire-protocols.js';
+import type { AnthropicVersion, WireProtocol } from './wire-protocols.js';
 import type { HealthSettings } from './node-health-settings.js';
 import type { SimulatorScriptsFile } from './simulator-scripts.js';
 
@@ -58,6 +58,8 @@ export interface NodeConfig {
    * every Anthropic node, `responses` for an OpenAI node configured `apis: [chat, responses]`.
    */
   readonly nativeApis: ReadonlySet<NativeApi>;
+  /** The `anthropic-version` an Anthropic-protocol node is sent, whatever the client sent (others: the default, unused). */
+  readonly anthropicVersion: AnthropicVersion;
   readonly simulated: SimulatedNodeSettings | undefined;
 }
 
@@ -145,6 +147,11 @@ export interface ModelReasoningSettings {
 /** A model clients can ask for. */
 export interface ModelConfig {
   readonly id: string;
+  /**
+   * Other ids a client may send for this model (PRODUCT.md decision 25): exact ids, and
+   * patterns with `*`; resolved by ModelCatalog. Absent: none.
+   */
+  readonly aliases?: readonly string[];
   readonly ownedBy: string;
   readonly created: number;
   readonly contextLength: number | undefined;

@@ -1,3 +1,4 @@
+import { ModelAliasConflict, ModelCatalog } from './model-catalog.js';
 import { ConfigError } from './config-error.js';
 import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
 import { addressRangeProblem } from './ip-address.js';
@@ -8,7 +9,7 @@ import { resolvePricedFeatures, resolvePricing } from './resolve-priced-features
 import { isDocumentedSecret } from './example-secrets.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
-import { DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
+import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
 import type {
   GatewayConfig,
   KeyConfig,
@@ -149,6 +150,9 @@ export function resolveNode(
   if (node.apis !== undefined && protocol !== 'openai') {
     throw new ConfigError(source, `${path}.apis`, 'applies only to OpenAI-protocol nodes');
   }
+  if (node.anthropic_version !== undefined && protocol !== 'anthropic') {
+    throw new ConfigError(source, `${path}.anthropic_version`, 'applies only to Anthropic-protocol nodes');
+  }
   if (node.apis !== undefined && !node.apis.includes('chat')) {
     throw new ConfigError(source, `${path}.apis`, 'must include chat: every node serves Chat Completions');
   }
@@ -165,6 +169,7 @@ export function resolveNode(
     reasoningParam: node.reasoning_param ?? 'reasoning_effort',
     maxTokensField: node.max_tokens_field ?? 'max_tokens',
     nativeApis: nativeApisOf(protocol, node.apis),
+    anthropicVersion: node.anthropic_version ?? DEFAULT_ANTHROPIC_VERSION,
     simulated: simulated && {
       firstByteMs: simulated.first_byte_ms ?? DEFAULTS.simulated.firstByteMs,
       tokensPerSecond: simulated.tokens_per_second ?? DEFAULTS.simulated.tokensPerSecond,
@@ -253,6 +258,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
   const models: ModelConfig[] = file.models.map((model, modelIndex) => {
     const resolved: ModelConfig = {
       id: model.id,
+      ...(model.aliases === undefined ? {} : { aliases: model.aliases }),
       ownedBy: model.owned_by ?? DEFAULTS.ownedBy,
       created,
       contextLength: model.context_length,
@@ -293,6 +299,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
     }
     return resolved;
   });
+  checkModelAliases(models, source);
   const modelIds = new Set(models.map((model) => model.id));
 
   const accounts = (file.accounts ?? []).map((account, index) => {
@@ -466,4 +473,14 @@ function tracesUrl(endpoint: string | undefined): string | undefined {
   if (endpoint === undefined) return undefined;
   const trimmed = endpoint.replace(/\/+$/, '');
   return trimmed.endsWith('/v1/traces') ? trimmed : `${trimmed}/v1/traces`;
+}
+
+/** Aliases no two models claim, none another model's id (PRODUCT.md decision 25). */
+function checkModelAliases(models: readonly ModelConfig[], source: string): void {
+  try {
+    new ModelCatalog(models);
+  } catch (error) {
+    if (error instanceof ModelAliasConflict) throw new ConfigError(source, error.path, error.problem);
+    throw error;
+  }
 }

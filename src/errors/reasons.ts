@@ -135,6 +135,11 @@ export const PHRASES = {
     en: () => 'must be the id of a tool_use block',
     ru: () => 'ожидается id блока tool_use',
   }),
+  refused_by_api_version: phraseTexts<{ what: string; version: string }>({
+    en: (p) => `holds ${p.what}, which Anthropic API version ${p.version} (spoken by a node of this model) refuses`,
+    ru: (p) =>
+      `содержит то, что версия API Anthropic ${p.version} (на ней работает узел этой модели) не принимает: ${p.what}`,
+  }),
   block_in_assistant_only: phraseTexts<{ type: string }>({
     en: (p) => `a "${p.type}" block belongs in an assistant turn`,
     ru: (p) => `блок "${p.type}" допустим только в ответе assistant`,

@@ -297,7 +297,7 @@ export class GatewayMetrics {
 
   /**
    * Adds a booked cost to `switchyard_cost_usd_total{model}`. For the money code: call it
-   * once per settled charge, with the model id the client asked for and the cost in USD.
+   * once per settled charge, with the model served and the cost in USD.
    * Negative or non-finite amounts are ignored (a refund is not a negative cost).
    */
   recordCost(model: string, usd: number): void {
@@ -333,7 +333,9 @@ export class GatewayMetrics {
    * `frontDoor` is the label of the path's door (`unknown` for a path no door owns).
    */
   observeRequest(record: RequestRecord, totalMs: number, frontDoor: string = record.frontDoor): void {
-    const model = record.model === undefined ? NO_MODEL : this.modelLabel(record.model);
+    // The model served: an alias (any id a pattern matches) would make labels unbounded.
+    const served = record.modelServed ?? record.model;
+    const model = served === undefined ? NO_MODEL : this.modelLabel(served);
     const code = record.clientAborted ? CLIENT_ABORTED_CODE : (record.errorCode ?? '');
     this.requestChild(frontDoor, model, record.clientAborted ? undefined : record.status, code).inc();
     const attempts = record.attempts;
@@ -353,7 +355,7 @@ export class GatewayMetrics {
       children.promptTokens.inc(record.usage.prompt_tokens);
       children.completionTokens.inc(record.usage.completion_tokens);
     }
-    if (record.costUsd !== undefined && record.model !== undefined) this.recordCost(record.model, record.costUsd);
+    if (record.costUsd !== undefined && served !== undefined) this.recordCost(served, record.costUsd);
     for (let index = 0; index < attempts.length; index++) {
       const attempt = attempts[index] as (typeof attempts)[number];
       const node = this.nodeChildrenFor(attempt.node);

@@ -40,6 +40,7 @@ test('a served request: every field, in order, as JSON', () => {
     keyPrefix: 'sk-abc',
     accountId: 'acct-1',
     model: 'gpt-4o-mini',
+    modelServed: 'qwen3-32b',
     stream: true,
     attempts: [
       { node: 'a', ms: 1.25, status: 503 },
@@ -68,6 +69,7 @@ test('a served request: every field, in order, as JSON', () => {
     ['account', 'acct-1'],
     ['front_door', 'chat'],
     ['model', 'gpt-4o-mini'],
+    ['model_served', 'qwen3-32b'],
     ['stream', true],
     ['node', 'b'],
     [

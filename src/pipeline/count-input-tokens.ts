@@ -21,7 +21,7 @@ export async function countInputTokens(
   admission: Admission,
   chat: ChatRequest,
 ): Promise<number> {
-  const model = services.models.get(chat.model);
+  const model = services.models.resolve(chat.model);
   if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
     throw gatewayError('model_unavailable', { param: 'model', params: { model: chat.model } });
   const counter = tokenCounter();

@@ -37,6 +37,7 @@ export async function runRequest(
   context.record.stream = request.stream;
   context.record.endUser = request.endUser;
   const { model, effort } = authorize(services.models, admission, request);
+  context.record.modelServed = model.id;
   // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
   if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
   const reserved = reserve(services, admission, model, chat, effort, request.features);
@@ -54,7 +55,7 @@ export async function runRequest(
     const execution = await execute(context, {
       request: chat,
       native: request.native,
-      clientModel: model.id,
+      clientModel: chat.model,
       model,
       outputCap: charge.outputCap,
       effort,

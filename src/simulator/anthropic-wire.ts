@@ -10,7 +10,8 @@ import type { ReasoningEffort } from './parse-chat-request.js';
 /**
  * The Anthropic Messages protocol as the simulator speaks it (provider-protocols 4):
  * request checks the real API makes (max_tokens required, thinking budget ≥ 1024 and
- * below max_tokens, no temperature change while thinking), then deterministic thinking
+ * below max_tokens, no temperature change while thinking; on API version 2026-10-21 no
+ * sampling fields, no assistant document, no user text citations), then deterministic thinking
  * and text blocks with exact usage, as one `message` or as the documented event sequence.
  * Tools come back as `tool_use` blocks (stop_reason `tool_use`), `stop_sequences` as
  * stop_reason `stop_sequence`, `output_config.format` as a JSON answer.
@@ -36,7 +37,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function parseAnthropicRequest(body: unknown): AnthropicRequest {
+/** The API version from which sampling fields and some content are refused (as the real API does). */
+const STRICT_VERSION = '2026-10-21';
+
+/** What API version 2026-10-21 refuses with a 400: sampling fields at any value, an assistant document, user text citations. */
+function checkStrictVersion(body: Record<string, unknown>): void {
+  for (const field of ['temperature', 'top_p', 'top_k'])
+    if (body[field] !== undefined) throw invalidRequest(`${field}: Extra inputs are not permitted`);
+  (body.messages as unknown[]).forEach((message, index) => {
+    if (!isRecord(message) || !Array.isArray(message.content)) return;
+    message.content.forEach((block: unknown, at) => {
+      if (!isRecord(block)) return;
+      if (message.role === 'assistant' && block.type === 'document')
+        throw invalidRequest(
+          `messages.${index}.content.${at}: document blocks are not permitted in assistant messages`,
+        );
+      if (
+        message.role === 'user' &&
+        block.type === 'text' &&
+        Array.isArray(block.citations) &&
+        block.citations.length > 0
+      )
+        throw invalidRequest(`messages.${index}.content.${at}.citations: not permitted in user messages`);
+    });
+  });
+}
+
+/** `version`: the request's `anthropic-version`; 2026-10-21 or later refuses what that version refuses. */
+export function parseAnthropicRequest(body: unknown, version?: string): AnthropicRequest {
   if (!isRecord(body)) throw invalidRequest('The request body must be a JSON object.');
   if (typeof body.model !== 'string' || body.model === '') throw invalidRequest('model: Field required');
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
@@ -49,6 +77,7 @@ export function parseAnthropicRequest(body: unknown): AnthropicRequest {
       throw invalidRequest(`messages.${index}.role: Input should be 'user', 'assistant' or 'system'`);
     }
   });
+  if (version !== undefined && version >= STRICT_VERSION) checkStrictVersion(body);
   const maxTokens = body.max_tokens;
   let reasoningTokens = 0;
   const thinking = isRecord(body.thinking) ? body.thinking : undefined;

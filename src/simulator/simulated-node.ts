@@ -302,7 +302,12 @@ export class SimulatedNode {
     this.#checkApiKey(request);
     if (!received.valid) throw new SimulatorError(400, 'The request body is not valid JSON.', { code: 'invalid_json' });
 
-    const answer = this.#answer(received.body, request.url ?? path, requestNumber);
+    const answer = this.#answer(
+      received.body,
+      request.url ?? path,
+      requestNumber,
+      request.headers['anthropic-version'],
+    );
     if (this.#contextLength !== undefined && answer.plan.promptTokens > this.#contextLength) {
       throw new SimulatorError(
         400,
@@ -323,9 +328,10 @@ export class SimulatedNode {
     body: unknown,
     url: string,
     requestNumber: number,
+    anthropicVersion: string | string[] | undefined,
   ): { plan: CompletionPlan; json?: () => unknown; events: () => ChatStreamEvents } {
     if (this.#protocol === 'anthropic') {
-      const parsed = parseAnthropicRequest(body);
+      const parsed = parseAnthropicRequest(body, typeof anthropicVersion === 'string' ? anthropicVersion : undefined);
       this.#modelsSeen.add(parsed.model);
       const plan = planCompletion(
         { ...parsed, reasoningEffort: undefined },

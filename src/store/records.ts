@@ -91,7 +91,10 @@ export interface UsageRow {
   readonly correlationId: string;
   readonly keyId: string;
   readonly accountId: string | null;
+  /** The model served (prices, spend and stats are by it). */
   readonly model: string;
+  /** The id the client sent when it was an alias of `model` (PRODUCT.md decision 25); absent or null: the model's own id. */
+  readonly modelRequested?: string | null;
   /** The node that answered last (or was last tried). */
   readonly node: string | null;
   readonly attempts: number;

@@ -19,12 +19,18 @@ const RUN_TIMEOUT_MS = 120_000;
 /** The README's first line: the read turn's answer quotes it. */
 const README_FIRST_LINE = '# Switchyard';
 
-/** The requests the demo logged so far. */
-function requestsIn(demo: GatewayProcess): number {
+/** The request lines the demo logged so far. */
+function requestLines(demo: GatewayProcess): Array<Record<string, unknown>> {
   return demo
     .stdout()
     .split('\n')
-    .filter((line) => line.includes('"msg":"request"')).length;
+    .filter((line) => line.includes('"msg":"request"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The requests the demo logged so far. */
+function requestsIn(demo: GatewayProcess): number {
+  return requestLines(demo).length;
 }
 
 /** A scratch clone-like directory (README.md in it) and a scratch home for the agent's own files. */
@@ -93,10 +99,24 @@ describe("the README's agent blocks against the built-in demo", { timeout: 12 * 
     mkdirSync(bin);
     writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec "${binary}" "$@"\n`, { mode: 0o755 });
     const env = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home };
+    const before = requestsIn(demo);
     // Claude Code prints only the answer: the tool's output shows up as the demo quoting it.
     await runBothTurns(demo, readmeBlock('claude-code-demo'), work, env, (run) =>
       run.stdout.includes('The tool returned'),
     );
+    // Issue 31: no model chosen (only the base URL and the key): Claude Code sends its own
+    // claude-… ids, which the demo's aliases answer with its models.
+    const block = readmeBlock('claude-code-demo');
+    assert.doesNotMatch(block, /ANTHROPIC_MODEL|ANTHROPIC_DEFAULT_|--model/, 'the block chooses no model');
+    const messages = requestLines(demo)
+      .slice(before)
+      .filter((line) => String(line.path).startsWith('/v1/messages') && !String(line.path).includes('count_tokens'));
+    assert.ok(messages.length > 0, 'Claude Code called /v1/messages');
+    for (const line of messages) {
+      assert.match(String(line.model), /^claude-/, JSON.stringify(line));
+      assert.ok(line.model_served === 'demo-reasoner' || line.model_served === 'demo-chat', JSON.stringify(line));
+      assert.equal(line.status, 200, JSON.stringify(line));
+    }
   });
 
   test('Codex CLI: the README\'s config.toml, "say hi", then reading README.md with a shell command', async () => {

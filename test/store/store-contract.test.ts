@@ -51,6 +51,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     stream: false,
     finishReason: 'stop',
     frontDoor: 'chat',
+    modelRequested: null,
     features: null,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
@@ -284,6 +285,7 @@ for (const backend of cases) {
           keyId: 'key_f',
           costNano: 0,
           frontDoor: 'messages',
+          modelRequested: 'other-*-alias',
         }),
       ]);
       const all = await store.queryUsage({ limit: 2 });
@@ -302,6 +304,7 @@ for (const backend of cases) {
       });
 
       assert.equal(all.rows[0]?.frontDoor, 'messages', 'a row keeps the front door it came through');
+      assert.equal(all.rows[0]?.modelRequested, 'other-*-alias', 'a row keeps the id asked (an alias)');
       const row = all.rows[1] as UsageRow;
       assert.deepEqual(
         { ...row, createdAt: new Date(row.createdAt).toISOString() },

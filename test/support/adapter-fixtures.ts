@@ -93,6 +93,7 @@ export function fixtureNode(protocol: NodeConfig['protocol'], apiKey = 'node-sec
     replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
     reasoningParam: 'reasoning_effort',
     maxTokensField: 'max_tokens',
+    anthropicVersion: '2023-06-01',
     nativeApis: new Set(),
     simulated: undefined,
   };

@@ -18,6 +18,7 @@ import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
 import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
+import { isStrictVersion, refusedContent } from '../../providers/anthropic/api-version.js';
 import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
 import { nativeMessagesFeatures } from '../../front-doors/anthropic/native-priced-features.js';
 import type { MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';
@@ -39,8 +40,8 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
  * only read for the reservation and the policy, and what only Anthropic can do is not
  * refused. A model with any translated node gets the 400s (the chosen node is not known yet).
  */
-function onlyNativeNodes(services: GatewayServices, modelId: string): boolean {
-  const routes = services.models.has(modelId) ? services.routes.routes(modelId) : [];
+function onlyNativeNodes(services: GatewayServices, model: ModelConfig | undefined): boolean {
+  const routes = model === undefined ? [] : services.routes.routes(model.id);
   return routes.length > 0 && routes.every((route) => servesMessages(services, route.nodeId));
 }
 
@@ -49,12 +50,33 @@ function servesMessages(services: GatewayServices, nodeId: string): boolean {
 }
 
 /**
+ * A request with content Anthropic API version 2026-10-21 refuses (an assistant document, a
+ * user text block's citations) is refused here, 400 naming it, when a node of the model
+ * would get it natively on that version: whichever node is chosen, so that a failover
+ * between versions never sends it to one that refuses it. Translated nodes never get it.
+ */
+function refuseWhatStrictNodesRefuse(services: GatewayServices, model: ModelConfig | undefined, messages: unknown) {
+  if (model === undefined) return;
+  const strict = services.routes.routes(model.id).some((route) => {
+    const node = services.nodes.get(route.nodeId)?.node;
+    return node !== undefined && node.nativeApis.has('messages') && isStrictVersion(node);
+  });
+  if (!strict) return;
+  const refused = refusedContent(messages);
+  if (refused !== undefined) throw refused;
+}
+
+/**
  * The request as an Anthropic node of the model gets it: the model's priced-feature policy
  * applied (server tools, `service_tier`, priced betas), and what it may use of them; as it
  * came for a model no such node serves (its translated nodes get none of them).
  */
-function nativeRequest(services: GatewayServices, messages: MessagesRequest, headers: Record<string, string>) {
-  const model = services.models.get(messages.model);
+function nativeRequest(
+  services: GatewayServices,
+  model: ModelConfig | undefined,
+  messages: MessagesRequest,
+  headers: Record<string, string>,
+) {
   const native =
     model !== undefined && services.routes.routes(model.id).some((route) => servesMessages(services, route.nodeId));
   return native ? nativeMessagesFeatures(messages, headers, model) : { body: messages, headers, use: NO_FEATURE_USE };
@@ -111,14 +133,16 @@ export function messagesRoute(
       anthropicCredentialsOf(request, services),
     );
     const messages = parseMessagesRequest(body, config.http);
-    const nativeOnly = onlyNativeNodes(services, messages.model);
+    // The model the id names, by its id or an alias (authorize resolves the same way and answers 404 when none).
+    const model = services.models.resolve(messages.model);
+    refuseWhatStrictNodesRefuse(services, model, messages.messages);
+    const nativeOnly = onlyNativeNodes(services, model);
     const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
     // What the chat form left out of a native-only request the node still gets: the reservation prices it.
     if (nativeOnly) markLeftOut(translated.chat, leftOutBlocks(messages));
-    const native = nativeRequest(services, messages, forwardedHeaders(request));
+    const native = nativeRequest(services, model, messages, forwardedHeaders(request));
     // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
-    if (nativeOnly && !effortListed(services.models.get(messages.model), translated.chat.reasoning_effort))
-      delete translated.chat.reasoning_effort;
+    if (nativeOnly && !effortListed(model, translated.chat.reasoning_effort)) delete translated.chat.reasoning_effort;
     const stream = messages.stream === true;
     // The node that made the newest reasoning the history carries: a gateway envelope names it,
     // an Anthropic signature is looked up among those this instance relayed.

@@ -151,7 +151,9 @@ export function modelIdOfPath(path: string): string {
 /**
  * GET /v1/models/{id}: one model record in OpenAI's model shape (what `client.models.retrieve()`
  * reads), admitted like the list; 404 model_unavailable for a model that does not exist or
- * that the caller's key or account may not use (the list does not show it either).
+ * that the caller's key or account may not use (the list does not show it either). An id
+ * that is an alias (exact or a pattern's match) gets its model's record under the id asked;
+ * the list shows model ids only, never aliases.
  */
 export function modelRoute(services: GatewayServices) {
   return async function handleModel(
@@ -164,11 +166,13 @@ export function modelRoute(services: GatewayServices) {
     const admitted = admit(services, anthropicCredentialsOf(request, services), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     const id = modelIdOfPath(path);
-    const model = services.models.get(id);
+    const model = services.models.resolve(id);
     if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {
       throw gatewayError('model_unavailable', { params: { model: id } });
     }
-    const body = JSON.stringify(anthropic ? anthropicModelRecord(model) : modelRecord(model));
+    // An alias is answered under the id asked, as a request sent with it would be.
+    const record = anthropic ? anthropicModelRecord(model) : modelRecord(model);
+    const body = JSON.stringify(id === model.id ? record : { ...record, id });
     sendJsonText(response, context, 200, body);
   };
 }

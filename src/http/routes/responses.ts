@@ -92,7 +92,8 @@ async function readResponsesRequest(
           maxBytes: config.responses.maxConversationBytes,
         });
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
-  const routes = services.routes.routes(parsed.model);
+  const model = services.models.resolve(parsed.model);
+  const routes = model === undefined ? [] : services.routes.routes(model.id);
   const readsReasoning = (node: string): boolean =>
     routes.some((route) => route.nodeId === node) && services.nodes.get(node)?.isAvailable() === true;
   const servedNatively = routes.some(
@@ -106,7 +107,6 @@ async function readResponsesRequest(
     servedNatively,
   });
   // A model a native node serves gets its priced-feature policy applied (hosted tools, `service_tier`).
-  const model = services.models.get(parsed.model);
   const native =
     servedNatively && model !== undefined
       ? nativeResponsesFeatures(nativeBody(services, parsed, history), model)

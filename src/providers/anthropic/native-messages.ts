@@ -19,14 +19,14 @@ import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stre
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, serverToolCallsOf, type AnthropicUsage } from './map-usage.js';
 import { FALLBACK_MAX_TOKENS, nodeHeaders } from './to-upstream.js';
+import { isStrictVersion, SAMPLING_FIELDS } from './api-version.js';
 
-/** Client headers that reach an Anthropic node unchanged (PRODUCT.md decision 16; inbound-protocols 1.2). */
-export const FORWARDED_HEADERS = [
-  'anthropic-version',
-  'anthropic-beta',
-  'anthropic-workspace-id',
-  'anthropic-user-profile-id',
-] as const;
+/**
+ * Client headers that reach an Anthropic node unchanged (PRODUCT.md decision 16;
+ * inbound-protocols 1.2). Not `anthropic-version`: a node is sent its own
+ * (`anthropic_version`), and the body is made to fit it.
+ */
+export const FORWARDED_HEADERS = ['anthropic-beta', 'anthropic-workspace-id', 'anthropic-user-profile-id'] as const;
 
 /** A thinking or redacted thinking block whose signature or data is a Switchyard envelope. */
 function mintedByGateway(block: Record<string, unknown>): boolean {
@@ -63,8 +63,9 @@ function carriesForeignThinking(message: unknown): message is Record<string, unk
  * The client's Messages request to an Anthropic node, natively (inbound-protocols 3.4;
  * PRODUCT.md decisions 15, 20, 21): the body as the client sent it, but `model` (the
  * node's name for it) and `max_tokens` (the cap the reservation was priced on), and
- * without thinking blocks minted by the gateway; `anthropic-version`, `anthropic-beta`
- * and the other `anthropic-*` client headers forwarded as they are; the node's key, never
+ * without thinking blocks minted by the gateway, and without sampling fields for a node on
+ * API version 2026-10-21; `anthropic-beta` and the other `anthropic-*` client headers
+ * forwarded as they are, but `anthropic-version`: the node's own; the node's key, never
  * the client's.
  */
 export function nativeMessagesToUpstream(request: NativeRequest, context: CallContext): UpstreamCall {
@@ -78,8 +79,9 @@ export function nativeMessagesToUpstream(request: NativeRequest, context: CallCo
   };
   if (context.stream) body.stream = true;
   else delete body.stream;
+  // API version 2026-10-21 refuses sampling fields at any value (the door refused the content it refuses).
+  if (isStrictVersion(context.node)) for (const field of SAMPLING_FIELDS) delete body[field];
   const headers = nodeHeaders(context);
-  // The client's own `anthropic-version` and betas win over the gateway's default version.
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
     if (value !== undefined && value !== '') headers[name] = value;

@@ -1,12 +1,11 @@
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { notExpressible, readFunctionTools, readToolChoice, stopSequences } from '../translate-content.js';
 import type { CallContext, UpstreamCall } from '../types.js';
+import { isStrictVersion } from './api-version.js';
 import { thinkingFor } from './thinking-config.js';
 import { toAnthropicMessages } from './to-anthropic-messages.js';
 
 const PROTOCOL = 'anthropic';
-/** The API version every official SDK sends (provider-protocols 4.1). */
-export const ANTHROPIC_VERSION = '2023-06-01';
 /** `max_tokens` (required) when only the model's context bounds the reply: the node's context still does. */
 export const FALLBACK_MAX_TOKENS = 4096;
 
@@ -39,7 +38,8 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
     // Thinking allows no temperature/top_k change and restricts top_p: sampling fields are left out.
     body.thinking = thinking.thinking;
     if (thinking.effort !== undefined) outputConfig.effort = thinking.effort;
-  } else {
+  } else if (!isStrictVersion(context.node)) {
+    // API version 2026-10-21 refuses sampling fields at any value: a node on it gets none.
     if (typeof request.temperature === 'number') {
       if (request.temperature > 1) throw notExpressible('temperature', PROTOCOL, 'a temperature above 1');
       body.temperature = request.temperature;
@@ -80,12 +80,12 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   return { path: '/messages', headers: nodeHeaders(context), body: JSON.stringify(body) };
 }
 
-/** The headers of every request to an Anthropic node: JSON or a stream, the API version, the request ids, the node's key. */
+/** The headers of every request to an Anthropic node: JSON or a stream, the node's API version, the request ids, the node's key. */
 export function nodeHeaders(context: CallContext): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: context.stream ? 'text/event-stream' : 'application/json',
-    'anthropic-version': ANTHROPIC_VERSION,
+    'anthropic-version': context.node.anthropicVersion,
     'x-request-id': context.requestId,
     'x-correlation-id': context.correlationId,
   };

@@ -22,6 +22,7 @@ const node: NodeConfig = {
   replies: { maxJsonBytes: 1024 * 1024, maxEventBytes: 1024 * 1024 },
   reasoningParam: 'reasoning_effort',
   maxTokensField: 'max_tokens',
+  anthropicVersion: '2023-06-01',
   nativeApis: new Set(),
   simulated: undefined,
 };

@@ -273,6 +273,15 @@ export const MIGRATIONS: readonly Migration[] = [
 
       ALTER TABLE accounts ADD COLUMN request_log jsonb;
       ALTER TABLE api_keys ADD COLUMN request_log jsonb;
+      `,
+  },
+  {
+    version: 11,
+    name: 'the model id a usage row was asked for, when it was an alias of the model served',
+    // model stays the model served (prices, spend and stats keep their meaning); rows booked
+    // before had no aliases: NULL, the model's own id.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN model_requested text;
     `,
   },
 ];

@@ -102,6 +102,7 @@ function usageOf(row: Row): UsageRow {
     keyId: String(row.key_id),
     accountId: textOrNull(row.account_id),
     model: String(row.model),
+    modelRequested: textOrNull(row.model_requested),
     node: textOrNull(row.node),
     attempts: num(row.attempts),
     promptTokens: num(row.prompt_tokens),
@@ -132,6 +133,7 @@ function usageJson(row: UsageRow) {
     key_id: row.keyId,
     account_id: row.accountId,
     model: row.model,
+    model_requested: row.modelRequested ?? null,
     node: row.node,
     attempts: row.attempts,
     prompt_tokens: row.promptTokens,
@@ -155,12 +157,12 @@ function usageJson(row: UsageRow) {
 }
 
 const USAGE_COLUMNS =
-  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, features, created_at';
+  'request_id, correlation_id, key_id, account_id, model, model_requested, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, features, created_at';
 
 const RECORD_USAGE = `
   WITH input AS (
     SELECT * FROM json_to_recordset($1::json) AS r(
-      request_id text, correlation_id text, key_id text, account_id text, model text, node text,
+      request_id text, correlation_id text, key_id text, account_id text, model text, model_requested text, node text,
       attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
       cached_tokens integer, cache_write_tokens integer, cache_write_1h_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
       latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -745,70 +745,14 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.simulated !== undefined){
-let data19 = data.simulated;
+if(data.anthropic_version !== undefined){
+let data19 = data.anthropic_version;
 const _errs62 = errors;
-if(errors === _errs62){
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+const _errs63 = errors;
+let valid8 = false;
 const _errs64 = errors;
-for(const key3 in data19){
-if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data19}];
-return false;
-break;
-}
-}
-if(_errs64 === errors){
-if(data19.first_byte_ms !== undefined){
-let data20 = data19.first_byte_ms;
-const _errs65 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data20}];
-return false;
-}
-if(errors === _errs65){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 0 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data20}];
-return false;
-}
-}
-}
-var valid8 = _errs65 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.tokens_per_second !== undefined){
-let data21 = data19.tokens_per_second;
-const _errs67 = errors;
-if(errors === _errs67){
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 0 || isNaN(data21)){
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data21}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data21}];
-return false;
-}
-}
-var valid8 = _errs67 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.reasoning_field !== undefined){
-let data22 = data19.reasoning_field;
-const _errs69 = errors;
-const _errs70 = errors;
-let valid9 = false;
-const _errs71 = errors;
-if(typeof data22 !== "string"){
-const err24 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data22};
+if(typeof data19 !== "string"){
+const err24 = {instancePath:instancePath+"/anthropic_version",schemaPath:"#/properties/anthropic_version/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.anthropic_version.anyOf[0].type,parentSchema:schema11.properties.anthropic_version.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -817,8 +761,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if("reasoning_content" !== data22){
-const err25 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data22};
+if("2023-06-01" !== data19){
+const err25 = {instancePath:instancePath+"/anthropic_version",schemaPath:"#/properties/anthropic_version/anyOf/0/const",keyword:"const",params:{allowedValue: "2023-06-01"},message:"must be equal to constant",schema:"2023-06-01",parentSchema:schema11.properties.anthropic_version.anyOf[0],data:data19};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -827,12 +771,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid4 = _errs71 === errors;
-valid9 = valid9 || _valid4;
-if(!valid9){
-const _errs73 = errors;
-if(typeof data22 !== "string"){
-const err26 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data22};
+var _valid4 = _errs64 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs66 = errors;
+if(typeof data19 !== "string"){
+const err26 = {instancePath:instancePath+"/anthropic_version",schemaPath:"#/properties/anthropic_version/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.anthropic_version.anyOf[1].type,parentSchema:schema11.properties.anthropic_version.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -841,8 +785,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-if("reasoning" !== data22){
-const err27 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data22};
+if("2026-10-21" !== data19){
+const err27 = {instancePath:instancePath+"/anthropic_version",schemaPath:"#/properties/anthropic_version/anyOf/1/const",keyword:"const",params:{allowedValue: "2026-10-21"},message:"must be equal to constant",schema:"2026-10-21",parentSchema:schema11.properties.anthropic_version.anyOf[1],data:data19};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -851,11 +795,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-var _valid4 = _errs73 === errors;
-valid9 = valid9 || _valid4;
+var _valid4 = _errs66 === errors;
+valid8 = valid8 || _valid4;
 }
-if(!valid9){
-const err28 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data22};
+if(!valid8){
+const err28 = {instancePath:instancePath+"/anthropic_version",schemaPath:"#/properties/anthropic_version/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.anthropic_version.anyOf,parentSchema:schema11.properties.anthropic_version,data:data19};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -867,513 +811,14 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs70;
+errors = _errs63;
 if(vErrors !== null){
-if(_errs70){
-vErrors.length = _errs70;
+if(_errs63){
+vErrors.length = _errs63;
 }
 else {
 vErrors = null;
 }
-}
-}
-var valid8 = _errs69 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.port !== undefined){
-let data23 = data19.port;
-const _errs75 = errors;
-if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data23}];
-return false;
-}
-if(errors === _errs75){
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 65535 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data23}];
-return false;
-}
-else {
-if(data23 < 0 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data23}];
-return false;
-}
-}
-}
-}
-var valid8 = _errs75 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.protocol !== undefined){
-let data24 = data19.protocol;
-const _errs77 = errors;
-const _errs78 = errors;
-let valid10 = false;
-const _errs79 = errors;
-if(typeof data24 !== "string"){
-const err29 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data24};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if("openai" !== data24){
-const err30 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data24};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-var _valid5 = _errs79 === errors;
-valid10 = valid10 || _valid5;
-if(!valid10){
-const _errs81 = errors;
-if(typeof data24 !== "string"){
-const err31 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data24};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if("anthropic" !== data24){
-const err32 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data24};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-var _valid5 = _errs81 === errors;
-valid10 = valid10 || _valid5;
-if(!valid10){
-const _errs83 = errors;
-if(typeof data24 !== "string"){
-const err33 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data24};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-if("gemini" !== data24){
-const err34 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data24};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-var _valid5 = _errs83 === errors;
-valid10 = valid10 || _valid5;
-}
-}
-if(!valid10){
-const err35 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data24};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs78;
-if(vErrors !== null){
-if(_errs78){
-vErrors.length = _errs78;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid8 = _errs77 === errors;
-}
-else {
-var valid8 = true;
-}
-if(valid8){
-if(data19.scripts !== undefined){
-let data25 = data19.scripts;
-const _errs85 = errors;
-if(errors === _errs85){
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-var valid11 = true;
-for(const key4 in data25){
-if(pattern2.test(key4)){
-let data26 = data25[key4];
-const _errs87 = errors;
-if(errors === _errs87){
-if(Array.isArray(data26)){
-if(data26.length < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data26}];
-return false;
-}
-else {
-var valid12 = true;
-const len1 = data26.length;
-for(let i1=0; i1<len1; i1++){
-let data27 = data26[i1];
-const _errs89 = errors;
-if(errors === _errs89){
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-const _errs91 = errors;
-for(const key5 in data27){
-if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data27}];
-return false;
-break;
-}
-}
-if(_errs91 === errors){
-if(data27.when !== undefined){
-let data28 = data27.when;
-const _errs92 = errors;
-if(errors === _errs92){
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-const _errs94 = errors;
-for(const key6 in data28){
-if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data28}];
-return false;
-break;
-}
-}
-if(_errs94 === errors){
-if(data28.tools_offered !== undefined){
-let data29 = data28.tools_offered;
-const _errs95 = errors;
-if(typeof data29 !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data29}];
-return false;
-}
-var valid14 = _errs95 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data28.last_role !== undefined){
-let data30 = data28.last_role;
-const _errs97 = errors;
-const _errs98 = errors;
-let valid15 = false;
-const _errs99 = errors;
-if(typeof data30 !== "string"){
-const err36 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data30};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if("user" !== data30){
-const err37 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data30};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-var _valid6 = _errs99 === errors;
-valid15 = valid15 || _valid6;
-if(!valid15){
-const _errs101 = errors;
-if(typeof data30 !== "string"){
-const err38 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data30};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-if("assistant" !== data30){
-const err39 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data30};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-var _valid6 = _errs101 === errors;
-valid15 = valid15 || _valid6;
-if(!valid15){
-const _errs103 = errors;
-if(typeof data30 !== "string"){
-const err40 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data30};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-if("tool" !== data30){
-const err41 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data30};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-var _valid6 = _errs103 === errors;
-valid15 = valid15 || _valid6;
-if(!valid15){
-const _errs105 = errors;
-if(typeof data30 !== "string"){
-const err42 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data30};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-if("system" !== data30){
-const err43 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data30};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-var _valid6 = _errs105 === errors;
-valid15 = valid15 || _valid6;
-}
-}
-}
-if(!valid15){
-const err44 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data30};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs98;
-if(vErrors !== null){
-if(_errs98){
-vErrors.length = _errs98;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid14 = _errs97 === errors;
-}
-else {
-var valid14 = true;
-}
-if(valid14){
-if(data28.last_message_matches !== undefined){
-let data31 = data28.last_message_matches;
-const _errs107 = errors;
-if(errors === _errs107){
-if(typeof data31 === "string"){
-if(func3(data31) < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data31}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data31}];
-return false;
-}
-}
-var valid14 = _errs107 === errors;
-}
-else {
-var valid14 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data28}];
-return false;
-}
-}
-var valid13 = _errs92 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data27.call !== undefined){
-let data32 = data27.call;
-const _errs109 = errors;
-if(errors === _errs109){
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-let missing1;
-if((data32.tool === undefined) && (missing1 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data32}];
-return false;
-}
-else {
-const _errs111 = errors;
-for(const key7 in data32){
-if(!((key7 === "tool") || (key7 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data32}];
-return false;
-break;
-}
-}
-if(_errs111 === errors){
-if(data32.tool !== undefined){
-let data33 = data32.tool;
-const _errs112 = errors;
-if(errors === _errs112){
-if(typeof data33 === "string"){
-if(func3(data33) < 1){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data33}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data33}];
-return false;
-}
-}
-var valid16 = _errs112 === errors;
-}
-else {
-var valid16 = true;
-}
-if(valid16){
-if(data32.arguments !== undefined){
-let data34 = data32.arguments;
-const _errs114 = errors;
-if(errors === _errs114){
-if(!(data34 && typeof data34 == "object" && !Array.isArray(data34))){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data34}];
-return false;
-}
-}
-var valid16 = _errs114 === errors;
-}
-else {
-var valid16 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data32}];
-return false;
-}
-}
-var valid13 = _errs109 === errors;
-}
-else {
-var valid13 = true;
-}
-if(valid13){
-if(data27.answer !== undefined){
-let data35 = data27.answer;
-const _errs116 = errors;
-if(typeof data35 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data35}];
-return false;
-}
-var valid13 = _errs116 === errors;
-}
-else {
-var valid13 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data27}];
-return false;
-}
-}
-var valid12 = _errs89 === errors;
-if(!valid12){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data26}];
-return false;
-}
-}
-var valid11 = _errs87 === errors;
-if(!valid11){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data25}];
-return false;
-}
-}
-var valid8 = _errs85 === errors;
-}
-else {
-var valid8 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data19}];
-return false;
 }
 }
 var valid0 = _errs62 === errors;
@@ -1382,148 +827,786 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.models !== undefined){
-let data36 = data.models;
-const _errs118 = errors;
-if(errors === _errs118){
-if(Array.isArray(data36)){
-if(data36.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data36}];
-return false;
-}
-else {
-var valid17 = true;
-const len2 = data36.length;
-for(let i2=0; i2<len2; i2++){
-let data37 = data36[i2];
-const _errs120 = errors;
-if(errors === _errs120){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-let missing2;
-if((data37.model === undefined) && (missing2 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data37}];
-return false;
-}
-else {
-const _errs122 = errors;
-for(const key8 in data37){
-if(!((((key8 === "model") || (key8 === "upstream_model")) || (key8 === "weight")) || (key8 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data37}];
+if(data.simulated !== undefined){
+let data20 = data.simulated;
+const _errs68 = errors;
+if(errors === _errs68){
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+const _errs70 = errors;
+for(const key3 in data20){
+if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data20}];
 return false;
 break;
 }
 }
-if(_errs122 === errors){
-if(data37.model !== undefined){
-let data38 = data37.model;
-const _errs123 = errors;
-if(errors === _errs123){
-if(typeof data38 === "string"){
-if(func3(data38) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data38}];
+if(_errs70 === errors){
+if(data20.first_byte_ms !== undefined){
+let data21 = data20.first_byte_ms;
+const _errs71 = errors;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data21}];
 return false;
 }
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data38}];
-return false;
-}
-}
-var valid18 = _errs123 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.upstream_model !== undefined){
-let data39 = data37.upstream_model;
-const _errs125 = errors;
-if(errors === _errs125){
-if(typeof data39 === "string"){
-if(func3(data39) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data39}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data39}];
-return false;
-}
-}
-var valid18 = _errs125 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.weight !== undefined){
-let data40 = data37.weight;
-const _errs127 = errors;
-if(errors === _errs127){
-if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 <= 0 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data40}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data40}];
-return false;
-}
-}
-var valid18 = _errs127 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.priority !== undefined){
-let data41 = data37.priority;
-const _errs129 = errors;
-if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data41}];
-return false;
-}
-if(errors === _errs129){
-if((typeof data41 == "number") && (isFinite(data41))){
-if(data41 < 0 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data41}];
+if(errors === _errs71){
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+validate10.errors = [{instancePath:instancePath+"/simulated/first_byte_ms",schemaPath:"#/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.first_byte_ms,data:data21}];
 return false;
 }
 }
 }
-var valid18 = _errs129 === errors;
+var valid9 = _errs71 === errors;
 }
 else {
-var valid18 = true;
+var valid9 = true;
+}
+if(valid9){
+if(data20.tokens_per_second !== undefined){
+let data22 = data20.tokens_per_second;
+const _errs73 = errors;
+if(errors === _errs73){
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data22}];
+return false;
 }
 }
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/tokens_per_second",schemaPath:"#/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.simulated.properties.tokens_per_second,data:data22}];
+return false;
+}
+}
+var valid9 = _errs73 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.reasoning_field !== undefined){
+let data23 = data20.reasoning_field;
+const _errs75 = errors;
+const _errs76 = errors;
+let valid10 = false;
+const _errs77 = errors;
+if(typeof data23 !== "string"){
+const err29 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if("reasoning_content" !== data23){
+const err30 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[0],data:data23};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid5 = _errs77 === errors;
+valid10 = valid10 || _valid5;
+if(!valid10){
+const _errs79 = errors;
+if(typeof data23 !== "string"){
+const err31 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data23};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if("reasoning" !== data23){
+const err32 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.simulated.properties.reasoning_field.anyOf[1],data:data23};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid5 = _errs79 === errors;
+valid10 = valid10 || _valid5;
+}
+if(!valid10){
+const err33 = {instancePath:instancePath+"/simulated/reasoning_field",schemaPath:"#/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.simulated.properties.reasoning_field,data:data23};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs76;
+if(vErrors !== null){
+if(_errs76){
+vErrors.length = _errs76;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid9 = _errs75 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.port !== undefined){
+let data24 = data20.port;
+const _errs81 = errors;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.port.type,parentSchema:schema11.properties.simulated.properties.port,data:data24}];
+return false;
+}
+if(errors === _errs81){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 65535 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.simulated.properties.port,data:data24}];
+return false;
+}
+else {
+if(data24 < 0 || isNaN(data24)){
+validate10.errors = [{instancePath:instancePath+"/simulated/port",schemaPath:"#/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.port,data:data24}];
+return false;
+}
+}
+}
+}
+var valid9 = _errs81 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.protocol !== undefined){
+let data25 = data20.protocol;
+const _errs83 = errors;
+const _errs84 = errors;
+let valid11 = false;
+const _errs85 = errors;
+if(typeof data25 !== "string"){
+const err34 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data25};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if("openai" !== data25){
+const err35 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[0],data:data25};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+var _valid6 = _errs85 === errors;
+valid11 = valid11 || _valid6;
+if(!valid11){
+const _errs87 = errors;
+if(typeof data25 !== "string"){
+const err36 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data25};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if("anthropic" !== data25){
+const err37 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[1],data:data25};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+var _valid6 = _errs87 === errors;
+valid11 = valid11 || _valid6;
+if(!valid11){
+const _errs89 = errors;
+if(typeof data25 !== "string"){
+const err38 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data25};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if("gemini" !== data25){
+const err39 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.simulated.properties.protocol.anyOf[2],data:data25};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+var _valid6 = _errs89 === errors;
+valid11 = valid11 || _valid6;
+}
+}
+if(!valid11){
+const err40 = {instancePath:instancePath+"/simulated/protocol",schemaPath:"#/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.simulated.properties.protocol,data:data25};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs84;
+if(vErrors !== null){
+if(_errs84){
+vErrors.length = _errs84;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid9 = _errs83 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.scripts !== undefined){
+let data26 = data20.scripts;
+const _errs91 = errors;
+if(errors === _errs91){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+var valid12 = true;
+for(const key4 in data26){
+if(pattern2.test(key4)){
+let data27 = data26[key4];
+const _errs93 = errors;
+if(errors === _errs93){
+if(Array.isArray(data27)){
+if(data27.length < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data27}];
+return false;
+}
+else {
+var valid13 = true;
+const len1 = data27.length;
+for(let i1=0; i1<len1; i1++){
+let data28 = data27[i1];
+const _errs95 = errors;
+if(errors === _errs95){
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+const _errs97 = errors;
+for(const key5 in data28){
+if(!(((key5 === "when") || (key5 === "call")) || (key5 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data28}];
+return false;
+break;
+}
+}
+if(_errs97 === errors){
+if(data28.when !== undefined){
+let data29 = data28.when;
+const _errs98 = errors;
+if(errors === _errs98){
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+const _errs100 = errors;
+for(const key6 in data29){
+if(!(((key6 === "tools_offered") || (key6 === "last_role")) || (key6 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data29}];
+return false;
+break;
+}
+}
+if(_errs100 === errors){
+if(data29.tools_offered !== undefined){
+let data30 = data29.tools_offered;
+const _errs101 = errors;
+if(typeof data30 !== "boolean"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/tools_offered",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data30}];
+return false;
+}
+var valid15 = _errs101 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data29.last_role !== undefined){
+let data31 = data29.last_role;
+const _errs103 = errors;
+const _errs104 = errors;
+let valid16 = false;
+const _errs105 = errors;
+if(typeof data31 !== "string"){
+const err41 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data31};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if("user" !== data31){
+const err42 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data31};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+var _valid7 = _errs105 === errors;
+valid16 = valid16 || _valid7;
+if(!valid16){
+const _errs107 = errors;
+if(typeof data31 !== "string"){
+const err43 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data31};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+if("assistant" !== data31){
+const err44 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data31};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid7 = _errs107 === errors;
+valid16 = valid16 || _valid7;
+if(!valid16){
+const _errs109 = errors;
+if(typeof data31 !== "string"){
+const err45 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data31};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if("tool" !== data31){
+const err46 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data31};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+var _valid7 = _errs109 === errors;
+valid16 = valid16 || _valid7;
+if(!valid16){
+const _errs111 = errors;
+if(typeof data31 !== "string"){
+const err47 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data31};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if("system" !== data31){
+const err48 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data31};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid7 = _errs111 === errors;
+valid16 = valid16 || _valid7;
+}
+}
+}
+if(!valid16){
+const err49 = {instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_role",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data31};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs104;
+if(vErrors !== null){
+if(_errs104){
+vErrors.length = _errs104;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid15 = _errs103 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data29.last_message_matches !== undefined){
+let data32 = data29.last_message_matches;
+const _errs113 = errors;
+if(errors === _errs113){
+if(typeof data32 === "string"){
+if(func3(data32) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data32}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when/last_message_matches",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data32}];
+return false;
+}
+}
+var valid15 = _errs113 === errors;
+}
+else {
+var valid15 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/when",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data29}];
+return false;
+}
+}
+var valid14 = _errs98 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data28.call !== undefined){
+let data33 = data28.call;
+const _errs115 = errors;
+if(errors === _errs115){
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+let missing1;
+if((data33.tool === undefined) && (missing1 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data33}];
+return false;
+}
+else {
+const _errs117 = errors;
+for(const key7 in data33){
+if(!((key7 === "tool") || (key7 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data33}];
+return false;
+break;
+}
+}
+if(_errs117 === errors){
+if(data33.tool !== undefined){
+let data34 = data33.tool;
+const _errs118 = errors;
+if(errors === _errs118){
+if(typeof data34 === "string"){
+if(func3(data34) < 1){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data34}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/tool",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data34}];
+return false;
+}
+}
+var valid17 = _errs118 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data33.arguments !== undefined){
+let data35 = data33.arguments;
+const _errs120 = errors;
+if(errors === _errs120){
+if(!(data35 && typeof data35 == "object" && !Array.isArray(data35))){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call/arguments",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data35}];
 return false;
 }
 }
 var valid17 = _errs120 === errors;
-if(!valid17){
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/call",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data33}];
+return false;
+}
+}
+var valid14 = _errs115 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data28.answer !== undefined){
+let data36 = data28.answer;
+const _errs122 = errors;
+if(typeof data36 !== "string"){
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1+"/answer",schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data36}];
+return false;
+}
+var valid14 = _errs122 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i1,schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data28}];
+return false;
+}
+}
+var valid13 = _errs95 === errors;
+if(!valid13){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data27}];
 return false;
 }
 }
-var valid0 = _errs118 === errors;
+var valid12 = _errs93 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/scripts",schemaPath:"#/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.simulated.properties.scripts,data:data26}];
+return false;
+}
+}
+var valid9 = _errs91 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.type,parentSchema:schema11.properties.simulated,data:data20}];
+return false;
+}
+}
+var valid0 = _errs68 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data37 = data.models;
+const _errs124 = errors;
+if(errors === _errs124){
+if(Array.isArray(data37)){
+if(data37.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data37}];
+return false;
+}
+else {
+var valid18 = true;
+const len2 = data37.length;
+for(let i2=0; i2<len2; i2++){
+let data38 = data37[i2];
+const _errs126 = errors;
+if(errors === _errs126){
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+let missing2;
+if((data38.model === undefined) && (missing2 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data38}];
+return false;
+}
+else {
+const _errs128 = errors;
+for(const key8 in data38){
+if(!((((key8 === "model") || (key8 === "upstream_model")) || (key8 === "weight")) || (key8 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data38}];
+return false;
+break;
+}
+}
+if(_errs128 === errors){
+if(data38.model !== undefined){
+let data39 = data38.model;
+const _errs129 = errors;
+if(errors === _errs129){
+if(typeof data39 === "string"){
+if(func3(data39) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data39}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data39}];
+return false;
+}
+}
+var valid19 = _errs129 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data38.upstream_model !== undefined){
+let data40 = data38.upstream_model;
+const _errs131 = errors;
+if(errors === _errs131){
+if(typeof data40 === "string"){
+if(func3(data40) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data40}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data40}];
+return false;
+}
+}
+var valid19 = _errs131 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data38.weight !== undefined){
+let data41 = data38.weight;
+const _errs133 = errors;
+if(errors === _errs133){
+if((typeof data41 == "number") && (isFinite(data41))){
+if(data41 <= 0 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data41}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data41}];
+return false;
+}
+}
+var valid19 = _errs133 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data38.priority !== undefined){
+let data42 = data38.priority;
+const _errs135 = errors;
+if(!(((typeof data42 == "number") && (!(data42 % 1) && !isNaN(data42))) && (isFinite(data42)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data42}];
+return false;
+}
+if(errors === _errs135){
+if((typeof data42 == "number") && (isFinite(data42))){
+if(data42 < 0 || isNaN(data42)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data42}];
+return false;
+}
+}
+}
+var valid19 = _errs135 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data38}];
+return false;
+}
+}
+var valid18 = _errs126 === errors;
+if(!valid18){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data37}];
+return false;
+}
+}
+var valid0 = _errs124 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -5801,112 +5801,24 @@ else {
 var valid27 = true;
 }
 if(valid27){
-if(data115.simulated !== undefined){
-let data135 = data115.simulated;
+if(data115.anthropic_version !== undefined){
+let data135 = data115.anthropic_version;
 const _errs335 = errors;
-if(errors === _errs335){
-if(data135 && typeof data135 == "object" && !Array.isArray(data135)){
+const _errs336 = errors;
+let valid35 = false;
 const _errs337 = errors;
-for(const key25 in data135){
-if(!((((((key25 === "first_byte_ms") || (key25 === "tokens_per_second")) || (key25 === "reasoning_field")) || (key25 === "port")) || (key25 === "protocol")) || (key25 === "scripts"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data135}];
-return false;
-break;
-}
-}
-if(_errs337 === errors){
-if(data135.first_byte_ms !== undefined){
-let data136 = data135.first_byte_ms;
-const _errs338 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType121 = typeof data136;
+if(typeof data135 !== "string"){
+let dataType121 = typeof data135;
 let coerced121 = undefined;
 if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data136 === null
-              || (dataType121 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced121 = +data136;
+if(dataType121 == "number" || dataType121 == "boolean"){
+coerced121 = "" + data135;
+}
+else if(data135 === null){
+coerced121 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data136}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data136 = coerced121;
-if(data135 !== undefined){
-data135["first_byte_ms"] = coerced121;
-}
-}
-}
-if(errors === _errs338){
-if(typeof data136 == "number"){
-if(data136 < 0 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data136}];
-return false;
-}
-}
-}
-var valid35 = _errs338 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data135.tokens_per_second !== undefined){
-let data137 = data135.tokens_per_second;
-const _errs340 = errors;
-if(!(typeof data137 == "number")){
-let dataType122 = typeof data137;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "boolean" || data137 === null
-              || (dataType122 == "string" && data137 && data137 == +data137)){
-coerced122 = +data137;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data137}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data137 = coerced122;
-if(data135 !== undefined){
-data135["tokens_per_second"] = coerced122;
-}
-}
-}
-if(errors === _errs340){
-if(typeof data137 == "number"){
-if(data137 < 0 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data137}];
-return false;
-}
-}
-}
-var valid35 = _errs340 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data135.reasoning_field !== undefined){
-let data138 = data135.reasoning_field;
-const _errs342 = errors;
-const _errs343 = errors;
-let valid36 = false;
-const _errs344 = errors;
-if(typeof data138 !== "string"){
-let dataType123 = typeof data138;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data138;
-}
-else if(data138 === null){
-coerced123 = "";
-}
-else {
-const err46 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data138};
+const err46 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -5916,15 +5828,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data138 = coerced123;
-if(data135 !== undefined){
-data135["reasoning_field"] = coerced123;
+if(coerced121 !== undefined){
+data135 = coerced121;
+if(data115 !== undefined){
+data115["anthropic_version"] = coerced121;
 }
 }
 }
-if("reasoning_content" !== data138){
-const err47 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data138};
+if("2023-06-01" !== data135){
+const err47 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/0/const",keyword:"const",params:{allowedValue: "2023-06-01"},message:"must be equal to constant",schema:"2023-06-01",parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[0],data:data135};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -5933,22 +5845,22 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid6 = _errs344 === errors;
-valid36 = valid36 || _valid6;
-if(!valid36){
-const _errs346 = errors;
-if(typeof data138 !== "string"){
-let dataType124 = typeof data138;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data138;
+var _valid6 = _errs337 === errors;
+valid35 = valid35 || _valid6;
+if(!valid35){
+const _errs339 = errors;
+if(typeof data135 !== "string"){
+let dataType122 = typeof data135;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 == "number" || dataType122 == "boolean"){
+coerced122 = "" + data135;
 }
-else if(data138 === null){
-coerced124 = "";
+else if(data135 === null){
+coerced122 = "";
 }
 else {
-const err48 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data138};
+const err48 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -5958,15 +5870,15 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data138 = coerced124;
-if(data135 !== undefined){
-data135["reasoning_field"] = coerced124;
+if(coerced122 !== undefined){
+data135 = coerced122;
+if(data115 !== undefined){
+data115["anthropic_version"] = coerced122;
 }
 }
 }
-if("reasoning" !== data138){
-const err49 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data138};
+if("2026-10-21" !== data135){
+const err49 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf/1/const",keyword:"const",params:{allowedValue: "2026-10-21"},message:"must be equal to constant",schema:"2026-10-21",parentSchema:schema11.properties.nodes.items.properties.anthropic_version.anyOf[1],data:data135};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -5975,11 +5887,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid6 = _errs346 === errors;
-valid36 = valid36 || _valid6;
+var _valid6 = _errs339 === errors;
+valid35 = valid35 || _valid6;
 }
-if(!valid36){
-const err50 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data138};
+if(!valid35){
+const err50 = {instancePath:instancePath+"/nodes/" + i2+"/anthropic_version",schemaPath:"#/properties/nodes/items/properties/anthropic_version/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.anthropic_version.anyOf,parentSchema:schema11.properties.nodes.items.properties.anthropic_version,data:data135};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -5991,83 +5903,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs343;
+errors = _errs336;
 if(vErrors !== null){
-if(_errs343){
-vErrors.length = _errs343;
+if(_errs336){
+vErrors.length = _errs336;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid35 = _errs342 === errors;
+var valid27 = _errs335 === errors;
 }
 else {
-var valid35 = true;
+var valid27 = true;
 }
-if(valid35){
-if(data135.port !== undefined){
-let data139 = data135.port;
+if(valid27){
+if(data115.simulated !== undefined){
+let data136 = data115.simulated;
+const _errs341 = errors;
+if(errors === _errs341){
+if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
+const _errs343 = errors;
+for(const key25 in data136){
+if(!((((((key25 === "first_byte_ms") || (key25 === "tokens_per_second")) || (key25 === "reasoning_field")) || (key25 === "port")) || (key25 === "protocol")) || (key25 === "scripts"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data136}];
+return false;
+break;
+}
+}
+if(_errs343 === errors){
+if(data136.first_byte_ms !== undefined){
+let data137 = data136.first_byte_ms;
+const _errs344 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType123 = typeof data137;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 === "boolean" || data137 === null
+              || (dataType123 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced123 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data137}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data137 = coerced123;
+if(data136 !== undefined){
+data136["first_byte_ms"] = coerced123;
+}
+}
+}
+if(errors === _errs344){
+if(typeof data137 == "number"){
+if(data137 < 0 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/first_byte_ms",schemaPath:"#/properties/nodes/items/properties/simulated/properties/first_byte_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.first_byte_ms,data:data137}];
+return false;
+}
+}
+}
+var valid36 = _errs344 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.tokens_per_second !== undefined){
+let data138 = data136.tokens_per_second;
+const _errs346 = errors;
+if(!(typeof data138 == "number")){
+let dataType124 = typeof data138;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 == "boolean" || data138 === null
+              || (dataType124 == "string" && data138 && data138 == +data138)){
+coerced124 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data138}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data138 = coerced124;
+if(data136 !== undefined){
+data136["tokens_per_second"] = coerced124;
+}
+}
+}
+if(errors === _errs346){
+if(typeof data138 == "number"){
+if(data138 < 0 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/tokens_per_second",schemaPath:"#/properties/nodes/items/properties/simulated/properties/tokens_per_second/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.tokens_per_second,data:data138}];
+return false;
+}
+}
+}
+var valid36 = _errs346 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.reasoning_field !== undefined){
+let data139 = data136.reasoning_field;
 const _errs348 = errors;
-if(!((typeof data139 == "number") && (!(data139 % 1) && !isNaN(data139)))){
+const _errs349 = errors;
+let valid37 = false;
+const _errs350 = errors;
+if(typeof data139 !== "string"){
 let dataType125 = typeof data139;
 let coerced125 = undefined;
 if(!(coerced125 !== undefined)){
-if(dataType125 === "boolean" || data139 === null
-              || (dataType125 === "string" && data139 && data139 == +data139 && !(data139 % 1))){
-coerced125 = +data139;
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data139;
+}
+else if(data139 === null){
+coerced125 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data139}];
-return false;
-}
-}
-if(coerced125 !== undefined){
-data139 = coerced125;
-if(data135 !== undefined){
-data135["port"] = coerced125;
-}
-}
-}
-if(errors === _errs348){
-if(typeof data139 == "number"){
-if(data139 > 65535 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data139}];
-return false;
-}
-else {
-if(data139 < 0 || isNaN(data139)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data139}];
-return false;
-}
-}
-}
-}
-var valid35 = _errs348 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data135.protocol !== undefined){
-let data140 = data135.protocol;
-const _errs350 = errors;
-const _errs351 = errors;
-let valid37 = false;
-const _errs352 = errors;
-if(typeof data140 !== "string"){
-let dataType126 = typeof data140;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data140;
-}
-else if(data140 === null){
-coerced126 = "";
-}
-else {
-const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data140};
+const err51 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -6077,15 +6034,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data140 = coerced126;
-if(data135 !== undefined){
-data135["protocol"] = coerced126;
+if(coerced125 !== undefined){
+data139 = coerced125;
+if(data136 !== undefined){
+data136["reasoning_field"] = coerced125;
 }
 }
 }
-if("openai" !== data140){
-const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data140};
+if("reasoning_content" !== data139){
+const err52 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/0/const",keyword:"const",params:{allowedValue: "reasoning_content"},message:"must be equal to constant",schema:"reasoning_content",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[0],data:data139};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -6094,22 +6051,22 @@ vErrors.push(err52);
 }
 errors++;
 }
-var _valid7 = _errs352 === errors;
+var _valid7 = _errs350 === errors;
 valid37 = valid37 || _valid7;
 if(!valid37){
-const _errs354 = errors;
-if(typeof data140 !== "string"){
-let dataType127 = typeof data140;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data140;
+const _errs352 = errors;
+if(typeof data139 !== "string"){
+let dataType126 = typeof data139;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data139;
 }
-else if(data140 === null){
-coerced127 = "";
+else if(data139 === null){
+coerced126 = "";
 }
 else {
-const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data140};
+const err53 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -6119,15 +6076,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data140 = coerced127;
-if(data135 !== undefined){
-data135["protocol"] = coerced127;
+if(coerced126 !== undefined){
+data139 = coerced126;
+if(data136 !== undefined){
+data136["reasoning_field"] = coerced126;
 }
 }
 }
-if("anthropic" !== data140){
-const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data140};
+if("reasoning" !== data139){
+const err54 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf/1/const",keyword:"const",params:{allowedValue: "reasoning"},message:"must be equal to constant",schema:"reasoning",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf[1],data:data139};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -6136,22 +6093,11 @@ vErrors.push(err54);
 }
 errors++;
 }
-var _valid7 = _errs354 === errors;
+var _valid7 = _errs352 === errors;
 valid37 = valid37 || _valid7;
+}
 if(!valid37){
-const _errs356 = errors;
-if(typeof data140 !== "string"){
-let dataType128 = typeof data140;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data140;
-}
-else if(data140 === null){
-coerced128 = "";
-}
-else {
-const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data140};
+const err55 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/reasoning_field",schemaPath:"#/properties/nodes/items/properties/simulated/properties/reasoning_field/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.reasoning_field,data:data139};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -6159,17 +6105,87 @@ else {
 vErrors.push(err55);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs349;
+if(vErrors !== null){
+if(_errs349){
+vErrors.length = _errs349;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced128 !== undefined){
-data140 = coerced128;
-if(data135 !== undefined){
-data135["protocol"] = coerced128;
+}
+var valid36 = _errs348 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.port !== undefined){
+let data140 = data136.port;
+const _errs354 = errors;
+if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
+let dataType127 = typeof data140;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data140 === null
+              || (dataType127 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
+coerced127 = +data140;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.port.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data140}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data140 = coerced127;
+if(data136 !== undefined){
+data136["port"] = coerced127;
 }
 }
 }
-if("gemini" !== data140){
-const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data140};
+if(errors === _errs354){
+if(typeof data140 == "number"){
+if(data140 > 65535 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/maximum",keyword:"maximum",params:{comparison: "<=", limit: 65535},message:"must be <= 65535",schema:65535,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data140}];
+return false;
+}
+else {
+if(data140 < 0 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/port",schemaPath:"#/properties/nodes/items/properties/simulated/properties/port/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.port,data:data140}];
+return false;
+}
+}
+}
+}
+var valid36 = _errs354 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.protocol !== undefined){
+let data141 = data136.protocol;
+const _errs356 = errors;
+const _errs357 = errors;
+let valid38 = false;
+const _errs358 = errors;
+if(typeof data141 !== "string"){
+let dataType128 = typeof data141;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data141;
+}
+else if(data141 === null){
+coerced128 = "";
+}
+else {
+const err56 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -6178,12 +6194,16 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid7 = _errs356 === errors;
-valid37 = valid37 || _valid7;
+}
+if(coerced128 !== undefined){
+data141 = coerced128;
+if(data136 !== undefined){
+data136["protocol"] = coerced128;
 }
 }
-if(!valid37){
-const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data140};
+}
+if("openai" !== data141){
+const err57 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/0/const",keyword:"const",params:{allowedValue: "openai"},message:"must be equal to constant",schema:"openai",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[0],data:data141};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -6191,121 +6211,23 @@ else {
 vErrors.push(err57);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs351;
-if(vErrors !== null){
-if(_errs351){
-vErrors.length = _errs351;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid35 = _errs350 === errors;
-}
-else {
-var valid35 = true;
-}
-if(valid35){
-if(data135.scripts !== undefined){
-let data141 = data135.scripts;
-const _errs358 = errors;
-if(errors === _errs358){
-if(data141 && typeof data141 == "object" && !Array.isArray(data141)){
-var valid38 = true;
-for(const key26 in data141){
-if(pattern5.test(key26)){
-let data142 = data141[key26];
+var _valid8 = _errs358 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
 const _errs360 = errors;
-if(errors === _errs360){
-if(Array.isArray(data142)){
-if(data142.length < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data142}];
-return false;
-}
-else {
-var valid39 = true;
-const len4 = data142.length;
-for(let i4=0; i4<len4; i4++){
-let data143 = data142[i4];
-const _errs362 = errors;
-if(errors === _errs362){
-if(data143 && typeof data143 == "object" && !Array.isArray(data143)){
-const _errs364 = errors;
-for(const key27 in data143){
-if(!(((key27 === "when") || (key27 === "call")) || (key27 === "answer"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data143}];
-return false;
-break;
-}
-}
-if(_errs364 === errors){
-if(data143.when !== undefined){
-let data144 = data143.when;
-const _errs365 = errors;
-if(errors === _errs365){
-if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
-const _errs367 = errors;
-for(const key28 in data144){
-if(!(((key28 === "tools_offered") || (key28 === "last_role")) || (key28 === "last_message_matches"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data144}];
-return false;
-break;
-}
-}
-if(_errs367 === errors){
-if(data144.tools_offered !== undefined){
-let data145 = data144.tools_offered;
-const _errs368 = errors;
-if(typeof data145 !== "boolean"){
+if(typeof data141 !== "string"){
+let dataType129 = typeof data141;
 let coerced129 = undefined;
 if(!(coerced129 !== undefined)){
-if(data145 === "false" || data145 === 0 || data145 === null){
-coerced129 = false;
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data141;
 }
-else if(data145 === "true" || data145 === 1){
-coerced129 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data145}];
-return false;
-}
-}
-if(coerced129 !== undefined){
-data145 = coerced129;
-if(data144 !== undefined){
-data144["tools_offered"] = coerced129;
-}
-}
-}
-var valid41 = _errs368 === errors;
+else if(data141 === null){
+coerced129 = "";
 }
 else {
-var valid41 = true;
-}
-if(valid41){
-if(data144.last_role !== undefined){
-let data146 = data144.last_role;
-const _errs370 = errors;
-const _errs371 = errors;
-let valid42 = false;
-const _errs372 = errors;
-if(typeof data146 !== "string"){
-let dataType130 = typeof data146;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data146;
-}
-else if(data146 === null){
-coerced130 = "";
-}
-else {
-const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data146};
+const err58 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -6315,15 +6237,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data146 = coerced130;
-if(data144 !== undefined){
-data144["last_role"] = coerced130;
+if(coerced129 !== undefined){
+data141 = coerced129;
+if(data136 !== undefined){
+data136["protocol"] = coerced129;
 }
 }
 }
-if("user" !== data146){
-const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data146};
+if("anthropic" !== data141){
+const err59 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/1/const",keyword:"const",params:{allowedValue: "anthropic"},message:"must be equal to constant",schema:"anthropic",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[1],data:data141};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -6332,22 +6254,22 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid8 = _errs372 === errors;
-valid42 = valid42 || _valid8;
-if(!valid42){
-const _errs374 = errors;
-if(typeof data146 !== "string"){
-let dataType131 = typeof data146;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data146;
+var _valid8 = _errs360 === errors;
+valid38 = valid38 || _valid8;
+if(!valid38){
+const _errs362 = errors;
+if(typeof data141 !== "string"){
+let dataType130 = typeof data141;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data141;
 }
-else if(data146 === null){
-coerced131 = "";
+else if(data141 === null){
+coerced130 = "";
 }
 else {
-const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data146};
+const err60 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -6357,15 +6279,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data146 = coerced131;
-if(data144 !== undefined){
-data144["last_role"] = coerced131;
+if(coerced130 !== undefined){
+data141 = coerced130;
+if(data136 !== undefined){
+data136["protocol"] = coerced130;
 }
 }
 }
-if("assistant" !== data146){
-const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data146};
+if("gemini" !== data141){
+const err61 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf/2/const",keyword:"const",params:{allowedValue: "gemini"},message:"must be equal to constant",schema:"gemini",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf[2],data:data141};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -6374,22 +6296,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-var _valid8 = _errs374 === errors;
-valid42 = valid42 || _valid8;
-if(!valid42){
-const _errs376 = errors;
-if(typeof data146 !== "string"){
-let dataType132 = typeof data146;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data146;
+var _valid8 = _errs362 === errors;
+valid38 = valid38 || _valid8;
 }
-else if(data146 === null){
-coerced132 = "";
 }
-else {
-const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data146};
+if(!valid38){
+const err62 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/protocol",schemaPath:"#/properties/nodes/items/properties/simulated/properties/protocol/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.protocol.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.protocol,data:data141};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -6397,17 +6309,121 @@ else {
 vErrors.push(err62);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs357;
+if(vErrors !== null){
+if(_errs357){
+vErrors.length = _errs357;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced132 !== undefined){
-data146 = coerced132;
-if(data144 !== undefined){
-data144["last_role"] = coerced132;
+}
+var valid36 = _errs356 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.scripts !== undefined){
+let data142 = data136.scripts;
+const _errs364 = errors;
+if(errors === _errs364){
+if(data142 && typeof data142 == "object" && !Array.isArray(data142)){
+var valid39 = true;
+for(const key26 in data142){
+if(pattern5.test(key26)){
+let data143 = data142[key26];
+const _errs366 = errors;
+if(errors === _errs366){
+if(Array.isArray(data143)){
+if(data143.length < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data143}];
+return false;
+}
+else {
+var valid40 = true;
+const len4 = data143.length;
+for(let i4=0; i4<len4; i4++){
+let data144 = data143[i4];
+const _errs368 = errors;
+if(errors === _errs368){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+const _errs370 = errors;
+for(const key27 in data144){
+if(!(((key27 === "when") || (key27 === "call")) || (key27 === "answer"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data144}];
+return false;
+break;
+}
+}
+if(_errs370 === errors){
+if(data144.when !== undefined){
+let data145 = data144.when;
+const _errs371 = errors;
+if(errors === _errs371){
+if(data145 && typeof data145 == "object" && !Array.isArray(data145)){
+const _errs373 = errors;
+for(const key28 in data145){
+if(!(((key28 === "tools_offered") || (key28 === "last_role")) || (key28 === "last_message_matches"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data145}];
+return false;
+break;
+}
+}
+if(_errs373 === errors){
+if(data145.tools_offered !== undefined){
+let data146 = data145.tools_offered;
+const _errs374 = errors;
+if(typeof data146 !== "boolean"){
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(data146 === "false" || data146 === 0 || data146 === null){
+coerced131 = false;
+}
+else if(data146 === "true" || data146 === 1){
+coerced131 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/tools_offered",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/tools_offered/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.tools_offered,data:data146}];
+return false;
+}
+}
+if(coerced131 !== undefined){
+data146 = coerced131;
+if(data145 !== undefined){
+data145["tools_offered"] = coerced131;
 }
 }
 }
-if("tool" !== data146){
-const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data146};
+var valid42 = _errs374 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data145.last_role !== undefined){
+let data147 = data145.last_role;
+const _errs376 = errors;
+const _errs377 = errors;
+let valid43 = false;
+const _errs378 = errors;
+if(typeof data147 !== "string"){
+let dataType132 = typeof data147;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data147;
+}
+else if(data147 === null){
+coerced132 = "";
+}
+else {
+const err63 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -6416,22 +6432,16 @@ vErrors.push(err63);
 }
 errors++;
 }
-var _valid8 = _errs376 === errors;
-valid42 = valid42 || _valid8;
-if(!valid42){
-const _errs378 = errors;
-if(typeof data146 !== "string"){
-let dataType133 = typeof data146;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data146;
 }
-else if(data146 === null){
-coerced133 = "";
+if(coerced132 !== undefined){
+data147 = coerced132;
+if(data145 !== undefined){
+data145["last_role"] = coerced132;
 }
-else {
-const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data146};
+}
+}
+if("user" !== data147){
+const err64 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/0/const",keyword:"const",params:{allowedValue: "user"},message:"must be equal to constant",schema:"user",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -6440,16 +6450,22 @@ vErrors.push(err64);
 }
 errors++;
 }
+var _valid9 = _errs378 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs380 = errors;
+if(typeof data147 !== "string"){
+let dataType133 = typeof data147;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data147;
 }
-if(coerced133 !== undefined){
-data146 = coerced133;
-if(data144 !== undefined){
-data144["last_role"] = coerced133;
+else if(data147 === null){
+coerced133 = "";
 }
-}
-}
-if("system" !== data146){
-const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data146};
+else {
+const err65 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -6458,13 +6474,16 @@ vErrors.push(err65);
 }
 errors++;
 }
-var _valid8 = _errs378 === errors;
-valid42 = valid42 || _valid8;
+}
+if(coerced133 !== undefined){
+data147 = coerced133;
+if(data145 !== undefined){
+data145["last_role"] = coerced133;
 }
 }
 }
-if(!valid42){
-const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data146};
+if("assistant" !== data147){
+const err66 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/1/const",keyword:"const",params:{allowedValue: "assistant"},message:"must be equal to constant",schema:"assistant",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -6472,29 +6491,11 @@ else {
 vErrors.push(err66);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs371;
-if(vErrors !== null){
-if(_errs371){
-vErrors.length = _errs371;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid41 = _errs370 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data144.last_message_matches !== undefined){
-let data147 = data144.last_message_matches;
-const _errs380 = errors;
+var _valid9 = _errs380 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs382 = errors;
 if(typeof data147 !== "string"){
 let dataType134 = typeof data147;
 let coerced134 = undefined;
@@ -6506,26 +6507,276 @@ else if(data147 === null){
 coerced134 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data147}];
-return false;
+const err67 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data147};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
 }
 }
 if(coerced134 !== undefined){
 data147 = coerced134;
-if(data144 !== undefined){
-data144["last_message_matches"] = coerced134;
+if(data145 !== undefined){
+data145["last_role"] = coerced134;
 }
 }
 }
-if(errors === _errs380){
-if(typeof data147 === "string"){
-if(func3(data147) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data147}];
+if("tool" !== data147){
+const err68 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/2/const",keyword:"const",params:{allowedValue: "tool"},message:"must be equal to constant",schema:"tool",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[2],data:data147};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+var _valid9 = _errs382 === errors;
+valid43 = valid43 || _valid9;
+if(!valid43){
+const _errs384 = errors;
+if(typeof data147 !== "string"){
+let dataType135 = typeof data147;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data147;
+}
+else if(data147 === null){
+coerced135 = "";
+}
+else {
+const err69 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data147};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(coerced135 !== undefined){
+data147 = coerced135;
+if(data145 !== undefined){
+data145["last_role"] = coerced135;
+}
+}
+}
+if("system" !== data147){
+const err70 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf/3/const",keyword:"const",params:{allowedValue: "system"},message:"must be equal to constant",schema:"system",parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf[3],data:data147};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+var _valid9 = _errs384 === errors;
+valid43 = valid43 || _valid9;
+}
+}
+}
+if(!valid43){
+const err71 = {instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_role",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_role/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role.anyOf,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_role,data:data147};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs377;
+if(vErrors !== null){
+if(_errs377){
+vErrors.length = _errs377;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid42 = _errs376 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data145.last_message_matches !== undefined){
+let data148 = data145.last_message_matches;
+const _errs386 = errors;
+if(typeof data148 !== "string"){
+let dataType136 = typeof data148;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data148;
+}
+else if(data148 === null){
+coerced136 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data148}];
+return false;
+}
+}
+if(coerced136 !== undefined){
+data148 = coerced136;
+if(data145 !== undefined){
+data145["last_message_matches"] = coerced136;
+}
+}
+}
+if(errors === _errs386){
+if(typeof data148 === "string"){
+if(func3(data148) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when/last_message_matches",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/properties/last_message_matches/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.properties.last_message_matches,data:data148}];
 return false;
 }
 }
 }
-var valid41 = _errs380 === errors;
+var valid42 = _errs386 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data145}];
+return false;
+}
+}
+var valid41 = _errs371 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data144.call !== undefined){
+let data149 = data144.call;
+const _errs388 = errors;
+if(errors === _errs388){
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+let missing3;
+if((data149.tool === undefined) && (missing3 = "tool")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data149}];
+return false;
+}
+else {
+const _errs390 = errors;
+for(const key29 in data149){
+if(!((key29 === "tool") || (key29 === "arguments"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data149}];
+return false;
+break;
+}
+}
+if(_errs390 === errors){
+if(data149.tool !== undefined){
+let data150 = data149.tool;
+const _errs391 = errors;
+if(typeof data150 !== "string"){
+let dataType137 = typeof data150;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data150;
+}
+else if(data150 === null){
+coerced137 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data150}];
+return false;
+}
+}
+if(coerced137 !== undefined){
+data150 = coerced137;
+if(data149 !== undefined){
+data149["tool"] = coerced137;
+}
+}
+}
+if(errors === _errs391){
+if(typeof data150 === "string"){
+if(func3(data150) < 1){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data150}];
+return false;
+}
+}
+}
+var valid44 = _errs391 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data149.arguments !== undefined){
+let data151 = data149.arguments;
+const _errs393 = errors;
+if(errors === _errs393){
+if(!(data151 && typeof data151 == "object" && !Array.isArray(data151))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data151}];
+return false;
+}
+}
+var valid44 = _errs393 === errors;
+}
+else {
+var valid44 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data149}];
+return false;
+}
+}
+var valid41 = _errs388 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data144.answer !== undefined){
+let data152 = data144.answer;
+const _errs395 = errors;
+if(typeof data152 !== "string"){
+let dataType138 = typeof data152;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data152;
+}
+else if(data152 === null){
+coerced138 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data152}];
+return false;
+}
+}
+if(coerced138 !== undefined){
+data152 = coerced138;
+if(data144 !== undefined){
+data144["answer"] = coerced138;
+}
+}
+}
+var valid41 = _errs395 === errors;
 }
 else {
 var valid41 = true;
@@ -6535,144 +6786,23 @@ var valid41 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/when",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/when/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.when,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data144}];
 return false;
 }
 }
-var valid40 = _errs365 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data143.call !== undefined){
-let data148 = data143.call;
-const _errs382 = errors;
-if(errors === _errs382){
-if(data148 && typeof data148 == "object" && !Array.isArray(data148)){
-let missing3;
-if((data148.tool === undefined) && (missing3 = "tool")){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data148}];
-return false;
-}
-else {
-const _errs384 = errors;
-for(const key29 in data148){
-if(!((key29 === "tool") || (key29 === "arguments"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data148}];
-return false;
+var valid40 = _errs368 === errors;
+if(!valid40){
 break;
 }
 }
-if(_errs384 === errors){
-if(data148.tool !== undefined){
-let data149 = data148.tool;
-const _errs385 = errors;
-if(typeof data149 !== "string"){
-let dataType135 = typeof data149;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data149;
 }
-else if(data149 === null){
-coerced135 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data143}];
 return false;
 }
 }
-if(coerced135 !== undefined){
-data149 = coerced135;
-if(data148 !== undefined){
-data148["tool"] = coerced135;
-}
-}
-}
-if(errors === _errs385){
-if(typeof data149 === "string"){
-if(func3(data149) < 1){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/tool",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/tool/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.tool,data:data149}];
-return false;
-}
-}
-}
-var valid43 = _errs385 === errors;
-}
-else {
-var valid43 = true;
-}
-if(valid43){
-if(data148.arguments !== undefined){
-let data150 = data148.arguments;
-const _errs387 = errors;
-if(errors === _errs387){
-if(!(data150 && typeof data150 == "object" && !Array.isArray(data150))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call/arguments",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/properties/arguments/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.properties.arguments,data:data150}];
-return false;
-}
-}
-var valid43 = _errs387 === errors;
-}
-else {
-var valid43 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/call",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/call/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.call,data:data148}];
-return false;
-}
-}
-var valid40 = _errs382 === errors;
-}
-else {
-var valid40 = true;
-}
-if(valid40){
-if(data143.answer !== undefined){
-let data151 = data143.answer;
-const _errs389 = errors;
-if(typeof data151 !== "string"){
-let dataType136 = typeof data151;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data151;
-}
-else if(data151 === null){
-coerced136 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4+"/answer",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/properties/answer/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.properties.answer,data:data151}];
-return false;
-}
-}
-if(coerced136 !== undefined){
-data151 = coerced136;
-if(data143 !== undefined){
-data143["answer"] = coerced136;
-}
-}
-}
-var valid40 = _errs389 === errors;
-}
-else {
-var valid40 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1")+"/" + i4,schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].items,data:data143}];
-return false;
-}
-}
-var valid39 = _errs362 === errors;
+var valid39 = _errs366 === errors;
 if(!valid39){
 break;
 }
@@ -6680,26 +6810,14 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts/" + key26.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/patternProperties/%5E(.*)%24/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"].type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts.patternProperties["^(.*)$"],data:data142}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data142}];
 return false;
 }
 }
-var valid38 = _errs360 === errors;
-if(!valid38){
-break;
-}
-}
-}
+var valid36 = _errs364 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/scripts",schemaPath:"#/properties/nodes/items/properties/simulated/properties/scripts/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.scripts.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.scripts,data:data141}];
-return false;
-}
-}
-var valid35 = _errs358 === errors;
-}
-else {
-var valid35 = true;
+var valid36 = true;
 }
 }
 }
@@ -6709,14 +6827,15 @@ var valid35 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data135}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.type,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data136}];
 return false;
 }
 }
-var valid27 = _errs335 === errors;
+var valid27 = _errs341 === errors;
 }
 else {
 var valid27 = true;
+}
 }
 }
 }
@@ -6756,229 +6875,207 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data152 = data.models;
-const _errs391 = errors;
-if(errors === _errs391){
-if(Array.isArray(data152)){
-if(data152.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data152}];
+let data153 = data.models;
+const _errs397 = errors;
+if(errors === _errs397){
+if(Array.isArray(data153)){
+if(data153.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data153}];
 return false;
 }
 else {
-var valid44 = true;
-const len5 = data152.length;
+var valid45 = true;
+const len5 = data153.length;
 for(let i5=0; i5<len5; i5++){
-let data153 = data152[i5];
-const _errs393 = errors;
-if(errors === _errs393){
-if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+let data154 = data153[i5];
+const _errs399 = errors;
+if(errors === _errs399){
+if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
 let missing4;
-if(((data153.id === undefined) && (missing4 = "id")) || ((data153.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data153}];
+if(((data154.id === undefined) && (missing4 = "id")) || ((data154.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data154}];
 return false;
 }
 else {
-const _errs395 = errors;
-for(const key30 in data153){
+const _errs401 = errors;
+for(const key30 in data154){
 if(!(func2.call(schema11.properties.models.items.properties, key30))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data154}];
 return false;
 break;
 }
 }
-if(_errs395 === errors){
-if(data153.id !== undefined){
-let data154 = data153.id;
-const _errs396 = errors;
-if(typeof data154 !== "string"){
-let dataType137 = typeof data154;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data154;
-}
-else if(data154 === null){
-coerced137 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data154}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data154 = coerced137;
-if(data153 !== undefined){
-data153["id"] = coerced137;
-}
-}
-}
-if(errors === _errs396){
-if(typeof data154 === "string"){
-if(func3(data154) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data154}];
-return false;
-}
-}
-}
-var valid45 = _errs396 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.owned_by !== undefined){
-let data155 = data153.owned_by;
-const _errs398 = errors;
+if(_errs401 === errors){
+if(data154.id !== undefined){
+let data155 = data154.id;
+const _errs402 = errors;
 if(typeof data155 !== "string"){
-let dataType138 = typeof data155;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data155;
-}
-else if(data155 === null){
-coerced138 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data155}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data155 = coerced138;
-if(data153 !== undefined){
-data153["owned_by"] = coerced138;
-}
-}
-}
-if(errors === _errs398){
-if(typeof data155 === "string"){
-if(func3(data155) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data155}];
-return false;
-}
-}
-}
-var valid45 = _errs398 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.context_length !== undefined){
-let data156 = data153.context_length;
-const _errs400 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
-let dataType139 = typeof data156;
+let dataType139 = typeof data155;
 let coerced139 = undefined;
 if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data156 === null
-              || (dataType139 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced139 = +data156;
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data155;
+}
+else if(data155 === null){
+coerced139 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data155}];
 return false;
 }
 }
 if(coerced139 !== undefined){
-data156 = coerced139;
-if(data153 !== undefined){
-data153["context_length"] = coerced139;
+data155 = coerced139;
+if(data154 !== undefined){
+data154["id"] = coerced139;
 }
 }
 }
-if(errors === _errs400){
-if(typeof data156 == "number"){
-if(data156 < 1 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data156}];
+if(errors === _errs402){
+if(typeof data155 === "string"){
+if(func3(data155) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data155}];
 return false;
 }
 }
 }
-var valid45 = _errs400 === errors;
+var valid46 = _errs402 === errors;
 }
 else {
-var valid45 = true;
+var valid46 = true;
 }
-if(valid45){
-if(data153.max_output_tokens !== undefined){
-let data157 = data153.max_output_tokens;
-const _errs402 = errors;
-if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+if(valid46){
+if(data154.aliases !== undefined){
+let data156 = data154.aliases;
+const _errs404 = errors;
+if(errors === _errs404){
+if(Array.isArray(data156)){
+if(data156.length > 64){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data156}];
+return false;
+}
+else {
+var valid47 = true;
+const len6 = data156.length;
+for(let i6=0; i6<len6; i6++){
+let data157 = data156[i6];
+const _errs406 = errors;
+if(typeof data157 !== "string"){
 let dataType140 = typeof data157;
 let coerced140 = undefined;
 if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data157 === null
-              || (dataType140 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
-coerced140 = +data157;
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data157;
+}
+else if(data157 === null){
+coerced140 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data157}];
 return false;
 }
 }
 if(coerced140 !== undefined){
 data157 = coerced140;
-if(data153 !== undefined){
-data153["max_output_tokens"] = coerced140;
+if(data156 !== undefined){
+data156[i6] = coerced140;
 }
 }
 }
-if(errors === _errs402){
-if(typeof data157 == "number"){
-if(data157 < 1 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data157}];
+if(errors === _errs406){
+if(typeof data157 === "string"){
+if(func3(data157) > 256){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data157}];
+return false;
+}
+else {
+if(func3(data157) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data157}];
 return false;
 }
 }
 }
-var valid45 = _errs402 === errors;
+}
+var valid47 = _errs406 === errors;
+if(!valid47){
+break;
+}
+}
+if(valid47){
+let i7 = data156.length;
+let j0;
+if(i7 > 1){
+const indices0 = {};
+for(;i7--;){
+let item0 = data156[i7];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data156}];
+return false;
+break;
+}
+indices0[item0] = i7;
+}
+}
+}
+}
 }
 else {
-var valid45 = true;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data156}];
+return false;
 }
-if(valid45){
-if(data153.default_max_tokens !== undefined){
-let data158 = data153.default_max_tokens;
-const _errs404 = errors;
-if(!((typeof data158 == "number") && (!(data158 % 1) && !isNaN(data158)))){
+}
+var valid46 = _errs404 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data154.owned_by !== undefined){
+let data158 = data154.owned_by;
+const _errs408 = errors;
+if(typeof data158 !== "string"){
 let dataType141 = typeof data158;
 let coerced141 = undefined;
 if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data158 === null
-              || (dataType141 === "string" && data158 && data158 == +data158 && !(data158 % 1))){
-coerced141 = +data158;
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data158;
+}
+else if(data158 === null){
+coerced141 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data158}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data158}];
 return false;
 }
 }
 if(coerced141 !== undefined){
 data158 = coerced141;
-if(data153 !== undefined){
-data153["default_max_tokens"] = coerced141;
+if(data154 !== undefined){
+data154["owned_by"] = coerced141;
 }
 }
 }
-if(errors === _errs404){
-if(typeof data158 == "number"){
-if(data158 < 1 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data158}];
+if(errors === _errs408){
+if(typeof data158 === "string"){
+if(func3(data158) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data158}];
 return false;
 }
 }
 }
-var valid45 = _errs404 === errors;
+var valid46 = _errs408 === errors;
 }
 else {
-var valid45 = true;
+var valid46 = true;
 }
-if(valid45){
-if(data153.unresolved_input_tokens !== undefined){
-let data159 = data153.unresolved_input_tokens;
-const _errs406 = errors;
+if(valid46){
+if(data154.context_length !== undefined){
+let data159 = data154.context_length;
+const _errs410 = errors;
 if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
 let dataType142 = typeof data159;
 let coerced142 = undefined;
@@ -6988,171 +7085,180 @@ if(dataType142 === "boolean" || data159 === null
 coerced142 = +data159;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data159}];
 return false;
 }
 }
 if(coerced142 !== undefined){
 data159 = coerced142;
-if(data153 !== undefined){
-data153["unresolved_input_tokens"] = coerced142;
+if(data154 !== undefined){
+data154["context_length"] = coerced142;
 }
 }
 }
-if(errors === _errs406){
+if(errors === _errs410){
 if(typeof data159 == "number"){
 if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data159}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data159}];
 return false;
 }
 }
 }
-var valid45 = _errs406 === errors;
+var valid46 = _errs410 === errors;
 }
 else {
-var valid45 = true;
+var valid46 = true;
 }
-if(valid45){
-if(data153.reasoning !== undefined){
-let data160 = data153.reasoning;
-const _errs408 = errors;
-if(errors === _errs408){
-if(data160 && typeof data160 == "object" && !Array.isArray(data160)){
-let missing5;
-if((data160.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data160}];
-return false;
-}
-else {
-const _errs410 = errors;
-for(const key31 in data160){
-if(!((((((key31 === "default_effort") || (key31 === "efforts")) || (key31 === "style")) || (key31 === "budgets")) || (key31 === "levels")) || (key31 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data160}];
-return false;
-break;
-}
-}
-if(_errs410 === errors){
-if(data160.default_effort !== undefined){
-let data161 = data160.default_effort;
-const _errs411 = errors;
+if(valid46){
+if(data154.max_output_tokens !== undefined){
+let data160 = data154.max_output_tokens;
 const _errs412 = errors;
-let valid47 = false;
-const _errs413 = errors;
-if(typeof data161 !== "string"){
-let dataType143 = typeof data161;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType143 = typeof data160;
 let coerced143 = undefined;
 if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data161;
-}
-else if(data161 === null){
-coerced143 = "";
+if(dataType143 === "boolean" || data160 === null
+              || (dataType143 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced143 = +data160;
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data161};
-if(vErrors === null){
-vErrors = [err67];
-}
-else {
-vErrors.push(err67);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data160}];
+return false;
 }
 }
 if(coerced143 !== undefined){
-data161 = coerced143;
-if(data160 !== undefined){
-data160["default_effort"] = coerced143;
+data160 = coerced143;
+if(data154 !== undefined){
+data154["max_output_tokens"] = coerced143;
 }
 }
 }
-if("none" !== data161){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data161};
-if(vErrors === null){
-vErrors = [err68];
+if(errors === _errs412){
+if(typeof data160 == "number"){
+if(data160 < 1 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data160}];
+return false;
+}
+}
+}
+var valid46 = _errs412 === errors;
 }
 else {
-vErrors.push(err68);
+var valid46 = true;
 }
-errors++;
-}
-var _valid9 = _errs413 === errors;
-valid47 = valid47 || _valid9;
-if(!valid47){
-const _errs415 = errors;
-if(typeof data161 !== "string"){
+if(valid46){
+if(data154.default_max_tokens !== undefined){
+let data161 = data154.default_max_tokens;
+const _errs414 = errors;
+if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
 let dataType144 = typeof data161;
 let coerced144 = undefined;
 if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data161;
-}
-else if(data161 === null){
-coerced144 = "";
+if(dataType144 === "boolean" || data161 === null
+              || (dataType144 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+coerced144 = +data161;
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data161};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data161}];
+return false;
 }
 }
 if(coerced144 !== undefined){
 data161 = coerced144;
-if(data160 !== undefined){
-data160["default_effort"] = coerced144;
+if(data154 !== undefined){
+data154["default_max_tokens"] = coerced144;
 }
 }
 }
-if("minimal" !== data161){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data161};
-if(vErrors === null){
-vErrors = [err70];
+if(errors === _errs414){
+if(typeof data161 == "number"){
+if(data161 < 1 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data161}];
+return false;
+}
+}
+}
+var valid46 = _errs414 === errors;
 }
 else {
-vErrors.push(err70);
+var valid46 = true;
 }
-errors++;
-}
-var _valid9 = _errs415 === errors;
-valid47 = valid47 || _valid9;
-if(!valid47){
-const _errs417 = errors;
-if(typeof data161 !== "string"){
-let dataType145 = typeof data161;
+if(valid46){
+if(data154.unresolved_input_tokens !== undefined){
+let data162 = data154.unresolved_input_tokens;
+const _errs416 = errors;
+if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
+let dataType145 = typeof data162;
 let coerced145 = undefined;
 if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data161;
-}
-else if(data161 === null){
-coerced145 = "";
+if(dataType145 === "boolean" || data162 === null
+              || (dataType145 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
+coerced145 = +data162;
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data161};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data162}];
+return false;
 }
 }
 if(coerced145 !== undefined){
-data161 = coerced145;
-if(data160 !== undefined){
-data160["default_effort"] = coerced145;
+data162 = coerced145;
+if(data154 !== undefined){
+data154["unresolved_input_tokens"] = coerced145;
 }
 }
 }
-if("low" !== data161){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data161};
+if(errors === _errs416){
+if(typeof data162 == "number"){
+if(data162 < 1 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data162}];
+return false;
+}
+}
+}
+var valid46 = _errs416 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data154.reasoning !== undefined){
+let data163 = data154.reasoning;
+const _errs418 = errors;
+if(errors === _errs418){
+if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+let missing5;
+if((data163.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data163}];
+return false;
+}
+else {
+const _errs420 = errors;
+for(const key31 in data163){
+if(!((((((key31 === "default_effort") || (key31 === "efforts")) || (key31 === "style")) || (key31 === "budgets")) || (key31 === "levels")) || (key31 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data163}];
+return false;
+break;
+}
+}
+if(_errs420 === errors){
+if(data163.default_effort !== undefined){
+let data164 = data163.default_effort;
+const _errs421 = errors;
+const _errs422 = errors;
+let valid50 = false;
+const _errs423 = errors;
+if(typeof data164 !== "string"){
+let dataType146 = typeof data164;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 == "number" || dataType146 == "boolean"){
+coerced146 = "" + data164;
+}
+else if(data164 === null){
+coerced146 = "";
+}
+else {
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -7161,22 +7267,16 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs417 === errors;
-valid47 = valid47 || _valid9;
-if(!valid47){
-const _errs419 = errors;
-if(typeof data161 !== "string"){
-let dataType146 = typeof data161;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data161;
 }
-else if(data161 === null){
-coerced146 = "";
+if(coerced146 !== undefined){
+data164 = coerced146;
+if(data163 !== undefined){
+data163["default_effort"] = coerced146;
 }
-else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data161};
+}
+}
+if("none" !== data164){
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -7185,16 +7285,22 @@ vErrors.push(err73);
 }
 errors++;
 }
+var _valid10 = _errs423 === errors;
+valid50 = valid50 || _valid10;
+if(!valid50){
+const _errs425 = errors;
+if(typeof data164 !== "string"){
+let dataType147 = typeof data164;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data164;
 }
-if(coerced146 !== undefined){
-data161 = coerced146;
-if(data160 !== undefined){
-data160["default_effort"] = coerced146;
+else if(data164 === null){
+coerced147 = "";
 }
-}
-}
-if("medium" !== data161){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data161};
+else {
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -7203,22 +7309,16 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs419 === errors;
-valid47 = valid47 || _valid9;
-if(!valid47){
-const _errs421 = errors;
-if(typeof data161 !== "string"){
-let dataType147 = typeof data161;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data161;
 }
-else if(data161 === null){
-coerced147 = "";
+if(coerced147 !== undefined){
+data164 = coerced147;
+if(data163 !== undefined){
+data163["default_effort"] = coerced147;
 }
-else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data161};
+}
+}
+if("minimal" !== data164){
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -7227,16 +7327,22 @@ vErrors.push(err75);
 }
 errors++;
 }
+var _valid10 = _errs425 === errors;
+valid50 = valid50 || _valid10;
+if(!valid50){
+const _errs427 = errors;
+if(typeof data164 !== "string"){
+let dataType148 = typeof data164;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data164;
 }
-if(coerced147 !== undefined){
-data161 = coerced147;
-if(data160 !== undefined){
-data160["default_effort"] = coerced147;
+else if(data164 === null){
+coerced148 = "";
 }
-}
-}
-if("high" !== data161){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data161};
+else {
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -7245,22 +7351,16 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs421 === errors;
-valid47 = valid47 || _valid9;
-if(!valid47){
-const _errs423 = errors;
-if(typeof data161 !== "string"){
-let dataType148 = typeof data161;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data161;
 }
-else if(data161 === null){
-coerced148 = "";
+if(coerced148 !== undefined){
+data164 = coerced148;
+if(data163 !== undefined){
+data163["default_effort"] = coerced148;
 }
-else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data161};
+}
+}
+if("low" !== data164){
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -7269,16 +7369,22 @@ vErrors.push(err77);
 }
 errors++;
 }
+var _valid10 = _errs427 === errors;
+valid50 = valid50 || _valid10;
+if(!valid50){
+const _errs429 = errors;
+if(typeof data164 !== "string"){
+let dataType149 = typeof data164;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data164;
 }
-if(coerced148 !== undefined){
-data161 = coerced148;
-if(data160 !== undefined){
-data160["default_effort"] = coerced148;
+else if(data164 === null){
+coerced149 = "";
 }
-}
-}
-if("xhigh" !== data161){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data161};
+else {
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -7287,22 +7393,16 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs423 === errors;
-valid47 = valid47 || _valid9;
-if(!valid47){
-const _errs425 = errors;
-if(typeof data161 !== "string"){
-let dataType149 = typeof data161;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data161;
 }
-else if(data161 === null){
-coerced149 = "";
+if(coerced149 !== undefined){
+data164 = coerced149;
+if(data163 !== undefined){
+data163["default_effort"] = coerced149;
 }
-else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data161};
+}
+}
+if("medium" !== data164){
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -7311,16 +7411,22 @@ vErrors.push(err79);
 }
 errors++;
 }
+var _valid10 = _errs429 === errors;
+valid50 = valid50 || _valid10;
+if(!valid50){
+const _errs431 = errors;
+if(typeof data164 !== "string"){
+let dataType150 = typeof data164;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data164;
 }
-if(coerced149 !== undefined){
-data161 = coerced149;
-if(data160 !== undefined){
-data160["default_effort"] = coerced149;
+else if(data164 === null){
+coerced150 = "";
 }
-}
-}
-if("max" !== data161){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data161};
+else {
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -7329,16 +7435,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs425 === errors;
-valid47 = valid47 || _valid9;
+}
+if(coerced150 !== undefined){
+data164 = coerced150;
+if(data163 !== undefined){
+data163["default_effort"] = coerced150;
 }
 }
 }
-}
-}
-}
-if(!valid47){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data161};
+if("high" !== data164){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -7346,56 +7452,23 @@ else {
 vErrors.push(err81);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid10 = _errs431 === errors;
+valid50 = valid50 || _valid10;
+if(!valid50){
+const _errs433 = errors;
+if(typeof data164 !== "string"){
+let dataType151 = typeof data164;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data164;
+}
+else if(data164 === null){
+coerced151 = "";
 }
 else {
-errors = _errs412;
-if(vErrors !== null){
-if(_errs412){
-vErrors.length = _errs412;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid46 = _errs411 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data160.efforts !== undefined){
-let data162 = data160.efforts;
-const _errs427 = errors;
-if(errors === _errs427){
-if(Array.isArray(data162)){
-if(data162.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data162}];
-return false;
-}
-else {
-var valid48 = true;
-const len6 = data162.length;
-for(let i6=0; i6<len6; i6++){
-let data163 = data162[i6];
-const _errs429 = errors;
-const _errs430 = errors;
-let valid49 = false;
-const _errs431 = errors;
-if(typeof data163 !== "string"){
-let dataType150 = typeof data163;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data163;
-}
-else if(data163 === null){
-coerced150 = "";
-}
-else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data163};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -7405,15 +7478,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data163 = coerced150;
-if(data162 !== undefined){
-data162[i6] = coerced150;
+if(coerced151 !== undefined){
+data164 = coerced151;
+if(data163 !== undefined){
+data163["default_effort"] = coerced151;
 }
 }
 }
-if("none" !== data163){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data163};
+if("xhigh" !== data164){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -7422,22 +7495,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs431 === errors;
-valid49 = valid49 || _valid10;
-if(!valid49){
-const _errs433 = errors;
-if(typeof data163 !== "string"){
-let dataType151 = typeof data163;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data163;
+var _valid10 = _errs433 === errors;
+valid50 = valid50 || _valid10;
+if(!valid50){
+const _errs435 = errors;
+if(typeof data164 !== "string"){
+let dataType152 = typeof data164;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data164;
 }
-else if(data163 === null){
-coerced151 = "";
+else if(data164 === null){
+coerced152 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data163};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data164};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -7447,15 +7520,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data163 = coerced151;
-if(data162 !== undefined){
-data162[i6] = coerced151;
+if(coerced152 !== undefined){
+data164 = coerced152;
+if(data163 !== undefined){
+data163["default_effort"] = coerced152;
 }
 }
 }
-if("minimal" !== data163){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data163};
+if("max" !== data164){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data164};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -7464,22 +7537,16 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs433 === errors;
-valid49 = valid49 || _valid10;
-if(!valid49){
-const _errs435 = errors;
-if(typeof data163 !== "string"){
-let dataType152 = typeof data163;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data163;
+var _valid10 = _errs435 === errors;
+valid50 = valid50 || _valid10;
 }
-else if(data163 === null){
-coerced152 = "";
 }
-else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data163};
+}
+}
+}
+}
+if(!valid50){
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data164};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -7487,17 +7554,56 @@ else {
 vErrors.push(err86);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs422;
+if(vErrors !== null){
+if(_errs422){
+vErrors.length = _errs422;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced152 !== undefined){
-data163 = coerced152;
-if(data162 !== undefined){
-data162[i6] = coerced152;
 }
+var valid49 = _errs421 === errors;
 }
+else {
+var valid49 = true;
 }
-if("low" !== data163){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data163};
+if(valid49){
+if(data163.efforts !== undefined){
+let data165 = data163.efforts;
+const _errs437 = errors;
+if(errors === _errs437){
+if(Array.isArray(data165)){
+if(data165.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data165}];
+return false;
+}
+else {
+var valid51 = true;
+const len7 = data165.length;
+for(let i8=0; i8<len7; i8++){
+let data166 = data165[i8];
+const _errs439 = errors;
+const _errs440 = errors;
+let valid52 = false;
+const _errs441 = errors;
+if(typeof data166 !== "string"){
+let dataType153 = typeof data166;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data166;
+}
+else if(data166 === null){
+coerced153 = "";
+}
+else {
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -7506,22 +7612,16 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs435 === errors;
-valid49 = valid49 || _valid10;
-if(!valid49){
-const _errs437 = errors;
-if(typeof data163 !== "string"){
-let dataType153 = typeof data163;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data163;
 }
-else if(data163 === null){
-coerced153 = "";
+if(coerced153 !== undefined){
+data166 = coerced153;
+if(data165 !== undefined){
+data165[i8] = coerced153;
 }
-else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data163};
+}
+}
+if("none" !== data166){
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data166};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -7530,16 +7630,22 @@ vErrors.push(err88);
 }
 errors++;
 }
+var _valid11 = _errs441 === errors;
+valid52 = valid52 || _valid11;
+if(!valid52){
+const _errs443 = errors;
+if(typeof data166 !== "string"){
+let dataType154 = typeof data166;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data166;
 }
-if(coerced153 !== undefined){
-data163 = coerced153;
-if(data162 !== undefined){
-data162[i6] = coerced153;
+else if(data166 === null){
+coerced154 = "";
 }
-}
-}
-if("medium" !== data163){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data163};
+else {
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -7548,22 +7654,16 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs437 === errors;
-valid49 = valid49 || _valid10;
-if(!valid49){
-const _errs439 = errors;
-if(typeof data163 !== "string"){
-let dataType154 = typeof data163;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data163;
 }
-else if(data163 === null){
-coerced154 = "";
+if(coerced154 !== undefined){
+data166 = coerced154;
+if(data165 !== undefined){
+data165[i8] = coerced154;
 }
-else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data163};
+}
+}
+if("minimal" !== data166){
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data166};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -7572,16 +7672,22 @@ vErrors.push(err90);
 }
 errors++;
 }
+var _valid11 = _errs443 === errors;
+valid52 = valid52 || _valid11;
+if(!valid52){
+const _errs445 = errors;
+if(typeof data166 !== "string"){
+let dataType155 = typeof data166;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data166;
 }
-if(coerced154 !== undefined){
-data163 = coerced154;
-if(data162 !== undefined){
-data162[i6] = coerced154;
+else if(data166 === null){
+coerced155 = "";
 }
-}
-}
-if("high" !== data163){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data163};
+else {
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -7590,22 +7696,16 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs439 === errors;
-valid49 = valid49 || _valid10;
-if(!valid49){
-const _errs441 = errors;
-if(typeof data163 !== "string"){
-let dataType155 = typeof data163;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data163;
 }
-else if(data163 === null){
-coerced155 = "";
+if(coerced155 !== undefined){
+data166 = coerced155;
+if(data165 !== undefined){
+data165[i8] = coerced155;
 }
-else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data163};
+}
+}
+if("low" !== data166){
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data166};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -7614,16 +7714,22 @@ vErrors.push(err92);
 }
 errors++;
 }
+var _valid11 = _errs445 === errors;
+valid52 = valid52 || _valid11;
+if(!valid52){
+const _errs447 = errors;
+if(typeof data166 !== "string"){
+let dataType156 = typeof data166;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data166;
 }
-if(coerced155 !== undefined){
-data163 = coerced155;
-if(data162 !== undefined){
-data162[i6] = coerced155;
+else if(data166 === null){
+coerced156 = "";
 }
-}
-}
-if("xhigh" !== data163){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data163};
+else {
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -7632,22 +7738,16 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs441 === errors;
-valid49 = valid49 || _valid10;
-if(!valid49){
-const _errs443 = errors;
-if(typeof data163 !== "string"){
-let dataType156 = typeof data163;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data163;
 }
-else if(data163 === null){
-coerced156 = "";
+if(coerced156 !== undefined){
+data166 = coerced156;
+if(data165 !== undefined){
+data165[i8] = coerced156;
 }
-else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data163};
+}
+}
+if("medium" !== data166){
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data166};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -7656,16 +7756,22 @@ vErrors.push(err94);
 }
 errors++;
 }
+var _valid11 = _errs447 === errors;
+valid52 = valid52 || _valid11;
+if(!valid52){
+const _errs449 = errors;
+if(typeof data166 !== "string"){
+let dataType157 = typeof data166;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data166;
 }
-if(coerced156 !== undefined){
-data163 = coerced156;
-if(data162 !== undefined){
-data162[i6] = coerced156;
+else if(data166 === null){
+coerced157 = "";
 }
-}
-}
-if("max" !== data163){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data163};
+else {
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -7674,16 +7780,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs443 === errors;
-valid49 = valid49 || _valid10;
+}
+if(coerced157 !== undefined){
+data166 = coerced157;
+if(data165 !== undefined){
+data165[i8] = coerced157;
 }
 }
 }
-}
-}
-}
-if(!valid49){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data163};
+if("high" !== data166){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data166};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -7691,56 +7797,23 @@ else {
 vErrors.push(err96);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid11 = _errs449 === errors;
+valid52 = valid52 || _valid11;
+if(!valid52){
+const _errs451 = errors;
+if(typeof data166 !== "string"){
+let dataType158 = typeof data166;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data166;
+}
+else if(data166 === null){
+coerced158 = "";
 }
 else {
-errors = _errs430;
-if(vErrors !== null){
-if(_errs430){
-vErrors.length = _errs430;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid48 = _errs429 === errors;
-if(!valid48){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data162}];
-return false;
-}
-}
-var valid46 = _errs427 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data160.style !== undefined){
-let data164 = data160.style;
-const _errs445 = errors;
-const _errs446 = errors;
-let valid50 = false;
-const _errs447 = errors;
-if(typeof data164 !== "string"){
-let dataType157 = typeof data164;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data164;
-}
-else if(data164 === null){
-coerced157 = "";
-}
-else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data164};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -7750,15 +7823,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data164 = coerced157;
-if(data160 !== undefined){
-data160["style"] = coerced157;
+if(coerced158 !== undefined){
+data166 = coerced158;
+if(data165 !== undefined){
+data165[i8] = coerced158;
 }
 }
 }
-if("budget" !== data164){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data164};
+if("xhigh" !== data166){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data166};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -7767,22 +7840,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs447 === errors;
-valid50 = valid50 || _valid11;
-if(!valid50){
-const _errs449 = errors;
-if(typeof data164 !== "string"){
-let dataType158 = typeof data164;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data164;
+var _valid11 = _errs451 === errors;
+valid52 = valid52 || _valid11;
+if(!valid52){
+const _errs453 = errors;
+if(typeof data166 !== "string"){
+let dataType159 = typeof data166;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data166;
 }
-else if(data164 === null){
-coerced158 = "";
+else if(data166 === null){
+coerced159 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data164};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data166};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -7792,15 +7865,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data164 = coerced158;
-if(data160 !== undefined){
-data160["style"] = coerced158;
+if(coerced159 !== undefined){
+data166 = coerced159;
+if(data165 !== undefined){
+data165[i8] = coerced159;
 }
 }
 }
-if("level" !== data164){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data164};
+if("max" !== data166){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data166};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -7809,11 +7882,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs449 === errors;
-valid50 = valid50 || _valid11;
+var _valid11 = _errs453 === errors;
+valid52 = valid52 || _valid11;
 }
-if(!valid50){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data164};
+}
+}
+}
+}
+}
+if(!valid52){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data166};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -7825,345 +7903,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs446;
+errors = _errs440;
 if(vErrors !== null){
-if(_errs446){
-vErrors.length = _errs446;
+if(_errs440){
+vErrors.length = _errs440;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid46 = _errs445 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data160.budgets !== undefined){
-let data165 = data160.budgets;
-const _errs451 = errors;
-if(errors === _errs451){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-const _errs453 = errors;
-for(const key32 in data165){
-if(!(((((((key32 === "none") || (key32 === "minimal")) || (key32 === "low")) || (key32 === "medium")) || (key32 === "high")) || (key32 === "xhigh")) || (key32 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data165}];
-return false;
+var valid51 = _errs439 === errors;
+if(!valid51){
 break;
 }
 }
-if(_errs453 === errors){
-if(data165.none !== undefined){
-let data166 = data165.none;
-const _errs454 = errors;
-if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
-let dataType159 = typeof data166;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 === "boolean" || data166 === null
-              || (dataType159 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
-coerced159 = +data166;
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data165}];
 return false;
 }
 }
-if(coerced159 !== undefined){
-data166 = coerced159;
-if(data165 !== undefined){
-data165["none"] = coerced159;
-}
-}
-}
-if(errors === _errs454){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data166}];
-return false;
-}
-}
-}
-var valid51 = _errs454 === errors;
+var valid49 = _errs437 === errors;
 }
 else {
-var valid51 = true;
+var valid49 = true;
 }
-if(valid51){
-if(data165.minimal !== undefined){
-let data167 = data165.minimal;
+if(valid49){
+if(data163.style !== undefined){
+let data167 = data163.style;
+const _errs455 = errors;
 const _errs456 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let valid53 = false;
+const _errs457 = errors;
+if(typeof data167 !== "string"){
 let dataType160 = typeof data167;
 let coerced160 = undefined;
 if(!(coerced160 !== undefined)){
-if(dataType160 === "boolean" || data167 === null
-              || (dataType160 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced160 = +data167;
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data167;
+}
+else if(data167 === null){
+coerced160 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data167}];
-return false;
-}
-}
-if(coerced160 !== undefined){
-data167 = coerced160;
-if(data165 !== undefined){
-data165["minimal"] = coerced160;
-}
-}
-}
-if(errors === _errs456){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data167}];
-return false;
-}
-}
-}
-var valid51 = _errs456 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data165.low !== undefined){
-let data168 = data165.low;
-const _errs458 = errors;
-if(!((typeof data168 == "number") && (!(data168 % 1) && !isNaN(data168)))){
-let dataType161 = typeof data168;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 === "boolean" || data168 === null
-              || (dataType161 === "string" && data168 && data168 == +data168 && !(data168 % 1))){
-coerced161 = +data168;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data168}];
-return false;
-}
-}
-if(coerced161 !== undefined){
-data168 = coerced161;
-if(data165 !== undefined){
-data165["low"] = coerced161;
-}
-}
-}
-if(errors === _errs458){
-if(typeof data168 == "number"){
-if(data168 < 1 || isNaN(data168)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data168}];
-return false;
-}
-}
-}
-var valid51 = _errs458 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data165.medium !== undefined){
-let data169 = data165.medium;
-const _errs460 = errors;
-if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
-let dataType162 = typeof data169;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 === "boolean" || data169 === null
-              || (dataType162 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
-coerced162 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data169}];
-return false;
-}
-}
-if(coerced162 !== undefined){
-data169 = coerced162;
-if(data165 !== undefined){
-data165["medium"] = coerced162;
-}
-}
-}
-if(errors === _errs460){
-if(typeof data169 == "number"){
-if(data169 < 1 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data169}];
-return false;
-}
-}
-}
-var valid51 = _errs460 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data165.high !== undefined){
-let data170 = data165.high;
-const _errs462 = errors;
-if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
-let dataType163 = typeof data170;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 === "boolean" || data170 === null
-              || (dataType163 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
-coerced163 = +data170;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data170}];
-return false;
-}
-}
-if(coerced163 !== undefined){
-data170 = coerced163;
-if(data165 !== undefined){
-data165["high"] = coerced163;
-}
-}
-}
-if(errors === _errs462){
-if(typeof data170 == "number"){
-if(data170 < 1 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data170}];
-return false;
-}
-}
-}
-var valid51 = _errs462 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data165.xhigh !== undefined){
-let data171 = data165.xhigh;
-const _errs464 = errors;
-if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
-let dataType164 = typeof data171;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 === "boolean" || data171 === null
-              || (dataType164 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
-coerced164 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data171}];
-return false;
-}
-}
-if(coerced164 !== undefined){
-data171 = coerced164;
-if(data165 !== undefined){
-data165["xhigh"] = coerced164;
-}
-}
-}
-if(errors === _errs464){
-if(typeof data171 == "number"){
-if(data171 < 1 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data171}];
-return false;
-}
-}
-}
-var valid51 = _errs464 === errors;
-}
-else {
-var valid51 = true;
-}
-if(valid51){
-if(data165.max !== undefined){
-let data172 = data165.max;
-const _errs466 = errors;
-if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
-let dataType165 = typeof data172;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 === "boolean" || data172 === null
-              || (dataType165 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
-coerced165 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data172}];
-return false;
-}
-}
-if(coerced165 !== undefined){
-data172 = coerced165;
-if(data165 !== undefined){
-data165["max"] = coerced165;
-}
-}
-}
-if(errors === _errs466){
-if(typeof data172 == "number"){
-if(data172 < 1 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data172}];
-return false;
-}
-}
-}
-var valid51 = _errs466 === errors;
-}
-else {
-var valid51 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data165}];
-return false;
-}
-}
-var valid46 = _errs451 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data160.levels !== undefined){
-let data173 = data160.levels;
-const _errs468 = errors;
-if(errors === _errs468){
-if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
-const _errs470 = errors;
-for(const key33 in data173){
-if(!(((((((key33 === "none") || (key33 === "minimal")) || (key33 === "low")) || (key33 === "medium")) || (key33 === "high")) || (key33 === "xhigh")) || (key33 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data173}];
-return false;
-break;
-}
-}
-if(_errs470 === errors){
-if(data173.none !== undefined){
-let data174 = data173.none;
-const _errs471 = errors;
-const _errs472 = errors;
-let valid53 = false;
-const _errs473 = errors;
-if(typeof data174 !== "string"){
-let dataType166 = typeof data174;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data174;
-}
-else if(data174 === null){
-coerced166 = "";
-}
-else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data174};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -8173,15 +7958,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data174 = coerced166;
-if(data173 !== undefined){
-data173["none"] = coerced166;
+if(coerced160 !== undefined){
+data167 = coerced160;
+if(data163 !== undefined){
+data163["style"] = coerced160;
 }
 }
 }
-if("minimal" !== data174){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data174};
+if("budget" !== data167){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data167};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -8190,22 +7975,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs473 === errors;
+var _valid12 = _errs457 === errors;
 valid53 = valid53 || _valid12;
 if(!valid53){
-const _errs475 = errors;
-if(typeof data174 !== "string"){
-let dataType167 = typeof data174;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data174;
+const _errs459 = errors;
+if(typeof data167 !== "string"){
+let dataType161 = typeof data167;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data167;
 }
-else if(data174 === null){
-coerced167 = "";
+else if(data167 === null){
+coerced161 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data174};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -8215,15 +8000,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data174 = coerced167;
-if(data173 !== undefined){
-data173["none"] = coerced167;
+if(coerced161 !== undefined){
+data167 = coerced161;
+if(data163 !== undefined){
+data163["style"] = coerced161;
 }
 }
 }
-if("low" !== data174){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data174};
+if("level" !== data167){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data167};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -8232,22 +8017,11 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs475 === errors;
+var _valid12 = _errs459 === errors;
 valid53 = valid53 || _valid12;
+}
 if(!valid53){
-const _errs477 = errors;
-if(typeof data174 !== "string"){
-let dataType168 = typeof data174;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data174;
-}
-else if(data174 === null){
-coerced168 = "";
-}
-else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data174};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data167};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -8255,17 +8029,349 @@ else {
 vErrors.push(err106);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs456;
+if(vErrors !== null){
+if(_errs456){
+vErrors.length = _errs456;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid49 = _errs455 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data163.budgets !== undefined){
+let data168 = data163.budgets;
+const _errs461 = errors;
+if(errors === _errs461){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+const _errs463 = errors;
+for(const key32 in data168){
+if(!(((((((key32 === "none") || (key32 === "minimal")) || (key32 === "low")) || (key32 === "medium")) || (key32 === "high")) || (key32 === "xhigh")) || (key32 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data168}];
+return false;
+break;
+}
+}
+if(_errs463 === errors){
+if(data168.none !== undefined){
+let data169 = data168.none;
+const _errs464 = errors;
+if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
+let dataType162 = typeof data169;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 === "boolean" || data169 === null
+              || (dataType162 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
+coerced162 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data169}];
+return false;
+}
+}
+if(coerced162 !== undefined){
+data169 = coerced162;
+if(data168 !== undefined){
+data168["none"] = coerced162;
+}
+}
+}
+if(errors === _errs464){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data169}];
+return false;
+}
+}
+}
+var valid54 = _errs464 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data168.minimal !== undefined){
+let data170 = data168.minimal;
+const _errs466 = errors;
+if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
+let dataType163 = typeof data170;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 === "boolean" || data170 === null
+              || (dataType163 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
+coerced163 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data170}];
+return false;
+}
+}
+if(coerced163 !== undefined){
+data170 = coerced163;
+if(data168 !== undefined){
+data168["minimal"] = coerced163;
+}
+}
+}
+if(errors === _errs466){
+if(typeof data170 == "number"){
+if(data170 < 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data170}];
+return false;
+}
+}
+}
+var valid54 = _errs466 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data168.low !== undefined){
+let data171 = data168.low;
+const _errs468 = errors;
+if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
+let dataType164 = typeof data171;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 === "boolean" || data171 === null
+              || (dataType164 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
+coerced164 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data171}];
+return false;
+}
+}
+if(coerced164 !== undefined){
+data171 = coerced164;
+if(data168 !== undefined){
+data168["low"] = coerced164;
+}
+}
+}
+if(errors === _errs468){
+if(typeof data171 == "number"){
+if(data171 < 1 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data171}];
+return false;
+}
+}
+}
+var valid54 = _errs468 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data168.medium !== undefined){
+let data172 = data168.medium;
+const _errs470 = errors;
+if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
+let dataType165 = typeof data172;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 === "boolean" || data172 === null
+              || (dataType165 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
+coerced165 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data172}];
+return false;
+}
+}
+if(coerced165 !== undefined){
+data172 = coerced165;
+if(data168 !== undefined){
+data168["medium"] = coerced165;
+}
+}
+}
+if(errors === _errs470){
+if(typeof data172 == "number"){
+if(data172 < 1 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data172}];
+return false;
+}
+}
+}
+var valid54 = _errs470 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data168.high !== undefined){
+let data173 = data168.high;
+const _errs472 = errors;
+if(!((typeof data173 == "number") && (!(data173 % 1) && !isNaN(data173)))){
+let dataType166 = typeof data173;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 === "boolean" || data173 === null
+              || (dataType166 === "string" && data173 && data173 == +data173 && !(data173 % 1))){
+coerced166 = +data173;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data173}];
+return false;
+}
+}
+if(coerced166 !== undefined){
+data173 = coerced166;
+if(data168 !== undefined){
+data168["high"] = coerced166;
+}
+}
+}
+if(errors === _errs472){
+if(typeof data173 == "number"){
+if(data173 < 1 || isNaN(data173)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data173}];
+return false;
+}
+}
+}
+var valid54 = _errs472 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data168.xhigh !== undefined){
+let data174 = data168.xhigh;
+const _errs474 = errors;
+if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
+let dataType167 = typeof data174;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 === "boolean" || data174 === null
+              || (dataType167 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
+coerced167 = +data174;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data174}];
+return false;
+}
+}
+if(coerced167 !== undefined){
+data174 = coerced167;
+if(data168 !== undefined){
+data168["xhigh"] = coerced167;
+}
+}
+}
+if(errors === _errs474){
+if(typeof data174 == "number"){
+if(data174 < 1 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data174}];
+return false;
+}
+}
+}
+var valid54 = _errs474 === errors;
+}
+else {
+var valid54 = true;
+}
+if(valid54){
+if(data168.max !== undefined){
+let data175 = data168.max;
+const _errs476 = errors;
+if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
+let dataType168 = typeof data175;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 === "boolean" || data175 === null
+              || (dataType168 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
+coerced168 = +data175;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data175}];
+return false;
 }
 }
 if(coerced168 !== undefined){
-data174 = coerced168;
-if(data173 !== undefined){
-data173["none"] = coerced168;
+data175 = coerced168;
+if(data168 !== undefined){
+data168["max"] = coerced168;
 }
 }
 }
-if("medium" !== data174){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data174};
+if(errors === _errs476){
+if(typeof data175 == "number"){
+if(data175 < 1 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data175}];
+return false;
+}
+}
+}
+var valid54 = _errs476 === errors;
+}
+else {
+var valid54 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data168}];
+return false;
+}
+}
+var valid49 = _errs461 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data163.levels !== undefined){
+let data176 = data163.levels;
+const _errs478 = errors;
+if(errors === _errs478){
+if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
+const _errs480 = errors;
+for(const key33 in data176){
+if(!(((((((key33 === "none") || (key33 === "minimal")) || (key33 === "low")) || (key33 === "medium")) || (key33 === "high")) || (key33 === "xhigh")) || (key33 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data176}];
+return false;
+break;
+}
+}
+if(_errs480 === errors){
+if(data176.none !== undefined){
+let data177 = data176.none;
+const _errs481 = errors;
+const _errs482 = errors;
+let valid56 = false;
+const _errs483 = errors;
+if(typeof data177 !== "string"){
+let dataType169 = typeof data177;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data177;
+}
+else if(data177 === null){
+coerced169 = "";
+}
+else {
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data177};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -8274,22 +8380,16 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs477 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs479 = errors;
-if(typeof data174 !== "string"){
-let dataType169 = typeof data174;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data174;
 }
-else if(data174 === null){
-coerced169 = "";
+if(coerced169 !== undefined){
+data177 = coerced169;
+if(data176 !== undefined){
+data176["none"] = coerced169;
 }
-else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data174};
+}
+}
+if("minimal" !== data177){
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data177};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -8298,16 +8398,22 @@ vErrors.push(err108);
 }
 errors++;
 }
+var _valid13 = _errs483 === errors;
+valid56 = valid56 || _valid13;
+if(!valid56){
+const _errs485 = errors;
+if(typeof data177 !== "string"){
+let dataType170 = typeof data177;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data177;
 }
-if(coerced169 !== undefined){
-data174 = coerced169;
-if(data173 !== undefined){
-data173["none"] = coerced169;
+else if(data177 === null){
+coerced170 = "";
 }
-}
-}
-if("high" !== data174){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data174};
+else {
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data177};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -8316,22 +8422,16 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs479 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs481 = errors;
-if(typeof data174 !== "string"){
-let dataType170 = typeof data174;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data174;
 }
-else if(data174 === null){
-coerced170 = "";
+if(coerced170 !== undefined){
+data177 = coerced170;
+if(data176 !== undefined){
+data176["none"] = coerced170;
 }
-else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data174};
+}
+}
+if("low" !== data177){
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data177};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -8340,16 +8440,22 @@ vErrors.push(err110);
 }
 errors++;
 }
+var _valid13 = _errs485 === errors;
+valid56 = valid56 || _valid13;
+if(!valid56){
+const _errs487 = errors;
+if(typeof data177 !== "string"){
+let dataType171 = typeof data177;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data177;
 }
-if(coerced170 !== undefined){
-data174 = coerced170;
-if(data173 !== undefined){
-data173["none"] = coerced170;
+else if(data177 === null){
+coerced171 = "";
 }
-}
-}
-if("xhigh" !== data174){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data174};
+else {
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data177};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -8358,22 +8464,16 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs481 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs483 = errors;
-if(typeof data174 !== "string"){
-let dataType171 = typeof data174;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data174;
 }
-else if(data174 === null){
-coerced171 = "";
+if(coerced171 !== undefined){
+data177 = coerced171;
+if(data176 !== undefined){
+data176["none"] = coerced171;
 }
-else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data174};
+}
+}
+if("medium" !== data177){
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data177};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -8382,16 +8482,22 @@ vErrors.push(err112);
 }
 errors++;
 }
+var _valid13 = _errs487 === errors;
+valid56 = valid56 || _valid13;
+if(!valid56){
+const _errs489 = errors;
+if(typeof data177 !== "string"){
+let dataType172 = typeof data177;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data177;
 }
-if(coerced171 !== undefined){
-data174 = coerced171;
-if(data173 !== undefined){
-data173["none"] = coerced171;
+else if(data177 === null){
+coerced172 = "";
 }
-}
-}
-if("max" !== data174){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data174};
+else {
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data177};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -8400,15 +8506,16 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs483 === errors;
-valid53 = valid53 || _valid12;
+}
+if(coerced172 !== undefined){
+data177 = coerced172;
+if(data176 !== undefined){
+data176["none"] = coerced172;
 }
 }
 }
-}
-}
-if(!valid53){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data174};
+if("high" !== data177){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data177};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -8416,44 +8523,23 @@ else {
 vErrors.push(err114);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid13 = _errs489 === errors;
+valid56 = valid56 || _valid13;
+if(!valid56){
+const _errs491 = errors;
+if(typeof data177 !== "string"){
+let dataType173 = typeof data177;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data177;
+}
+else if(data177 === null){
+coerced173 = "";
 }
 else {
-errors = _errs472;
-if(vErrors !== null){
-if(_errs472){
-vErrors.length = _errs472;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs471 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data173.minimal !== undefined){
-let data175 = data173.minimal;
-const _errs485 = errors;
-const _errs486 = errors;
-let valid54 = false;
-const _errs487 = errors;
-if(typeof data175 !== "string"){
-let dataType172 = typeof data175;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data175;
-}
-else if(data175 === null){
-coerced172 = "";
-}
-else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data175};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data177};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -8463,15 +8549,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data175 = coerced172;
-if(data173 !== undefined){
-data173["minimal"] = coerced172;
+if(coerced173 !== undefined){
+data177 = coerced173;
+if(data176 !== undefined){
+data176["none"] = coerced173;
 }
 }
 }
-if("minimal" !== data175){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data175};
+if("xhigh" !== data177){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data177};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -8480,22 +8566,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs487 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs489 = errors;
-if(typeof data175 !== "string"){
-let dataType173 = typeof data175;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data175;
+var _valid13 = _errs491 === errors;
+valid56 = valid56 || _valid13;
+if(!valid56){
+const _errs493 = errors;
+if(typeof data177 !== "string"){
+let dataType174 = typeof data177;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data177;
 }
-else if(data175 === null){
-coerced173 = "";
+else if(data177 === null){
+coerced174 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data175};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data177};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -8505,15 +8591,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data175 = coerced173;
-if(data173 !== undefined){
-data173["minimal"] = coerced173;
+if(coerced174 !== undefined){
+data177 = coerced174;
+if(data176 !== undefined){
+data176["none"] = coerced174;
 }
 }
 }
-if("low" !== data175){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data175};
+if("max" !== data177){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data177};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -8522,22 +8608,15 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs489 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs491 = errors;
-if(typeof data175 !== "string"){
-let dataType174 = typeof data175;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data175;
+var _valid13 = _errs493 === errors;
+valid56 = valid56 || _valid13;
 }
-else if(data175 === null){
-coerced174 = "";
 }
-else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data175};
+}
+}
+}
+if(!valid56){
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data177};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -8545,17 +8624,44 @@ else {
 vErrors.push(err119);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs482;
+if(vErrors !== null){
+if(_errs482){
+vErrors.length = _errs482;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced174 !== undefined){
-data175 = coerced174;
-if(data173 !== undefined){
-data173["minimal"] = coerced174;
 }
+var valid55 = _errs481 === errors;
 }
+else {
+var valid55 = true;
 }
-if("medium" !== data175){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data175};
+if(valid55){
+if(data176.minimal !== undefined){
+let data178 = data176.minimal;
+const _errs495 = errors;
+const _errs496 = errors;
+let valid57 = false;
+const _errs497 = errors;
+if(typeof data178 !== "string"){
+let dataType175 = typeof data178;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data178;
+}
+else if(data178 === null){
+coerced175 = "";
+}
+else {
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data178};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -8564,22 +8670,16 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs491 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs493 = errors;
-if(typeof data175 !== "string"){
-let dataType175 = typeof data175;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data175;
 }
-else if(data175 === null){
-coerced175 = "";
+if(coerced175 !== undefined){
+data178 = coerced175;
+if(data176 !== undefined){
+data176["minimal"] = coerced175;
 }
-else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data175};
+}
+}
+if("minimal" !== data178){
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data178};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -8588,16 +8688,22 @@ vErrors.push(err121);
 }
 errors++;
 }
+var _valid14 = _errs497 === errors;
+valid57 = valid57 || _valid14;
+if(!valid57){
+const _errs499 = errors;
+if(typeof data178 !== "string"){
+let dataType176 = typeof data178;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data178;
 }
-if(coerced175 !== undefined){
-data175 = coerced175;
-if(data173 !== undefined){
-data173["minimal"] = coerced175;
+else if(data178 === null){
+coerced176 = "";
 }
-}
-}
-if("high" !== data175){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data175};
+else {
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data178};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -8606,22 +8712,16 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs493 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs495 = errors;
-if(typeof data175 !== "string"){
-let dataType176 = typeof data175;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data175;
 }
-else if(data175 === null){
-coerced176 = "";
+if(coerced176 !== undefined){
+data178 = coerced176;
+if(data176 !== undefined){
+data176["minimal"] = coerced176;
 }
-else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data175};
+}
+}
+if("low" !== data178){
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data178};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -8630,16 +8730,22 @@ vErrors.push(err123);
 }
 errors++;
 }
+var _valid14 = _errs499 === errors;
+valid57 = valid57 || _valid14;
+if(!valid57){
+const _errs501 = errors;
+if(typeof data178 !== "string"){
+let dataType177 = typeof data178;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data178;
 }
-if(coerced176 !== undefined){
-data175 = coerced176;
-if(data173 !== undefined){
-data173["minimal"] = coerced176;
+else if(data178 === null){
+coerced177 = "";
 }
-}
-}
-if("xhigh" !== data175){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data175};
+else {
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data178};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -8648,22 +8754,16 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs495 === errors;
-valid54 = valid54 || _valid13;
-if(!valid54){
-const _errs497 = errors;
-if(typeof data175 !== "string"){
-let dataType177 = typeof data175;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data175;
 }
-else if(data175 === null){
-coerced177 = "";
+if(coerced177 !== undefined){
+data178 = coerced177;
+if(data176 !== undefined){
+data176["minimal"] = coerced177;
 }
-else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data175};
+}
+}
+if("medium" !== data178){
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data178};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -8672,16 +8772,22 @@ vErrors.push(err125);
 }
 errors++;
 }
+var _valid14 = _errs501 === errors;
+valid57 = valid57 || _valid14;
+if(!valid57){
+const _errs503 = errors;
+if(typeof data178 !== "string"){
+let dataType178 = typeof data178;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data178;
 }
-if(coerced177 !== undefined){
-data175 = coerced177;
-if(data173 !== undefined){
-data173["minimal"] = coerced177;
+else if(data178 === null){
+coerced178 = "";
 }
-}
-}
-if("max" !== data175){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data175};
+else {
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data178};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -8690,15 +8796,16 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs497 === errors;
-valid54 = valid54 || _valid13;
+}
+if(coerced178 !== undefined){
+data178 = coerced178;
+if(data176 !== undefined){
+data176["minimal"] = coerced178;
 }
 }
 }
-}
-}
-if(!valid54){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data175};
+if("high" !== data178){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data178};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -8706,44 +8813,23 @@ else {
 vErrors.push(err127);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid14 = _errs503 === errors;
+valid57 = valid57 || _valid14;
+if(!valid57){
+const _errs505 = errors;
+if(typeof data178 !== "string"){
+let dataType179 = typeof data178;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data178;
+}
+else if(data178 === null){
+coerced179 = "";
 }
 else {
-errors = _errs486;
-if(vErrors !== null){
-if(_errs486){
-vErrors.length = _errs486;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs485 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data173.low !== undefined){
-let data176 = data173.low;
-const _errs499 = errors;
-const _errs500 = errors;
-let valid55 = false;
-const _errs501 = errors;
-if(typeof data176 !== "string"){
-let dataType178 = typeof data176;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data176;
-}
-else if(data176 === null){
-coerced178 = "";
-}
-else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data176};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data178};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -8753,15 +8839,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data176 = coerced178;
-if(data173 !== undefined){
-data173["low"] = coerced178;
+if(coerced179 !== undefined){
+data178 = coerced179;
+if(data176 !== undefined){
+data176["minimal"] = coerced179;
 }
 }
 }
-if("minimal" !== data176){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data176};
+if("xhigh" !== data178){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data178};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -8770,22 +8856,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs501 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs503 = errors;
-if(typeof data176 !== "string"){
-let dataType179 = typeof data176;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data176;
+var _valid14 = _errs505 === errors;
+valid57 = valid57 || _valid14;
+if(!valid57){
+const _errs507 = errors;
+if(typeof data178 !== "string"){
+let dataType180 = typeof data178;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data178;
 }
-else if(data176 === null){
-coerced179 = "";
+else if(data178 === null){
+coerced180 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data176};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data178};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -8795,15 +8881,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data176 = coerced179;
-if(data173 !== undefined){
-data173["low"] = coerced179;
+if(coerced180 !== undefined){
+data178 = coerced180;
+if(data176 !== undefined){
+data176["minimal"] = coerced180;
 }
 }
 }
-if("low" !== data176){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data176};
+if("max" !== data178){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data178};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -8812,22 +8898,15 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs503 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs505 = errors;
-if(typeof data176 !== "string"){
-let dataType180 = typeof data176;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data176;
+var _valid14 = _errs507 === errors;
+valid57 = valid57 || _valid14;
 }
-else if(data176 === null){
-coerced180 = "";
 }
-else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data176};
+}
+}
+}
+if(!valid57){
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data178};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -8835,17 +8914,44 @@ else {
 vErrors.push(err132);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs496;
+if(vErrors !== null){
+if(_errs496){
+vErrors.length = _errs496;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced180 !== undefined){
-data176 = coerced180;
-if(data173 !== undefined){
-data173["low"] = coerced180;
 }
+var valid55 = _errs495 === errors;
 }
+else {
+var valid55 = true;
 }
-if("medium" !== data176){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data176};
+if(valid55){
+if(data176.low !== undefined){
+let data179 = data176.low;
+const _errs509 = errors;
+const _errs510 = errors;
+let valid58 = false;
+const _errs511 = errors;
+if(typeof data179 !== "string"){
+let dataType181 = typeof data179;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data179;
+}
+else if(data179 === null){
+coerced181 = "";
+}
+else {
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data179};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -8854,22 +8960,16 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs505 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs507 = errors;
-if(typeof data176 !== "string"){
-let dataType181 = typeof data176;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data176;
 }
-else if(data176 === null){
-coerced181 = "";
+if(coerced181 !== undefined){
+data179 = coerced181;
+if(data176 !== undefined){
+data176["low"] = coerced181;
 }
-else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data176};
+}
+}
+if("minimal" !== data179){
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data179};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -8878,16 +8978,22 @@ vErrors.push(err134);
 }
 errors++;
 }
+var _valid15 = _errs511 === errors;
+valid58 = valid58 || _valid15;
+if(!valid58){
+const _errs513 = errors;
+if(typeof data179 !== "string"){
+let dataType182 = typeof data179;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data179;
 }
-if(coerced181 !== undefined){
-data176 = coerced181;
-if(data173 !== undefined){
-data173["low"] = coerced181;
+else if(data179 === null){
+coerced182 = "";
 }
-}
-}
-if("high" !== data176){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data176};
+else {
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data179};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -8896,22 +9002,16 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs507 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs509 = errors;
-if(typeof data176 !== "string"){
-let dataType182 = typeof data176;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data176;
 }
-else if(data176 === null){
-coerced182 = "";
+if(coerced182 !== undefined){
+data179 = coerced182;
+if(data176 !== undefined){
+data176["low"] = coerced182;
 }
-else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data176};
+}
+}
+if("low" !== data179){
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data179};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -8920,16 +9020,22 @@ vErrors.push(err136);
 }
 errors++;
 }
+var _valid15 = _errs513 === errors;
+valid58 = valid58 || _valid15;
+if(!valid58){
+const _errs515 = errors;
+if(typeof data179 !== "string"){
+let dataType183 = typeof data179;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data179;
 }
-if(coerced182 !== undefined){
-data176 = coerced182;
-if(data173 !== undefined){
-data173["low"] = coerced182;
+else if(data179 === null){
+coerced183 = "";
 }
-}
-}
-if("xhigh" !== data176){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data176};
+else {
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data179};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -8938,22 +9044,16 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs509 === errors;
-valid55 = valid55 || _valid14;
-if(!valid55){
-const _errs511 = errors;
-if(typeof data176 !== "string"){
-let dataType183 = typeof data176;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data176;
 }
-else if(data176 === null){
-coerced183 = "";
+if(coerced183 !== undefined){
+data179 = coerced183;
+if(data176 !== undefined){
+data176["low"] = coerced183;
 }
-else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data176};
+}
+}
+if("medium" !== data179){
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data179};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -8962,16 +9062,22 @@ vErrors.push(err138);
 }
 errors++;
 }
+var _valid15 = _errs515 === errors;
+valid58 = valid58 || _valid15;
+if(!valid58){
+const _errs517 = errors;
+if(typeof data179 !== "string"){
+let dataType184 = typeof data179;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data179;
 }
-if(coerced183 !== undefined){
-data176 = coerced183;
-if(data173 !== undefined){
-data173["low"] = coerced183;
+else if(data179 === null){
+coerced184 = "";
 }
-}
-}
-if("max" !== data176){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data176};
+else {
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data179};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -8980,15 +9086,16 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs511 === errors;
-valid55 = valid55 || _valid14;
+}
+if(coerced184 !== undefined){
+data179 = coerced184;
+if(data176 !== undefined){
+data176["low"] = coerced184;
 }
 }
 }
-}
-}
-if(!valid55){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data176};
+if("high" !== data179){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data179};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -8996,44 +9103,23 @@ else {
 vErrors.push(err140);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid15 = _errs517 === errors;
+valid58 = valid58 || _valid15;
+if(!valid58){
+const _errs519 = errors;
+if(typeof data179 !== "string"){
+let dataType185 = typeof data179;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data179;
+}
+else if(data179 === null){
+coerced185 = "";
 }
 else {
-errors = _errs500;
-if(vErrors !== null){
-if(_errs500){
-vErrors.length = _errs500;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs499 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data173.medium !== undefined){
-let data177 = data173.medium;
-const _errs513 = errors;
-const _errs514 = errors;
-let valid56 = false;
-const _errs515 = errors;
-if(typeof data177 !== "string"){
-let dataType184 = typeof data177;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data177;
-}
-else if(data177 === null){
-coerced184 = "";
-}
-else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data177};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data179};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -9043,15 +9129,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data177 = coerced184;
-if(data173 !== undefined){
-data173["medium"] = coerced184;
+if(coerced185 !== undefined){
+data179 = coerced185;
+if(data176 !== undefined){
+data176["low"] = coerced185;
 }
 }
 }
-if("minimal" !== data177){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data177};
+if("xhigh" !== data179){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data179};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -9060,22 +9146,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs515 === errors;
-valid56 = valid56 || _valid15;
-if(!valid56){
-const _errs517 = errors;
-if(typeof data177 !== "string"){
-let dataType185 = typeof data177;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data177;
+var _valid15 = _errs519 === errors;
+valid58 = valid58 || _valid15;
+if(!valid58){
+const _errs521 = errors;
+if(typeof data179 !== "string"){
+let dataType186 = typeof data179;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data179;
 }
-else if(data177 === null){
-coerced185 = "";
+else if(data179 === null){
+coerced186 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data177};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data179};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -9085,15 +9171,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data177 = coerced185;
-if(data173 !== undefined){
-data173["medium"] = coerced185;
+if(coerced186 !== undefined){
+data179 = coerced186;
+if(data176 !== undefined){
+data176["low"] = coerced186;
 }
 }
 }
-if("low" !== data177){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data177};
+if("max" !== data179){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data179};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -9102,22 +9188,15 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs517 === errors;
-valid56 = valid56 || _valid15;
-if(!valid56){
-const _errs519 = errors;
-if(typeof data177 !== "string"){
-let dataType186 = typeof data177;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data177;
+var _valid15 = _errs521 === errors;
+valid58 = valid58 || _valid15;
 }
-else if(data177 === null){
-coerced186 = "";
 }
-else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data177};
+}
+}
+}
+if(!valid58){
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data179};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -9125,17 +9204,44 @@ else {
 vErrors.push(err145);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs510;
+if(vErrors !== null){
+if(_errs510){
+vErrors.length = _errs510;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced186 !== undefined){
-data177 = coerced186;
-if(data173 !== undefined){
-data173["medium"] = coerced186;
 }
+var valid55 = _errs509 === errors;
 }
+else {
+var valid55 = true;
 }
-if("medium" !== data177){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data177};
+if(valid55){
+if(data176.medium !== undefined){
+let data180 = data176.medium;
+const _errs523 = errors;
+const _errs524 = errors;
+let valid59 = false;
+const _errs525 = errors;
+if(typeof data180 !== "string"){
+let dataType187 = typeof data180;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data180;
+}
+else if(data180 === null){
+coerced187 = "";
+}
+else {
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data180};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -9144,22 +9250,16 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs519 === errors;
-valid56 = valid56 || _valid15;
-if(!valid56){
-const _errs521 = errors;
-if(typeof data177 !== "string"){
-let dataType187 = typeof data177;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data177;
 }
-else if(data177 === null){
-coerced187 = "";
+if(coerced187 !== undefined){
+data180 = coerced187;
+if(data176 !== undefined){
+data176["medium"] = coerced187;
 }
-else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data177};
+}
+}
+if("minimal" !== data180){
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data180};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -9168,16 +9268,22 @@ vErrors.push(err147);
 }
 errors++;
 }
+var _valid16 = _errs525 === errors;
+valid59 = valid59 || _valid16;
+if(!valid59){
+const _errs527 = errors;
+if(typeof data180 !== "string"){
+let dataType188 = typeof data180;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data180;
 }
-if(coerced187 !== undefined){
-data177 = coerced187;
-if(data173 !== undefined){
-data173["medium"] = coerced187;
+else if(data180 === null){
+coerced188 = "";
 }
-}
-}
-if("high" !== data177){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data177};
+else {
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data180};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -9186,22 +9292,16 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs521 === errors;
-valid56 = valid56 || _valid15;
-if(!valid56){
-const _errs523 = errors;
-if(typeof data177 !== "string"){
-let dataType188 = typeof data177;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data177;
 }
-else if(data177 === null){
-coerced188 = "";
+if(coerced188 !== undefined){
+data180 = coerced188;
+if(data176 !== undefined){
+data176["medium"] = coerced188;
 }
-else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data177};
+}
+}
+if("low" !== data180){
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data180};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -9210,16 +9310,22 @@ vErrors.push(err149);
 }
 errors++;
 }
+var _valid16 = _errs527 === errors;
+valid59 = valid59 || _valid16;
+if(!valid59){
+const _errs529 = errors;
+if(typeof data180 !== "string"){
+let dataType189 = typeof data180;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data180;
 }
-if(coerced188 !== undefined){
-data177 = coerced188;
-if(data173 !== undefined){
-data173["medium"] = coerced188;
+else if(data180 === null){
+coerced189 = "";
 }
-}
-}
-if("xhigh" !== data177){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data177};
+else {
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data180};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -9228,22 +9334,16 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs523 === errors;
-valid56 = valid56 || _valid15;
-if(!valid56){
-const _errs525 = errors;
-if(typeof data177 !== "string"){
-let dataType189 = typeof data177;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data177;
 }
-else if(data177 === null){
-coerced189 = "";
+if(coerced189 !== undefined){
+data180 = coerced189;
+if(data176 !== undefined){
+data176["medium"] = coerced189;
 }
-else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data177};
+}
+}
+if("medium" !== data180){
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data180};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -9252,16 +9352,22 @@ vErrors.push(err151);
 }
 errors++;
 }
+var _valid16 = _errs529 === errors;
+valid59 = valid59 || _valid16;
+if(!valid59){
+const _errs531 = errors;
+if(typeof data180 !== "string"){
+let dataType190 = typeof data180;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data180;
 }
-if(coerced189 !== undefined){
-data177 = coerced189;
-if(data173 !== undefined){
-data173["medium"] = coerced189;
+else if(data180 === null){
+coerced190 = "";
 }
-}
-}
-if("max" !== data177){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data177};
+else {
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data180};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -9270,15 +9376,16 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs525 === errors;
-valid56 = valid56 || _valid15;
+}
+if(coerced190 !== undefined){
+data180 = coerced190;
+if(data176 !== undefined){
+data176["medium"] = coerced190;
 }
 }
 }
-}
-}
-if(!valid56){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data177};
+if("high" !== data180){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data180};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -9286,44 +9393,23 @@ else {
 vErrors.push(err153);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid16 = _errs531 === errors;
+valid59 = valid59 || _valid16;
+if(!valid59){
+const _errs533 = errors;
+if(typeof data180 !== "string"){
+let dataType191 = typeof data180;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data180;
+}
+else if(data180 === null){
+coerced191 = "";
 }
 else {
-errors = _errs514;
-if(vErrors !== null){
-if(_errs514){
-vErrors.length = _errs514;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs513 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data173.high !== undefined){
-let data178 = data173.high;
-const _errs527 = errors;
-const _errs528 = errors;
-let valid57 = false;
-const _errs529 = errors;
-if(typeof data178 !== "string"){
-let dataType190 = typeof data178;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data178;
-}
-else if(data178 === null){
-coerced190 = "";
-}
-else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data178};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data180};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -9333,15 +9419,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced190 !== undefined){
-data178 = coerced190;
-if(data173 !== undefined){
-data173["high"] = coerced190;
+if(coerced191 !== undefined){
+data180 = coerced191;
+if(data176 !== undefined){
+data176["medium"] = coerced191;
 }
 }
 }
-if("minimal" !== data178){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data178};
+if("xhigh" !== data180){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data180};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -9350,22 +9436,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs529 === errors;
-valid57 = valid57 || _valid16;
-if(!valid57){
-const _errs531 = errors;
-if(typeof data178 !== "string"){
-let dataType191 = typeof data178;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data178;
+var _valid16 = _errs533 === errors;
+valid59 = valid59 || _valid16;
+if(!valid59){
+const _errs535 = errors;
+if(typeof data180 !== "string"){
+let dataType192 = typeof data180;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data180;
 }
-else if(data178 === null){
-coerced191 = "";
+else if(data180 === null){
+coerced192 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data178};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data180};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -9375,15 +9461,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data178 = coerced191;
-if(data173 !== undefined){
-data173["high"] = coerced191;
+if(coerced192 !== undefined){
+data180 = coerced192;
+if(data176 !== undefined){
+data176["medium"] = coerced192;
 }
 }
 }
-if("low" !== data178){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data178};
+if("max" !== data180){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data180};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -9392,22 +9478,15 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs531 === errors;
-valid57 = valid57 || _valid16;
-if(!valid57){
-const _errs533 = errors;
-if(typeof data178 !== "string"){
-let dataType192 = typeof data178;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data178;
+var _valid16 = _errs535 === errors;
+valid59 = valid59 || _valid16;
 }
-else if(data178 === null){
-coerced192 = "";
 }
-else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data178};
+}
+}
+}
+if(!valid59){
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data180};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -9415,17 +9494,44 @@ else {
 vErrors.push(err158);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs524;
+if(vErrors !== null){
+if(_errs524){
+vErrors.length = _errs524;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced192 !== undefined){
-data178 = coerced192;
-if(data173 !== undefined){
-data173["high"] = coerced192;
 }
+var valid55 = _errs523 === errors;
 }
+else {
+var valid55 = true;
 }
-if("medium" !== data178){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data178};
+if(valid55){
+if(data176.high !== undefined){
+let data181 = data176.high;
+const _errs537 = errors;
+const _errs538 = errors;
+let valid60 = false;
+const _errs539 = errors;
+if(typeof data181 !== "string"){
+let dataType193 = typeof data181;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data181;
+}
+else if(data181 === null){
+coerced193 = "";
+}
+else {
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data181};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -9434,22 +9540,16 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs533 === errors;
-valid57 = valid57 || _valid16;
-if(!valid57){
-const _errs535 = errors;
-if(typeof data178 !== "string"){
-let dataType193 = typeof data178;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data178;
 }
-else if(data178 === null){
-coerced193 = "";
+if(coerced193 !== undefined){
+data181 = coerced193;
+if(data176 !== undefined){
+data176["high"] = coerced193;
 }
-else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data178};
+}
+}
+if("minimal" !== data181){
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data181};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -9458,16 +9558,22 @@ vErrors.push(err160);
 }
 errors++;
 }
+var _valid17 = _errs539 === errors;
+valid60 = valid60 || _valid17;
+if(!valid60){
+const _errs541 = errors;
+if(typeof data181 !== "string"){
+let dataType194 = typeof data181;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data181;
 }
-if(coerced193 !== undefined){
-data178 = coerced193;
-if(data173 !== undefined){
-data173["high"] = coerced193;
+else if(data181 === null){
+coerced194 = "";
 }
-}
-}
-if("high" !== data178){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data178};
+else {
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data181};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -9476,22 +9582,16 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs535 === errors;
-valid57 = valid57 || _valid16;
-if(!valid57){
-const _errs537 = errors;
-if(typeof data178 !== "string"){
-let dataType194 = typeof data178;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data178;
 }
-else if(data178 === null){
-coerced194 = "";
+if(coerced194 !== undefined){
+data181 = coerced194;
+if(data176 !== undefined){
+data176["high"] = coerced194;
 }
-else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data178};
+}
+}
+if("low" !== data181){
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data181};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -9500,16 +9600,22 @@ vErrors.push(err162);
 }
 errors++;
 }
+var _valid17 = _errs541 === errors;
+valid60 = valid60 || _valid17;
+if(!valid60){
+const _errs543 = errors;
+if(typeof data181 !== "string"){
+let dataType195 = typeof data181;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data181;
 }
-if(coerced194 !== undefined){
-data178 = coerced194;
-if(data173 !== undefined){
-data173["high"] = coerced194;
+else if(data181 === null){
+coerced195 = "";
 }
-}
-}
-if("xhigh" !== data178){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data178};
+else {
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data181};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -9518,22 +9624,16 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs537 === errors;
-valid57 = valid57 || _valid16;
-if(!valid57){
-const _errs539 = errors;
-if(typeof data178 !== "string"){
-let dataType195 = typeof data178;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data178;
 }
-else if(data178 === null){
-coerced195 = "";
+if(coerced195 !== undefined){
+data181 = coerced195;
+if(data176 !== undefined){
+data176["high"] = coerced195;
 }
-else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data178};
+}
+}
+if("medium" !== data181){
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data181};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -9542,16 +9642,22 @@ vErrors.push(err164);
 }
 errors++;
 }
+var _valid17 = _errs543 === errors;
+valid60 = valid60 || _valid17;
+if(!valid60){
+const _errs545 = errors;
+if(typeof data181 !== "string"){
+let dataType196 = typeof data181;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data181;
 }
-if(coerced195 !== undefined){
-data178 = coerced195;
-if(data173 !== undefined){
-data173["high"] = coerced195;
+else if(data181 === null){
+coerced196 = "";
 }
-}
-}
-if("max" !== data178){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data178};
+else {
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data181};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -9560,15 +9666,16 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs539 === errors;
-valid57 = valid57 || _valid16;
+}
+if(coerced196 !== undefined){
+data181 = coerced196;
+if(data176 !== undefined){
+data176["high"] = coerced196;
 }
 }
 }
-}
-}
-if(!valid57){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data178};
+if("high" !== data181){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data181};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -9576,44 +9683,23 @@ else {
 vErrors.push(err166);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid17 = _errs545 === errors;
+valid60 = valid60 || _valid17;
+if(!valid60){
+const _errs547 = errors;
+if(typeof data181 !== "string"){
+let dataType197 = typeof data181;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data181;
+}
+else if(data181 === null){
+coerced197 = "";
 }
 else {
-errors = _errs528;
-if(vErrors !== null){
-if(_errs528){
-vErrors.length = _errs528;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs527 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data173.xhigh !== undefined){
-let data179 = data173.xhigh;
-const _errs541 = errors;
-const _errs542 = errors;
-let valid58 = false;
-const _errs543 = errors;
-if(typeof data179 !== "string"){
-let dataType196 = typeof data179;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data179;
-}
-else if(data179 === null){
-coerced196 = "";
-}
-else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data179};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data181};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -9623,15 +9709,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data179 = coerced196;
-if(data173 !== undefined){
-data173["xhigh"] = coerced196;
+if(coerced197 !== undefined){
+data181 = coerced197;
+if(data176 !== undefined){
+data176["high"] = coerced197;
 }
 }
 }
-if("minimal" !== data179){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data179};
+if("xhigh" !== data181){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data181};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -9640,22 +9726,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs543 === errors;
-valid58 = valid58 || _valid17;
-if(!valid58){
-const _errs545 = errors;
-if(typeof data179 !== "string"){
-let dataType197 = typeof data179;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data179;
+var _valid17 = _errs547 === errors;
+valid60 = valid60 || _valid17;
+if(!valid60){
+const _errs549 = errors;
+if(typeof data181 !== "string"){
+let dataType198 = typeof data181;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data181;
 }
-else if(data179 === null){
-coerced197 = "";
+else if(data181 === null){
+coerced198 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data179};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data181};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -9665,15 +9751,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data179 = coerced197;
-if(data173 !== undefined){
-data173["xhigh"] = coerced197;
+if(coerced198 !== undefined){
+data181 = coerced198;
+if(data176 !== undefined){
+data176["high"] = coerced198;
 }
 }
 }
-if("low" !== data179){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data179};
+if("max" !== data181){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data181};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -9682,22 +9768,15 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs545 === errors;
-valid58 = valid58 || _valid17;
-if(!valid58){
-const _errs547 = errors;
-if(typeof data179 !== "string"){
-let dataType198 = typeof data179;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data179;
+var _valid17 = _errs549 === errors;
+valid60 = valid60 || _valid17;
 }
-else if(data179 === null){
-coerced198 = "";
 }
-else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data179};
+}
+}
+}
+if(!valid60){
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data181};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -9705,17 +9784,44 @@ else {
 vErrors.push(err171);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs538;
+if(vErrors !== null){
+if(_errs538){
+vErrors.length = _errs538;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced198 !== undefined){
-data179 = coerced198;
-if(data173 !== undefined){
-data173["xhigh"] = coerced198;
 }
+var valid55 = _errs537 === errors;
 }
+else {
+var valid55 = true;
 }
-if("medium" !== data179){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data179};
+if(valid55){
+if(data176.xhigh !== undefined){
+let data182 = data176.xhigh;
+const _errs551 = errors;
+const _errs552 = errors;
+let valid61 = false;
+const _errs553 = errors;
+if(typeof data182 !== "string"){
+let dataType199 = typeof data182;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data182;
+}
+else if(data182 === null){
+coerced199 = "";
+}
+else {
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data182};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -9724,22 +9830,16 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs547 === errors;
-valid58 = valid58 || _valid17;
-if(!valid58){
-const _errs549 = errors;
-if(typeof data179 !== "string"){
-let dataType199 = typeof data179;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data179;
 }
-else if(data179 === null){
-coerced199 = "";
+if(coerced199 !== undefined){
+data182 = coerced199;
+if(data176 !== undefined){
+data176["xhigh"] = coerced199;
 }
-else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data179};
+}
+}
+if("minimal" !== data182){
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data182};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -9748,16 +9848,22 @@ vErrors.push(err173);
 }
 errors++;
 }
+var _valid18 = _errs553 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs555 = errors;
+if(typeof data182 !== "string"){
+let dataType200 = typeof data182;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data182;
 }
-if(coerced199 !== undefined){
-data179 = coerced199;
-if(data173 !== undefined){
-data173["xhigh"] = coerced199;
+else if(data182 === null){
+coerced200 = "";
 }
-}
-}
-if("high" !== data179){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data179};
+else {
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data182};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -9766,22 +9872,16 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs549 === errors;
-valid58 = valid58 || _valid17;
-if(!valid58){
-const _errs551 = errors;
-if(typeof data179 !== "string"){
-let dataType200 = typeof data179;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data179;
 }
-else if(data179 === null){
-coerced200 = "";
+if(coerced200 !== undefined){
+data182 = coerced200;
+if(data176 !== undefined){
+data176["xhigh"] = coerced200;
 }
-else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data179};
+}
+}
+if("low" !== data182){
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data182};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -9790,16 +9890,22 @@ vErrors.push(err175);
 }
 errors++;
 }
+var _valid18 = _errs555 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs557 = errors;
+if(typeof data182 !== "string"){
+let dataType201 = typeof data182;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data182;
 }
-if(coerced200 !== undefined){
-data179 = coerced200;
-if(data173 !== undefined){
-data173["xhigh"] = coerced200;
+else if(data182 === null){
+coerced201 = "";
 }
-}
-}
-if("xhigh" !== data179){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data179};
+else {
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data182};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -9808,22 +9914,16 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs551 === errors;
-valid58 = valid58 || _valid17;
-if(!valid58){
-const _errs553 = errors;
-if(typeof data179 !== "string"){
-let dataType201 = typeof data179;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data179;
 }
-else if(data179 === null){
-coerced201 = "";
+if(coerced201 !== undefined){
+data182 = coerced201;
+if(data176 !== undefined){
+data176["xhigh"] = coerced201;
 }
-else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data179};
+}
+}
+if("medium" !== data182){
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data182};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -9832,16 +9932,22 @@ vErrors.push(err177);
 }
 errors++;
 }
+var _valid18 = _errs557 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs559 = errors;
+if(typeof data182 !== "string"){
+let dataType202 = typeof data182;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data182;
 }
-if(coerced201 !== undefined){
-data179 = coerced201;
-if(data173 !== undefined){
-data173["xhigh"] = coerced201;
+else if(data182 === null){
+coerced202 = "";
 }
-}
-}
-if("max" !== data179){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data179};
+else {
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data182};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -9850,15 +9956,16 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs553 === errors;
-valid58 = valid58 || _valid17;
+}
+if(coerced202 !== undefined){
+data182 = coerced202;
+if(data176 !== undefined){
+data176["xhigh"] = coerced202;
 }
 }
 }
-}
-}
-if(!valid58){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data179};
+if("high" !== data182){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data182};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -9866,44 +9973,23 @@ else {
 vErrors.push(err179);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid18 = _errs559 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs561 = errors;
+if(typeof data182 !== "string"){
+let dataType203 = typeof data182;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data182;
+}
+else if(data182 === null){
+coerced203 = "";
 }
 else {
-errors = _errs542;
-if(vErrors !== null){
-if(_errs542){
-vErrors.length = _errs542;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs541 === errors;
-}
-else {
-var valid52 = true;
-}
-if(valid52){
-if(data173.max !== undefined){
-let data180 = data173.max;
-const _errs555 = errors;
-const _errs556 = errors;
-let valid59 = false;
-const _errs557 = errors;
-if(typeof data180 !== "string"){
-let dataType202 = typeof data180;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data180;
-}
-else if(data180 === null){
-coerced202 = "";
-}
-else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data180};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data182};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -9913,15 +9999,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced202 !== undefined){
-data180 = coerced202;
-if(data173 !== undefined){
-data173["max"] = coerced202;
+if(coerced203 !== undefined){
+data182 = coerced203;
+if(data176 !== undefined){
+data176["xhigh"] = coerced203;
 }
 }
 }
-if("minimal" !== data180){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data180};
+if("xhigh" !== data182){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data182};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -9930,22 +10016,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs557 === errors;
-valid59 = valid59 || _valid18;
-if(!valid59){
-const _errs559 = errors;
-if(typeof data180 !== "string"){
-let dataType203 = typeof data180;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "number" || dataType203 == "boolean"){
-coerced203 = "" + data180;
+var _valid18 = _errs561 === errors;
+valid61 = valid61 || _valid18;
+if(!valid61){
+const _errs563 = errors;
+if(typeof data182 !== "string"){
+let dataType204 = typeof data182;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data182;
 }
-else if(data180 === null){
-coerced203 = "";
+else if(data182 === null){
+coerced204 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data180};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data182};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -9955,15 +10041,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced203 !== undefined){
-data180 = coerced203;
-if(data173 !== undefined){
-data173["max"] = coerced203;
+if(coerced204 !== undefined){
+data182 = coerced204;
+if(data176 !== undefined){
+data176["xhigh"] = coerced204;
 }
 }
 }
-if("low" !== data180){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data180};
+if("max" !== data182){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data182};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -9972,22 +10058,15 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs559 === errors;
-valid59 = valid59 || _valid18;
-if(!valid59){
-const _errs561 = errors;
-if(typeof data180 !== "string"){
-let dataType204 = typeof data180;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data180;
+var _valid18 = _errs563 === errors;
+valid61 = valid61 || _valid18;
 }
-else if(data180 === null){
-coerced204 = "";
 }
-else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data180};
+}
+}
+}
+if(!valid61){
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data182};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -9995,17 +10074,44 @@ else {
 vErrors.push(err184);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs552;
+if(vErrors !== null){
+if(_errs552){
+vErrors.length = _errs552;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced204 !== undefined){
-data180 = coerced204;
-if(data173 !== undefined){
-data173["max"] = coerced204;
 }
+var valid55 = _errs551 === errors;
 }
+else {
+var valid55 = true;
 }
-if("medium" !== data180){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data180};
+if(valid55){
+if(data176.max !== undefined){
+let data183 = data176.max;
+const _errs565 = errors;
+const _errs566 = errors;
+let valid62 = false;
+const _errs567 = errors;
+if(typeof data183 !== "string"){
+let dataType205 = typeof data183;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data183;
+}
+else if(data183 === null){
+coerced205 = "";
+}
+else {
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data183};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -10014,22 +10120,16 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs561 === errors;
-valid59 = valid59 || _valid18;
-if(!valid59){
-const _errs563 = errors;
-if(typeof data180 !== "string"){
-let dataType205 = typeof data180;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data180;
 }
-else if(data180 === null){
-coerced205 = "";
+if(coerced205 !== undefined){
+data183 = coerced205;
+if(data176 !== undefined){
+data176["max"] = coerced205;
 }
-else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data180};
+}
+}
+if("minimal" !== data183){
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data183};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -10038,16 +10138,22 @@ vErrors.push(err186);
 }
 errors++;
 }
+var _valid19 = _errs567 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs569 = errors;
+if(typeof data183 !== "string"){
+let dataType206 = typeof data183;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data183;
 }
-if(coerced205 !== undefined){
-data180 = coerced205;
-if(data173 !== undefined){
-data173["max"] = coerced205;
+else if(data183 === null){
+coerced206 = "";
 }
-}
-}
-if("high" !== data180){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data180};
+else {
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data183};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -10056,22 +10162,16 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs563 === errors;
-valid59 = valid59 || _valid18;
-if(!valid59){
-const _errs565 = errors;
-if(typeof data180 !== "string"){
-let dataType206 = typeof data180;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data180;
 }
-else if(data180 === null){
-coerced206 = "";
+if(coerced206 !== undefined){
+data183 = coerced206;
+if(data176 !== undefined){
+data176["max"] = coerced206;
 }
-else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data180};
+}
+}
+if("low" !== data183){
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data183};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -10080,16 +10180,22 @@ vErrors.push(err188);
 }
 errors++;
 }
+var _valid19 = _errs569 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs571 = errors;
+if(typeof data183 !== "string"){
+let dataType207 = typeof data183;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data183;
 }
-if(coerced206 !== undefined){
-data180 = coerced206;
-if(data173 !== undefined){
-data173["max"] = coerced206;
+else if(data183 === null){
+coerced207 = "";
 }
-}
-}
-if("xhigh" !== data180){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data180};
+else {
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data183};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -10098,22 +10204,16 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs565 === errors;
-valid59 = valid59 || _valid18;
-if(!valid59){
-const _errs567 = errors;
-if(typeof data180 !== "string"){
-let dataType207 = typeof data180;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data180;
 }
-else if(data180 === null){
-coerced207 = "";
+if(coerced207 !== undefined){
+data183 = coerced207;
+if(data176 !== undefined){
+data176["max"] = coerced207;
 }
-else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data180};
+}
+}
+if("medium" !== data183){
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data183};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -10122,16 +10222,22 @@ vErrors.push(err190);
 }
 errors++;
 }
+var _valid19 = _errs571 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs573 = errors;
+if(typeof data183 !== "string"){
+let dataType208 = typeof data183;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data183;
 }
-if(coerced207 !== undefined){
-data180 = coerced207;
-if(data173 !== undefined){
-data173["max"] = coerced207;
+else if(data183 === null){
+coerced208 = "";
 }
-}
-}
-if("max" !== data180){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data180};
+else {
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data183};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -10140,15 +10246,16 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs567 === errors;
-valid59 = valid59 || _valid18;
+}
+if(coerced208 !== undefined){
+data183 = coerced208;
+if(data176 !== undefined){
+data176["max"] = coerced208;
 }
 }
 }
-}
-}
-if(!valid59){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data180};
+if("high" !== data183){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data183};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -10156,1898 +10263,23 @@ else {
 vErrors.push(err192);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs556;
-if(vErrors !== null){
-if(_errs556){
-vErrors.length = _errs556;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid52 = _errs555 === errors;
-}
-else {
-var valid52 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data173}];
-return false;
-}
-}
-var valid46 = _errs468 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data160.answer_tokens !== undefined){
-let data181 = data160.answer_tokens;
-const _errs569 = errors;
-if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
-let dataType208 = typeof data181;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 === "boolean" || data181 === null
-              || (dataType208 === "string" && data181 && data181 == +data181 && !(data181 % 1))){
-coerced208 = +data181;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data181}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data181 = coerced208;
-if(data160 !== undefined){
-data160["answer_tokens"] = coerced208;
-}
-}
-}
-if(errors === _errs569){
-if(typeof data181 == "number"){
-if(data181 < 1 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data181}];
-return false;
-}
-}
-}
-var valid46 = _errs569 === errors;
-}
-else {
-var valid46 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data160}];
-return false;
-}
-}
-var valid45 = _errs408 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.pricing !== undefined){
-let data182 = data153.pricing;
-const _errs571 = errors;
-if(errors === _errs571){
-if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
-let missing6;
-if(((data182.input === undefined) && (missing6 = "input")) || ((data182.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data182}];
-return false;
-}
-else {
-const _errs573 = errors;
-for(const key34 in data182){
-if(!((((((key34 === "input") || (key34 === "output")) || (key34 === "cached_input")) || (key34 === "cache_write")) || (key34 === "cache_write_1h")) || (key34 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data182}];
-return false;
-break;
-}
-}
-if(_errs573 === errors){
-if(data182.input !== undefined){
-let data183 = data182.input;
-const _errs574 = errors;
-if(!(typeof data183 == "number")){
+var _valid19 = _errs573 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs575 = errors;
+if(typeof data183 !== "string"){
 let dataType209 = typeof data183;
 let coerced209 = undefined;
 if(!(coerced209 !== undefined)){
-if(dataType209 == "boolean" || data183 === null
-              || (dataType209 == "string" && data183 && data183 == +data183)){
-coerced209 = +data183;
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data183;
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data183}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data183 = coerced209;
-if(data182 !== undefined){
-data182["input"] = coerced209;
-}
-}
-}
-if(errors === _errs574){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data183}];
-return false;
-}
-}
-}
-var valid60 = _errs574 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data182.output !== undefined){
-let data184 = data182.output;
-const _errs576 = errors;
-if(!(typeof data184 == "number")){
-let dataType210 = typeof data184;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data184 === null
-              || (dataType210 == "string" && data184 && data184 == +data184)){
-coerced210 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data184}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data184 = coerced210;
-if(data182 !== undefined){
-data182["output"] = coerced210;
-}
-}
-}
-if(errors === _errs576){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data184}];
-return false;
-}
-}
-}
-var valid60 = _errs576 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data182.cached_input !== undefined){
-let data185 = data182.cached_input;
-const _errs578 = errors;
-if(!(typeof data185 == "number")){
-let dataType211 = typeof data185;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "boolean" || data185 === null
-              || (dataType211 == "string" && data185 && data185 == +data185)){
-coerced211 = +data185;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data185}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data185 = coerced211;
-if(data182 !== undefined){
-data182["cached_input"] = coerced211;
-}
-}
-}
-if(errors === _errs578){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data185}];
-return false;
-}
-}
-}
-var valid60 = _errs578 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data182.cache_write !== undefined){
-let data186 = data182.cache_write;
-const _errs580 = errors;
-if(!(typeof data186 == "number")){
-let dataType212 = typeof data186;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "boolean" || data186 === null
-              || (dataType212 == "string" && data186 && data186 == +data186)){
-coerced212 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data186}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data186 = coerced212;
-if(data182 !== undefined){
-data182["cache_write"] = coerced212;
-}
-}
-}
-if(errors === _errs580){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data186}];
-return false;
-}
-}
-}
-var valid60 = _errs580 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data182.cache_write_1h !== undefined){
-let data187 = data182.cache_write_1h;
-const _errs582 = errors;
-if(!(typeof data187 == "number")){
-let dataType213 = typeof data187;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "boolean" || data187 === null
-              || (dataType213 == "string" && data187 && data187 == +data187)){
-coerced213 = +data187;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data187}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data187 = coerced213;
-if(data182 !== undefined){
-data182["cache_write_1h"] = coerced213;
-}
-}
-}
-if(errors === _errs582){
-if(typeof data187 == "number"){
-if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data187}];
-return false;
-}
-}
-}
-var valid60 = _errs582 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data182.reasoning !== undefined){
-let data188 = data182.reasoning;
-const _errs584 = errors;
-if(!(typeof data188 == "number")){
-let dataType214 = typeof data188;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data188 === null
-              || (dataType214 == "string" && data188 && data188 == +data188)){
-coerced214 = +data188;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data188}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data188 = coerced214;
-if(data182 !== undefined){
-data182["reasoning"] = coerced214;
-}
-}
-}
-if(errors === _errs584){
-if(typeof data188 == "number"){
-if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data188}];
-return false;
-}
-}
-}
-var valid60 = _errs584 === errors;
-}
-else {
-var valid60 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data182}];
-return false;
-}
-}
-var valid45 = _errs571 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.priced_features !== undefined){
-let data189 = data153.priced_features;
-const _errs586 = errors;
-if(errors === _errs586){
-if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
-const _errs588 = errors;
-for(const key35 in data189){
-if(!(((key35 === "server_tools") || (key35 === "service_tiers")) || (key35 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data189}];
-return false;
-break;
-}
-}
-if(_errs588 === errors){
-if(data189.server_tools !== undefined){
-let data190 = data189.server_tools;
-const _errs589 = errors;
-if(errors === _errs589){
-if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
-if(Object.keys(data190).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data190}];
-return false;
-}
-else {
-var valid62 = true;
-for(const key36 in data190){
-if(pattern9.test(key36)){
-let data191 = data190[key36];
-const _errs591 = errors;
-if(errors === _errs591){
-if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
-let missing7;
-if((data191.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
-return false;
-}
-else {
-const _errs593 = errors;
-for(const key37 in data191){
-if(!((key37 === "usd_per_call") || (key37 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
-return false;
-break;
-}
-}
-if(_errs593 === errors){
-if(data191.usd_per_call !== undefined){
-let data192 = data191.usd_per_call;
-const _errs594 = errors;
-if(!(typeof data192 == "number")){
-let dataType215 = typeof data192;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "boolean" || data192 === null
-              || (dataType215 == "string" && data192 && data192 == +data192)){
-coerced215 = +data192;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data192}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data192 = coerced215;
-if(data191 !== undefined){
-data191["usd_per_call"] = coerced215;
-}
-}
-}
-if(errors === _errs594){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data192}];
-return false;
-}
-}
-}
-var valid63 = _errs594 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data191.max_calls !== undefined){
-let data193 = data191.max_calls;
-const _errs596 = errors;
-if(!((typeof data193 == "number") && (!(data193 % 1) && !isNaN(data193)))){
-let dataType216 = typeof data193;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data193 === null
-              || (dataType216 === "string" && data193 && data193 == +data193 && !(data193 % 1))){
-coerced216 = +data193;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data193}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data193 = coerced216;
-if(data191 !== undefined){
-data191["max_calls"] = coerced216;
-}
-}
-}
-if(errors === _errs596){
-if(typeof data193 == "number"){
-if(data193 > 1000 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data193}];
-return false;
-}
-else {
-if(data193 < 1 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data193}];
-return false;
-}
-}
-}
-}
-var valid63 = _errs596 === errors;
-}
-else {
-var valid63 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data191}];
-return false;
-}
-}
-var valid62 = _errs591 === errors;
-if(!valid62){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data190}];
-return false;
-}
-}
-var valid61 = _errs589 === errors;
-}
-else {
-var valid61 = true;
-}
-if(valid61){
-if(data189.service_tiers !== undefined){
-let data194 = data189.service_tiers;
-const _errs598 = errors;
-if(errors === _errs598){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
-if(Object.keys(data194).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data194}];
-return false;
-}
-else {
-var valid64 = true;
-for(const key38 in data194){
-if(pattern9.test(key38)){
-let data195 = data194[key38];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data195 && typeof data195 == "object" && !Array.isArray(data195)){
-let missing8;
-if((data195.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data195}];
-return false;
-}
-else {
-const _errs602 = errors;
-for(const key39 in data195){
-if(!(key39 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data195}];
-return false;
-break;
-}
-}
-if(_errs602 === errors){
-if(data195.pricing !== undefined){
-let data196 = data195.pricing;
-const _errs603 = errors;
-if(errors === _errs603){
-if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
-let missing9;
-if(((data196.input === undefined) && (missing9 = "input")) || ((data196.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data196}];
-return false;
-}
-else {
-const _errs605 = errors;
-for(const key40 in data196){
-if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data196}];
-return false;
-break;
-}
-}
-if(_errs605 === errors){
-if(data196.input !== undefined){
-let data197 = data196.input;
-const _errs606 = errors;
-if(!(typeof data197 == "number")){
-let dataType217 = typeof data197;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "boolean" || data197 === null
-              || (dataType217 == "string" && data197 && data197 == +data197)){
-coerced217 = +data197;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data197}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data197 = coerced217;
-if(data196 !== undefined){
-data196["input"] = coerced217;
-}
-}
-}
-if(errors === _errs606){
-if(typeof data197 == "number"){
-if(data197 < 0 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data197}];
-return false;
-}
-}
-}
-var valid66 = _errs606 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data196.output !== undefined){
-let data198 = data196.output;
-const _errs608 = errors;
-if(!(typeof data198 == "number")){
-let dataType218 = typeof data198;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "boolean" || data198 === null
-              || (dataType218 == "string" && data198 && data198 == +data198)){
-coerced218 = +data198;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data198}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data198 = coerced218;
-if(data196 !== undefined){
-data196["output"] = coerced218;
-}
-}
-}
-if(errors === _errs608){
-if(typeof data198 == "number"){
-if(data198 < 0 || isNaN(data198)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data198}];
-return false;
-}
-}
-}
-var valid66 = _errs608 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data196.cached_input !== undefined){
-let data199 = data196.cached_input;
-const _errs610 = errors;
-if(!(typeof data199 == "number")){
-let dataType219 = typeof data199;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "boolean" || data199 === null
-              || (dataType219 == "string" && data199 && data199 == +data199)){
-coerced219 = +data199;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data199}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data199 = coerced219;
-if(data196 !== undefined){
-data196["cached_input"] = coerced219;
-}
-}
-}
-if(errors === _errs610){
-if(typeof data199 == "number"){
-if(data199 < 0 || isNaN(data199)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data199}];
-return false;
-}
-}
-}
-var valid66 = _errs610 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data196.cache_write !== undefined){
-let data200 = data196.cache_write;
-const _errs612 = errors;
-if(!(typeof data200 == "number")){
-let dataType220 = typeof data200;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "boolean" || data200 === null
-              || (dataType220 == "string" && data200 && data200 == +data200)){
-coerced220 = +data200;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data200}];
-return false;
-}
-}
-if(coerced220 !== undefined){
-data200 = coerced220;
-if(data196 !== undefined){
-data196["cache_write"] = coerced220;
-}
-}
-}
-if(errors === _errs612){
-if(typeof data200 == "number"){
-if(data200 < 0 || isNaN(data200)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data200}];
-return false;
-}
-}
-}
-var valid66 = _errs612 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data196.cache_write_1h !== undefined){
-let data201 = data196.cache_write_1h;
-const _errs614 = errors;
-if(!(typeof data201 == "number")){
-let dataType221 = typeof data201;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "boolean" || data201 === null
-              || (dataType221 == "string" && data201 && data201 == +data201)){
-coerced221 = +data201;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data201}];
-return false;
-}
-}
-if(coerced221 !== undefined){
-data201 = coerced221;
-if(data196 !== undefined){
-data196["cache_write_1h"] = coerced221;
-}
-}
-}
-if(errors === _errs614){
-if(typeof data201 == "number"){
-if(data201 < 0 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data201}];
-return false;
-}
-}
-}
-var valid66 = _errs614 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data196.reasoning !== undefined){
-let data202 = data196.reasoning;
-const _errs616 = errors;
-if(!(typeof data202 == "number")){
-let dataType222 = typeof data202;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "boolean" || data202 === null
-              || (dataType222 == "string" && data202 && data202 == +data202)){
-coerced222 = +data202;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data202}];
-return false;
-}
-}
-if(coerced222 !== undefined){
-data202 = coerced222;
-if(data196 !== undefined){
-data196["reasoning"] = coerced222;
-}
-}
-}
-if(errors === _errs616){
-if(typeof data202 == "number"){
-if(data202 < 0 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data202}];
-return false;
-}
-}
-}
-var valid66 = _errs616 === errors;
-}
-else {
-var valid66 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data196}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data195}];
-return false;
-}
-}
-var valid64 = _errs600 === errors;
-if(!valid64){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data194}];
-return false;
-}
-}
-var valid61 = _errs598 === errors;
-}
-else {
-var valid61 = true;
-}
-if(valid61){
-if(data189.betas !== undefined){
-let data203 = data189.betas;
-const _errs618 = errors;
-if(errors === _errs618){
-if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
-if(Object.keys(data203).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data203}];
-return false;
-}
-else {
-var valid67 = true;
-for(const key41 in data203){
-if(pattern9.test(key41)){
-let data204 = data203[key41];
-const _errs620 = errors;
-if(errors === _errs620){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-let missing10;
-if((data204.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
-return false;
-}
-else {
-const _errs622 = errors;
-for(const key42 in data204){
-if(!((key42 === "pricing") || (key42 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
-return false;
-break;
-}
-}
-if(_errs622 === errors){
-if(data204.pricing !== undefined){
-let data205 = data204.pricing;
-const _errs623 = errors;
-if(errors === _errs623){
-if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
-let missing11;
-if(((data205.input === undefined) && (missing11 = "input")) || ((data205.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data205}];
-return false;
-}
-else {
-const _errs625 = errors;
-for(const key43 in data205){
-if(!((((((key43 === "input") || (key43 === "output")) || (key43 === "cached_input")) || (key43 === "cache_write")) || (key43 === "cache_write_1h")) || (key43 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data205}];
-return false;
-break;
-}
-}
-if(_errs625 === errors){
-if(data205.input !== undefined){
-let data206 = data205.input;
-const _errs626 = errors;
-if(!(typeof data206 == "number")){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "boolean" || data206 === null
-              || (dataType223 == "string" && data206 && data206 == +data206)){
-coerced223 = +data206;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data206}];
-return false;
-}
-}
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data205 !== undefined){
-data205["input"] = coerced223;
-}
-}
-}
-if(errors === _errs626){
-if(typeof data206 == "number"){
-if(data206 < 0 || isNaN(data206)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data206}];
-return false;
-}
-}
-}
-var valid69 = _errs626 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data205.output !== undefined){
-let data207 = data205.output;
-const _errs628 = errors;
-if(!(typeof data207 == "number")){
-let dataType224 = typeof data207;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "boolean" || data207 === null
-              || (dataType224 == "string" && data207 && data207 == +data207)){
-coerced224 = +data207;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data207}];
-return false;
-}
-}
-if(coerced224 !== undefined){
-data207 = coerced224;
-if(data205 !== undefined){
-data205["output"] = coerced224;
-}
-}
-}
-if(errors === _errs628){
-if(typeof data207 == "number"){
-if(data207 < 0 || isNaN(data207)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data207}];
-return false;
-}
-}
-}
-var valid69 = _errs628 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data205.cached_input !== undefined){
-let data208 = data205.cached_input;
-const _errs630 = errors;
-if(!(typeof data208 == "number")){
-let dataType225 = typeof data208;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "boolean" || data208 === null
-              || (dataType225 == "string" && data208 && data208 == +data208)){
-coerced225 = +data208;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data208}];
-return false;
-}
-}
-if(coerced225 !== undefined){
-data208 = coerced225;
-if(data205 !== undefined){
-data205["cached_input"] = coerced225;
-}
-}
-}
-if(errors === _errs630){
-if(typeof data208 == "number"){
-if(data208 < 0 || isNaN(data208)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data208}];
-return false;
-}
-}
-}
-var valid69 = _errs630 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data205.cache_write !== undefined){
-let data209 = data205.cache_write;
-const _errs632 = errors;
-if(!(typeof data209 == "number")){
-let dataType226 = typeof data209;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "boolean" || data209 === null
-              || (dataType226 == "string" && data209 && data209 == +data209)){
-coerced226 = +data209;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data209}];
-return false;
-}
-}
-if(coerced226 !== undefined){
-data209 = coerced226;
-if(data205 !== undefined){
-data205["cache_write"] = coerced226;
-}
-}
-}
-if(errors === _errs632){
-if(typeof data209 == "number"){
-if(data209 < 0 || isNaN(data209)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data209}];
-return false;
-}
-}
-}
-var valid69 = _errs632 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data205.cache_write_1h !== undefined){
-let data210 = data205.cache_write_1h;
-const _errs634 = errors;
-if(!(typeof data210 == "number")){
-let dataType227 = typeof data210;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "boolean" || data210 === null
-              || (dataType227 == "string" && data210 && data210 == +data210)){
-coerced227 = +data210;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data210}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data210 = coerced227;
-if(data205 !== undefined){
-data205["cache_write_1h"] = coerced227;
-}
-}
-}
-if(errors === _errs634){
-if(typeof data210 == "number"){
-if(data210 < 0 || isNaN(data210)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data210}];
-return false;
-}
-}
-}
-var valid69 = _errs634 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data205.reasoning !== undefined){
-let data211 = data205.reasoning;
-const _errs636 = errors;
-if(!(typeof data211 == "number")){
-let dataType228 = typeof data211;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "boolean" || data211 === null
-              || (dataType228 == "string" && data211 && data211 == +data211)){
-coerced228 = +data211;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data211}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data211 = coerced228;
-if(data205 !== undefined){
-data205["reasoning"] = coerced228;
-}
-}
-}
-if(errors === _errs636){
-if(typeof data211 == "number"){
-if(data211 < 0 || isNaN(data211)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data211}];
-return false;
-}
-}
-}
-var valid69 = _errs636 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data205}];
-return false;
-}
-}
-var valid68 = _errs623 === errors;
-}
-else {
-var valid68 = true;
-}
-if(valid68){
-if(data204.min_prompt_tokens !== undefined){
-let data212 = data204.min_prompt_tokens;
-const _errs638 = errors;
-if(!((typeof data212 == "number") && (!(data212 % 1) && !isNaN(data212)))){
-let dataType229 = typeof data212;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 === "boolean" || data212 === null
-              || (dataType229 === "string" && data212 && data212 == +data212 && !(data212 % 1))){
-coerced229 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data212}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data212 = coerced229;
-if(data204 !== undefined){
-data204["min_prompt_tokens"] = coerced229;
-}
-}
-}
-if(errors === _errs638){
-if(typeof data212 == "number"){
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data212}];
-return false;
-}
-}
-}
-var valid68 = _errs638 === errors;
-}
-else {
-var valid68 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
-return false;
-}
-}
-var valid67 = _errs620 === errors;
-if(!valid67){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data203}];
-return false;
-}
-}
-var valid61 = _errs618 === errors;
-}
-else {
-var valid61 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data189}];
-return false;
-}
-}
-var valid45 = _errs586 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.routes !== undefined){
-let data213 = data153.routes;
-const _errs640 = errors;
-if(errors === _errs640){
-if(Array.isArray(data213)){
-if(data213.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data213}];
-return false;
-}
-else {
-var valid70 = true;
-const len7 = data213.length;
-for(let i7=0; i7<len7; i7++){
-let data214 = data213[i7];
-const _errs642 = errors;
-if(errors === _errs642){
-if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
-let missing12;
-if((data214.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data214}];
-return false;
-}
-else {
-const _errs644 = errors;
-for(const key44 in data214){
-if(!((((key44 === "node") || (key44 === "model")) || (key44 === "weight")) || (key44 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data214}];
-return false;
-break;
-}
-}
-if(_errs644 === errors){
-if(data214.node !== undefined){
-let data215 = data214.node;
-const _errs645 = errors;
-if(typeof data215 !== "string"){
-let dataType230 = typeof data215;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data215;
-}
-else if(data215 === null){
-coerced230 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data215}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data215 = coerced230;
-if(data214 !== undefined){
-data214["node"] = coerced230;
-}
-}
-}
-if(errors === _errs645){
-if(typeof data215 === "string"){
-if(func3(data215) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data215}];
-return false;
-}
-}
-}
-var valid71 = _errs645 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data214.model !== undefined){
-let data216 = data214.model;
-const _errs647 = errors;
-if(typeof data216 !== "string"){
-let dataType231 = typeof data216;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "number" || dataType231 == "boolean"){
-coerced231 = "" + data216;
-}
-else if(data216 === null){
-coerced231 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data216}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data216 = coerced231;
-if(data214 !== undefined){
-data214["model"] = coerced231;
-}
-}
-}
-if(errors === _errs647){
-if(typeof data216 === "string"){
-if(func3(data216) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data216}];
-return false;
-}
-}
-}
-var valid71 = _errs647 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data214.weight !== undefined){
-let data217 = data214.weight;
-const _errs649 = errors;
-if(!(typeof data217 == "number")){
-let dataType232 = typeof data217;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "boolean" || data217 === null
-              || (dataType232 == "string" && data217 && data217 == +data217)){
-coerced232 = +data217;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data217}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data217 = coerced232;
-if(data214 !== undefined){
-data214["weight"] = coerced232;
-}
-}
-}
-if(errors === _errs649){
-if(typeof data217 == "number"){
-if(data217 <= 0 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data217}];
-return false;
-}
-}
-}
-var valid71 = _errs649 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data214.priority !== undefined){
-let data218 = data214.priority;
-const _errs651 = errors;
-if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
-let dataType233 = typeof data218;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data218 === null
-              || (dataType233 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
-coerced233 = +data218;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data218}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data218 = coerced233;
-if(data214 !== undefined){
-data214["priority"] = coerced233;
-}
-}
-}
-if(errors === _errs651){
-if(typeof data218 == "number"){
-if(data218 < 0 || isNaN(data218)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data218}];
-return false;
-}
-}
-}
-var valid71 = _errs651 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data214}];
-return false;
-}
-}
-var valid70 = _errs642 === errors;
-if(!valid70){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data213}];
-return false;
-}
-}
-var valid45 = _errs640 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.request_log !== undefined){
-let data219 = data153.request_log;
-const _errs653 = errors;
-if(errors === _errs653){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
-const _errs655 = errors;
-for(const key45 in data219){
-if(!(key45 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data219}];
-return false;
-break;
-}
-}
-if(_errs655 === errors){
-if(data219.bodies !== undefined){
-let data220 = data219.bodies;
-if(typeof data220 !== "boolean"){
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced234 = false;
-}
-else if(data220 === "true" || data220 === 1){
-coerced234 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data220}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data220 = coerced234;
-if(data219 !== undefined){
-data219["bodies"] = coerced234;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data219}];
-return false;
-}
-}
-var valid45 = _errs653 === errors;
-}
-else {
-var valid45 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data153}];
-return false;
-}
-}
-var valid44 = _errs393 === errors;
-if(!valid44){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data152}];
-return false;
-}
-}
-var valid0 = _errs391 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data221 = data.accounts;
-const _errs658 = errors;
-if(errors === _errs658){
-if(Array.isArray(data221)){
-var valid73 = true;
-const len8 = data221.length;
-for(let i8=0; i8<len8; i8++){
-let data222 = data221[i8];
-const _errs660 = errors;
-if(errors === _errs660){
-if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
-let missing13;
-if((data222.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data222}];
-return false;
-}
-else {
-const _errs662 = errors;
-for(const key46 in data222){
-if(!(((((((key46 === "id") || (key46 === "name")) || (key46 === "balance")) || (key46 === "allowed_models")) || (key46 === "limits")) || (key46 === "policy")) || (key46 === "request_log"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data222}];
-return false;
-break;
-}
-}
-if(_errs662 === errors){
-if(data222.id !== undefined){
-let data223 = data222.id;
-const _errs663 = errors;
-if(typeof data223 !== "string"){
-let dataType235 = typeof data223;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data223;
-}
-else if(data223 === null){
-coerced235 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data223}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data223 = coerced235;
-if(data222 !== undefined){
-data222["id"] = coerced235;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data223 === "string"){
-if(func3(data223) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data223}];
-return false;
-}
-else {
-if(!pattern12.test(data223)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data223}];
-return false;
-}
-}
-}
-}
-var valid74 = _errs663 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data222.name !== undefined){
-let data224 = data222.name;
-const _errs665 = errors;
-if(typeof data224 !== "string"){
-let dataType236 = typeof data224;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data224;
-}
-else if(data224 === null){
-coerced236 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data224}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data224 = coerced236;
-if(data222 !== undefined){
-data222["name"] = coerced236;
-}
-}
-}
-var valid74 = _errs665 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data222.balance !== undefined){
-let data225 = data222.balance;
-const _errs667 = errors;
-if(!(typeof data225 == "number")){
-let dataType237 = typeof data225;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "boolean" || data225 === null
-              || (dataType237 == "string" && data225 && data225 == +data225)){
-coerced237 = +data225;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data225}];
-return false;
-}
-}
-if(coerced237 !== undefined){
-data225 = coerced237;
-if(data222 !== undefined){
-data222["balance"] = coerced237;
-}
-}
-}
-if(errors === _errs667){
-if(typeof data225 == "number"){
-if(data225 > 1000000 || isNaN(data225)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data225}];
-return false;
-}
-else {
-if(data225 < -1000000 || isNaN(data225)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data225}];
-return false;
-}
-}
-}
-}
-var valid74 = _errs667 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data222.allowed_models !== undefined){
-let data226 = data222.allowed_models;
-const _errs669 = errors;
-if(errors === _errs669){
-if(Array.isArray(data226)){
-var valid75 = true;
-const len9 = data226.length;
-for(let i9=0; i9<len9; i9++){
-let data227 = data226[i9];
-const _errs671 = errors;
-if(typeof data227 !== "string"){
-let dataType238 = typeof data227;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data227;
-}
-else if(data227 === null){
-coerced238 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data227}];
-return false;
-}
-}
-if(coerced238 !== undefined){
-data227 = coerced238;
-if(data226 !== undefined){
-data226[i9] = coerced238;
-}
-}
-}
-if(errors === _errs671){
-if(typeof data227 === "string"){
-if(func3(data227) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data227}];
-return false;
-}
-}
-}
-var valid75 = _errs671 === errors;
-if(!valid75){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data226}];
-return false;
-}
-}
-var valid74 = _errs669 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data222.limits !== undefined){
-let data228 = data222.limits;
-const _errs673 = errors;
-if(errors === _errs673){
-if(data228 && typeof data228 == "object" && !Array.isArray(data228)){
-const _errs675 = errors;
-for(const key47 in data228){
-if(!(((key47 === "rpm") || (key47 === "rps")) || (key47 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data228}];
-return false;
-break;
-}
-}
-if(_errs675 === errors){
-if(data228.rpm !== undefined){
-let data229 = data228.rpm;
-const _errs676 = errors;
-if(!((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229)))){
-let dataType239 = typeof data229;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 === "boolean" || data229 === null
-              || (dataType239 === "string" && data229 && data229 == +data229 && !(data229 % 1))){
-coerced239 = +data229;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data229}];
-return false;
-}
-}
-if(coerced239 !== undefined){
-data229 = coerced239;
-if(data228 !== undefined){
-data228["rpm"] = coerced239;
-}
-}
-}
-if(errors === _errs676){
-if(typeof data229 == "number"){
-if(data229 < 1 || isNaN(data229)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data229}];
-return false;
-}
-}
-}
-var valid76 = _errs676 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data228.rps !== undefined){
-let data230 = data228.rps;
-const _errs678 = errors;
-if(!((typeof data230 == "number") && (!(data230 % 1) && !isNaN(data230)))){
-let dataType240 = typeof data230;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 === "boolean" || data230 === null
-              || (dataType240 === "string" && data230 && data230 == +data230 && !(data230 % 1))){
-coerced240 = +data230;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data230}];
-return false;
-}
-}
-if(coerced240 !== undefined){
-data230 = coerced240;
-if(data228 !== undefined){
-data228["rps"] = coerced240;
-}
-}
-}
-if(errors === _errs678){
-if(typeof data230 == "number"){
-if(data230 < 1 || isNaN(data230)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data230}];
-return false;
-}
-}
-}
-var valid76 = _errs678 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data228.tpm !== undefined){
-let data231 = data228.tpm;
-const _errs680 = errors;
-if(!((typeof data231 == "number") && (!(data231 % 1) && !isNaN(data231)))){
-let dataType241 = typeof data231;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 === "boolean" || data231 === null
-              || (dataType241 === "string" && data231 && data231 == +data231 && !(data231 % 1))){
-coerced241 = +data231;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data231}];
-return false;
-}
-}
-if(coerced241 !== undefined){
-data231 = coerced241;
-if(data228 !== undefined){
-data228["tpm"] = coerced241;
-}
-}
-}
-if(errors === _errs680){
-if(typeof data231 == "number"){
-if(data231 < 1 || isNaN(data231)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data231}];
-return false;
-}
-}
-}
-var valid76 = _errs680 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data228}];
-return false;
-}
-}
-var valid74 = _errs673 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data222.policy !== undefined){
-let data232 = data222.policy;
-const _errs682 = errors;
-if(errors === _errs682){
-if(data232 && typeof data232 == "object" && !Array.isArray(data232)){
-const _errs684 = errors;
-for(const key48 in data232){
-if(!((key48 === "streaming") || (key48 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data232}];
-return false;
-break;
-}
-}
-if(_errs684 === errors){
-if(data232.streaming !== undefined){
-let data233 = data232.streaming;
-const _errs685 = errors;
-if(typeof data233 !== "boolean"){
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(data233 === "false" || data233 === 0 || data233 === null){
-coerced242 = false;
-}
-else if(data233 === "true" || data233 === 1){
-coerced242 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data233}];
-return false;
-}
-}
-if(coerced242 !== undefined){
-data233 = coerced242;
-if(data232 !== undefined){
-data232["streaming"] = coerced242;
-}
-}
-}
-var valid77 = _errs685 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data232.max_reasoning_effort !== undefined){
-let data234 = data232.max_reasoning_effort;
-const _errs687 = errors;
-const _errs688 = errors;
-let valid78 = false;
-const _errs689 = errors;
-if(typeof data234 !== "string"){
-let dataType243 = typeof data234;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data234;
-}
-else if(data234 === null){
-coerced243 = "";
+else if(data183 === null){
+coerced209 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
+const err193 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data183};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -12057,15 +10289,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data234 = coerced243;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced243;
+if(coerced209 !== undefined){
+data183 = coerced209;
+if(data176 !== undefined){
+data176["max"] = coerced209;
 }
 }
 }
-if("none" !== data234){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
+if("xhigh" !== data183){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data183};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -12074,22 +10306,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs689 === errors;
-valid78 = valid78 || _valid19;
-if(!valid78){
-const _errs691 = errors;
-if(typeof data234 !== "string"){
-let dataType244 = typeof data234;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data234;
+var _valid19 = _errs575 === errors;
+valid62 = valid62 || _valid19;
+if(!valid62){
+const _errs577 = errors;
+if(typeof data183 !== "string"){
+let dataType210 = typeof data183;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data183;
 }
-else if(data234 === null){
-coerced244 = "";
+else if(data183 === null){
+coerced210 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
+const err195 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data183};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -12099,15 +10331,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data234 = coerced244;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced244;
+if(coerced210 !== undefined){
+data183 = coerced210;
+if(data176 !== undefined){
+data176["max"] = coerced210;
 }
 }
 }
-if("minimal" !== data234){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
+if("max" !== data183){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data183};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -12116,22 +10348,15 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs691 === errors;
-valid78 = valid78 || _valid19;
-if(!valid78){
-const _errs693 = errors;
-if(typeof data234 !== "string"){
-let dataType245 = typeof data234;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data234;
+var _valid19 = _errs577 === errors;
+valid62 = valid62 || _valid19;
 }
-else if(data234 === null){
-coerced245 = "";
 }
-else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
+}
+}
+}
+if(!valid62){
+const err197 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data183};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -12139,17 +10364,1899 @@ else {
 vErrors.push(err197);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs566;
+if(vErrors !== null){
+if(_errs566){
+vErrors.length = _errs566;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid55 = _errs565 === errors;
+}
+else {
+var valid55 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data176}];
+return false;
+}
+}
+var valid49 = _errs478 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data163.answer_tokens !== undefined){
+let data184 = data163.answer_tokens;
+const _errs579 = errors;
+if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
+let dataType211 = typeof data184;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 === "boolean" || data184 === null
+              || (dataType211 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
+coerced211 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data184}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data184 = coerced211;
+if(data163 !== undefined){
+data163["answer_tokens"] = coerced211;
+}
+}
+}
+if(errors === _errs579){
+if(typeof data184 == "number"){
+if(data184 < 1 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data184}];
+return false;
+}
+}
+}
+var valid49 = _errs579 === errors;
+}
+else {
+var valid49 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data163}];
+return false;
+}
+}
+var valid46 = _errs418 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data154.pricing !== undefined){
+let data185 = data154.pricing;
+const _errs581 = errors;
+if(errors === _errs581){
+if(data185 && typeof data185 == "object" && !Array.isArray(data185)){
+let missing6;
+if(((data185.input === undefined) && (missing6 = "input")) || ((data185.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data185}];
+return false;
+}
+else {
+const _errs583 = errors;
+for(const key34 in data185){
+if(!((((((key34 === "input") || (key34 === "output")) || (key34 === "cached_input")) || (key34 === "cache_write")) || (key34 === "cache_write_1h")) || (key34 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data185}];
+return false;
+break;
+}
+}
+if(_errs583 === errors){
+if(data185.input !== undefined){
+let data186 = data185.input;
+const _errs584 = errors;
+if(!(typeof data186 == "number")){
+let dataType212 = typeof data186;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "boolean" || data186 === null
+              || (dataType212 == "string" && data186 && data186 == +data186)){
+coerced212 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data186}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data186 = coerced212;
+if(data185 !== undefined){
+data185["input"] = coerced212;
+}
+}
+}
+if(errors === _errs584){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data186}];
+return false;
+}
+}
+}
+var valid63 = _errs584 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data185.output !== undefined){
+let data187 = data185.output;
+const _errs586 = errors;
+if(!(typeof data187 == "number")){
+let dataType213 = typeof data187;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data187 === null
+              || (dataType213 == "string" && data187 && data187 == +data187)){
+coerced213 = +data187;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data187}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data187 = coerced213;
+if(data185 !== undefined){
+data185["output"] = coerced213;
+}
+}
+}
+if(errors === _errs586){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data187}];
+return false;
+}
+}
+}
+var valid63 = _errs586 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data185.cached_input !== undefined){
+let data188 = data185.cached_input;
+const _errs588 = errors;
+if(!(typeof data188 == "number")){
+let dataType214 = typeof data188;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data188 === null
+              || (dataType214 == "string" && data188 && data188 == +data188)){
+coerced214 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data188}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data188 = coerced214;
+if(data185 !== undefined){
+data185["cached_input"] = coerced214;
+}
+}
+}
+if(errors === _errs588){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data188}];
+return false;
+}
+}
+}
+var valid63 = _errs588 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data185.cache_write !== undefined){
+let data189 = data185.cache_write;
+const _errs590 = errors;
+if(!(typeof data189 == "number")){
+let dataType215 = typeof data189;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "boolean" || data189 === null
+              || (dataType215 == "string" && data189 && data189 == +data189)){
+coerced215 = +data189;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data189}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data189 = coerced215;
+if(data185 !== undefined){
+data185["cache_write"] = coerced215;
+}
+}
+}
+if(errors === _errs590){
+if(typeof data189 == "number"){
+if(data189 < 0 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data189}];
+return false;
+}
+}
+}
+var valid63 = _errs590 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data185.cache_write_1h !== undefined){
+let data190 = data185.cache_write_1h;
+const _errs592 = errors;
+if(!(typeof data190 == "number")){
+let dataType216 = typeof data190;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "boolean" || data190 === null
+              || (dataType216 == "string" && data190 && data190 == +data190)){
+coerced216 = +data190;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data190}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data190 = coerced216;
+if(data185 !== undefined){
+data185["cache_write_1h"] = coerced216;
+}
+}
+}
+if(errors === _errs592){
+if(typeof data190 == "number"){
+if(data190 < 0 || isNaN(data190)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data190}];
+return false;
+}
+}
+}
+var valid63 = _errs592 === errors;
+}
+else {
+var valid63 = true;
+}
+if(valid63){
+if(data185.reasoning !== undefined){
+let data191 = data185.reasoning;
+const _errs594 = errors;
+if(!(typeof data191 == "number")){
+let dataType217 = typeof data191;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "boolean" || data191 === null
+              || (dataType217 == "string" && data191 && data191 == +data191)){
+coerced217 = +data191;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data191}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data191 = coerced217;
+if(data185 !== undefined){
+data185["reasoning"] = coerced217;
+}
+}
+}
+if(errors === _errs594){
+if(typeof data191 == "number"){
+if(data191 < 0 || isNaN(data191)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data191}];
+return false;
+}
+}
+}
+var valid63 = _errs594 === errors;
+}
+else {
+var valid63 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data185}];
+return false;
+}
+}
+var valid46 = _errs581 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data154.priced_features !== undefined){
+let data192 = data154.priced_features;
+const _errs596 = errors;
+if(errors === _errs596){
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
+const _errs598 = errors;
+for(const key35 in data192){
+if(!(((key35 === "server_tools") || (key35 === "service_tiers")) || (key35 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data192}];
+return false;
+break;
+}
+}
+if(_errs598 === errors){
+if(data192.server_tools !== undefined){
+let data193 = data192.server_tools;
+const _errs599 = errors;
+if(errors === _errs599){
+if(data193 && typeof data193 == "object" && !Array.isArray(data193)){
+if(Object.keys(data193).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data193}];
+return false;
+}
+else {
+var valid65 = true;
+for(const key36 in data193){
+if(pattern9.test(key36)){
+let data194 = data193[key36];
+const _errs601 = errors;
+if(errors === _errs601){
+if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
+let missing7;
+if((data194.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data194}];
+return false;
+}
+else {
+const _errs603 = errors;
+for(const key37 in data194){
+if(!((key37 === "usd_per_call") || (key37 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data194}];
+return false;
+break;
+}
+}
+if(_errs603 === errors){
+if(data194.usd_per_call !== undefined){
+let data195 = data194.usd_per_call;
+const _errs604 = errors;
+if(!(typeof data195 == "number")){
+let dataType218 = typeof data195;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "boolean" || data195 === null
+              || (dataType218 == "string" && data195 && data195 == +data195)){
+coerced218 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data195}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data195 = coerced218;
+if(data194 !== undefined){
+data194["usd_per_call"] = coerced218;
+}
+}
+}
+if(errors === _errs604){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data195}];
+return false;
+}
+}
+}
+var valid66 = _errs604 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data194.max_calls !== undefined){
+let data196 = data194.max_calls;
+const _errs606 = errors;
+if(!((typeof data196 == "number") && (!(data196 % 1) && !isNaN(data196)))){
+let dataType219 = typeof data196;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data196 === null
+              || (dataType219 === "string" && data196 && data196 == +data196 && !(data196 % 1))){
+coerced219 = +data196;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data196}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data196 = coerced219;
+if(data194 !== undefined){
+data194["max_calls"] = coerced219;
+}
+}
+}
+if(errors === _errs606){
+if(typeof data196 == "number"){
+if(data196 > 1000 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data196}];
+return false;
+}
+else {
+if(data196 < 1 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data196}];
+return false;
+}
+}
+}
+}
+var valid66 = _errs606 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data194}];
+return false;
+}
+}
+var valid65 = _errs601 === errors;
+if(!valid65){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data193}];
+return false;
+}
+}
+var valid64 = _errs599 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data192.service_tiers !== undefined){
+let data197 = data192.service_tiers;
+const _errs608 = errors;
+if(errors === _errs608){
+if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
+if(Object.keys(data197).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data197}];
+return false;
+}
+else {
+var valid67 = true;
+for(const key38 in data197){
+if(pattern9.test(key38)){
+let data198 = data197[key38];
+const _errs610 = errors;
+if(errors === _errs610){
+if(data198 && typeof data198 == "object" && !Array.isArray(data198)){
+let missing8;
+if((data198.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data198}];
+return false;
+}
+else {
+const _errs612 = errors;
+for(const key39 in data198){
+if(!(key39 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data198}];
+return false;
+break;
+}
+}
+if(_errs612 === errors){
+if(data198.pricing !== undefined){
+let data199 = data198.pricing;
+const _errs613 = errors;
+if(errors === _errs613){
+if(data199 && typeof data199 == "object" && !Array.isArray(data199)){
+let missing9;
+if(((data199.input === undefined) && (missing9 = "input")) || ((data199.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data199}];
+return false;
+}
+else {
+const _errs615 = errors;
+for(const key40 in data199){
+if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data199}];
+return false;
+break;
+}
+}
+if(_errs615 === errors){
+if(data199.input !== undefined){
+let data200 = data199.input;
+const _errs616 = errors;
+if(!(typeof data200 == "number")){
+let dataType220 = typeof data200;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "boolean" || data200 === null
+              || (dataType220 == "string" && data200 && data200 == +data200)){
+coerced220 = +data200;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data200}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data200 = coerced220;
+if(data199 !== undefined){
+data199["input"] = coerced220;
+}
+}
+}
+if(errors === _errs616){
+if(typeof data200 == "number"){
+if(data200 < 0 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data200}];
+return false;
+}
+}
+}
+var valid69 = _errs616 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data199.output !== undefined){
+let data201 = data199.output;
+const _errs618 = errors;
+if(!(typeof data201 == "number")){
+let dataType221 = typeof data201;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "boolean" || data201 === null
+              || (dataType221 == "string" && data201 && data201 == +data201)){
+coerced221 = +data201;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data201}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data201 = coerced221;
+if(data199 !== undefined){
+data199["output"] = coerced221;
+}
+}
+}
+if(errors === _errs618){
+if(typeof data201 == "number"){
+if(data201 < 0 || isNaN(data201)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data201}];
+return false;
+}
+}
+}
+var valid69 = _errs618 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data199.cached_input !== undefined){
+let data202 = data199.cached_input;
+const _errs620 = errors;
+if(!(typeof data202 == "number")){
+let dataType222 = typeof data202;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "boolean" || data202 === null
+              || (dataType222 == "string" && data202 && data202 == +data202)){
+coerced222 = +data202;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data202}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data202 = coerced222;
+if(data199 !== undefined){
+data199["cached_input"] = coerced222;
+}
+}
+}
+if(errors === _errs620){
+if(typeof data202 == "number"){
+if(data202 < 0 || isNaN(data202)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data202}];
+return false;
+}
+}
+}
+var valid69 = _errs620 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data199.cache_write !== undefined){
+let data203 = data199.cache_write;
+const _errs622 = errors;
+if(!(typeof data203 == "number")){
+let dataType223 = typeof data203;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "boolean" || data203 === null
+              || (dataType223 == "string" && data203 && data203 == +data203)){
+coerced223 = +data203;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data203}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data203 = coerced223;
+if(data199 !== undefined){
+data199["cache_write"] = coerced223;
+}
+}
+}
+if(errors === _errs622){
+if(typeof data203 == "number"){
+if(data203 < 0 || isNaN(data203)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data203}];
+return false;
+}
+}
+}
+var valid69 = _errs622 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data199.cache_write_1h !== undefined){
+let data204 = data199.cache_write_1h;
+const _errs624 = errors;
+if(!(typeof data204 == "number")){
+let dataType224 = typeof data204;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "boolean" || data204 === null
+              || (dataType224 == "string" && data204 && data204 == +data204)){
+coerced224 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data204}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data204 = coerced224;
+if(data199 !== undefined){
+data199["cache_write_1h"] = coerced224;
+}
+}
+}
+if(errors === _errs624){
+if(typeof data204 == "number"){
+if(data204 < 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data204}];
+return false;
+}
+}
+}
+var valid69 = _errs624 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data199.reasoning !== undefined){
+let data205 = data199.reasoning;
+const _errs626 = errors;
+if(!(typeof data205 == "number")){
+let dataType225 = typeof data205;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "boolean" || data205 === null
+              || (dataType225 == "string" && data205 && data205 == +data205)){
+coerced225 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data205}];
+return false;
+}
+}
+if(coerced225 !== undefined){
+data205 = coerced225;
+if(data199 !== undefined){
+data199["reasoning"] = coerced225;
+}
+}
+}
+if(errors === _errs626){
+if(typeof data205 == "number"){
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data205}];
+return false;
+}
+}
+}
+var valid69 = _errs626 === errors;
+}
+else {
+var valid69 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data199}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data198}];
+return false;
+}
+}
+var valid67 = _errs610 === errors;
+if(!valid67){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data197}];
+return false;
+}
+}
+var valid64 = _errs608 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data192.betas !== undefined){
+let data206 = data192.betas;
+const _errs628 = errors;
+if(errors === _errs628){
+if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
+if(Object.keys(data206).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data206}];
+return false;
+}
+else {
+var valid70 = true;
+for(const key41 in data206){
+if(pattern9.test(key41)){
+let data207 = data206[key41];
+const _errs630 = errors;
+if(errors === _errs630){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
+let missing10;
+if((data207.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data207}];
+return false;
+}
+else {
+const _errs632 = errors;
+for(const key42 in data207){
+if(!((key42 === "pricing") || (key42 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data207}];
+return false;
+break;
+}
+}
+if(_errs632 === errors){
+if(data207.pricing !== undefined){
+let data208 = data207.pricing;
+const _errs633 = errors;
+if(errors === _errs633){
+if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+let missing11;
+if(((data208.input === undefined) && (missing11 = "input")) || ((data208.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data208}];
+return false;
+}
+else {
+const _errs635 = errors;
+for(const key43 in data208){
+if(!((((((key43 === "input") || (key43 === "output")) || (key43 === "cached_input")) || (key43 === "cache_write")) || (key43 === "cache_write_1h")) || (key43 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data208}];
+return false;
+break;
+}
+}
+if(_errs635 === errors){
+if(data208.input !== undefined){
+let data209 = data208.input;
+const _errs636 = errors;
+if(!(typeof data209 == "number")){
+let dataType226 = typeof data209;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "boolean" || data209 === null
+              || (dataType226 == "string" && data209 && data209 == +data209)){
+coerced226 = +data209;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data209}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data209 = coerced226;
+if(data208 !== undefined){
+data208["input"] = coerced226;
+}
+}
+}
+if(errors === _errs636){
+if(typeof data209 == "number"){
+if(data209 < 0 || isNaN(data209)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data209}];
+return false;
+}
+}
+}
+var valid72 = _errs636 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data208.output !== undefined){
+let data210 = data208.output;
+const _errs638 = errors;
+if(!(typeof data210 == "number")){
+let dataType227 = typeof data210;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "boolean" || data210 === null
+              || (dataType227 == "string" && data210 && data210 == +data210)){
+coerced227 = +data210;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data210}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data210 = coerced227;
+if(data208 !== undefined){
+data208["output"] = coerced227;
+}
+}
+}
+if(errors === _errs638){
+if(typeof data210 == "number"){
+if(data210 < 0 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data210}];
+return false;
+}
+}
+}
+var valid72 = _errs638 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data208.cached_input !== undefined){
+let data211 = data208.cached_input;
+const _errs640 = errors;
+if(!(typeof data211 == "number")){
+let dataType228 = typeof data211;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "boolean" || data211 === null
+              || (dataType228 == "string" && data211 && data211 == +data211)){
+coerced228 = +data211;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data211}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data211 = coerced228;
+if(data208 !== undefined){
+data208["cached_input"] = coerced228;
+}
+}
+}
+if(errors === _errs640){
+if(typeof data211 == "number"){
+if(data211 < 0 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data211}];
+return false;
+}
+}
+}
+var valid72 = _errs640 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data208.cache_write !== undefined){
+let data212 = data208.cache_write;
+const _errs642 = errors;
+if(!(typeof data212 == "number")){
+let dataType229 = typeof data212;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "boolean" || data212 === null
+              || (dataType229 == "string" && data212 && data212 == +data212)){
+coerced229 = +data212;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data212}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data212 = coerced229;
+if(data208 !== undefined){
+data208["cache_write"] = coerced229;
+}
+}
+}
+if(errors === _errs642){
+if(typeof data212 == "number"){
+if(data212 < 0 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data212}];
+return false;
+}
+}
+}
+var valid72 = _errs642 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data208.cache_write_1h !== undefined){
+let data213 = data208.cache_write_1h;
+const _errs644 = errors;
+if(!(typeof data213 == "number")){
+let dataType230 = typeof data213;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "boolean" || data213 === null
+              || (dataType230 == "string" && data213 && data213 == +data213)){
+coerced230 = +data213;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data213}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data213 = coerced230;
+if(data208 !== undefined){
+data208["cache_write_1h"] = coerced230;
+}
+}
+}
+if(errors === _errs644){
+if(typeof data213 == "number"){
+if(data213 < 0 || isNaN(data213)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data213}];
+return false;
+}
+}
+}
+var valid72 = _errs644 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data208.reasoning !== undefined){
+let data214 = data208.reasoning;
+const _errs646 = errors;
+if(!(typeof data214 == "number")){
+let dataType231 = typeof data214;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "boolean" || data214 === null
+              || (dataType231 == "string" && data214 && data214 == +data214)){
+coerced231 = +data214;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data214}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data214 = coerced231;
+if(data208 !== undefined){
+data208["reasoning"] = coerced231;
+}
+}
+}
+if(errors === _errs646){
+if(typeof data214 == "number"){
+if(data214 < 0 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data214}];
+return false;
+}
+}
+}
+var valid72 = _errs646 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data208}];
+return false;
+}
+}
+var valid71 = _errs633 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data207.min_prompt_tokens !== undefined){
+let data215 = data207.min_prompt_tokens;
+const _errs648 = errors;
+if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
+let dataType232 = typeof data215;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 === "boolean" || data215 === null
+              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
+coerced232 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data215}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data215 = coerced232;
+if(data207 !== undefined){
+data207["min_prompt_tokens"] = coerced232;
+}
+}
+}
+if(errors === _errs648){
+if(typeof data215 == "number"){
+if(data215 < 0 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data215}];
+return false;
+}
+}
+}
+var valid71 = _errs648 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data207}];
+return false;
+}
+}
+var valid70 = _errs630 === errors;
+if(!valid70){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data206}];
+return false;
+}
+}
+var valid64 = _errs628 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data192}];
+return false;
+}
+}
+var valid46 = _errs596 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data154.routes !== undefined){
+let data216 = data154.routes;
+const _errs650 = errors;
+if(errors === _errs650){
+if(Array.isArray(data216)){
+if(data216.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data216}];
+return false;
+}
+else {
+var valid73 = true;
+const len8 = data216.length;
+for(let i9=0; i9<len8; i9++){
+let data217 = data216[i9];
+const _errs652 = errors;
+if(errors === _errs652){
+if(data217 && typeof data217 == "object" && !Array.isArray(data217)){
+let missing12;
+if((data217.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data217}];
+return false;
+}
+else {
+const _errs654 = errors;
+for(const key44 in data217){
+if(!((((key44 === "node") || (key44 === "model")) || (key44 === "weight")) || (key44 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data217}];
+return false;
+break;
+}
+}
+if(_errs654 === errors){
+if(data217.node !== undefined){
+let data218 = data217.node;
+const _errs655 = errors;
+if(typeof data218 !== "string"){
+let dataType233 = typeof data218;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data218;
+}
+else if(data218 === null){
+coerced233 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data218}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data218 = coerced233;
+if(data217 !== undefined){
+data217["node"] = coerced233;
+}
+}
+}
+if(errors === _errs655){
+if(typeof data218 === "string"){
+if(func3(data218) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data218}];
+return false;
+}
+}
+}
+var valid74 = _errs655 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data217.model !== undefined){
+let data219 = data217.model;
+const _errs657 = errors;
+if(typeof data219 !== "string"){
+let dataType234 = typeof data219;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data219;
+}
+else if(data219 === null){
+coerced234 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data219}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data219 = coerced234;
+if(data217 !== undefined){
+data217["model"] = coerced234;
+}
+}
+}
+if(errors === _errs657){
+if(typeof data219 === "string"){
+if(func3(data219) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data219}];
+return false;
+}
+}
+}
+var valid74 = _errs657 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data217.weight !== undefined){
+let data220 = data217.weight;
+const _errs659 = errors;
+if(!(typeof data220 == "number")){
+let dataType235 = typeof data220;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "boolean" || data220 === null
+              || (dataType235 == "string" && data220 && data220 == +data220)){
+coerced235 = +data220;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data220}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data220 = coerced235;
+if(data217 !== undefined){
+data217["weight"] = coerced235;
+}
+}
+}
+if(errors === _errs659){
+if(typeof data220 == "number"){
+if(data220 <= 0 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data220}];
+return false;
+}
+}
+}
+var valid74 = _errs659 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data217.priority !== undefined){
+let data221 = data217.priority;
+const _errs661 = errors;
+if(!((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221)))){
+let dataType236 = typeof data221;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 === "boolean" || data221 === null
+              || (dataType236 === "string" && data221 && data221 == +data221 && !(data221 % 1))){
+coerced236 = +data221;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data221}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data217 !== undefined){
+data217["priority"] = coerced236;
+}
+}
+}
+if(errors === _errs661){
+if(typeof data221 == "number"){
+if(data221 < 0 || isNaN(data221)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data221}];
+return false;
+}
+}
+}
+var valid74 = _errs661 === errors;
+}
+else {
+var valid74 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data217}];
+return false;
+}
+}
+var valid73 = _errs652 === errors;
+if(!valid73){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data216}];
+return false;
+}
+}
+var valid46 = _errs650 === errors;
+}
+else {
+var valid46 = true;
+}
+if(valid46){
+if(data154.request_log !== undefined){
+let data222 = data154.request_log;
+const _errs663 = errors;
+if(errors === _errs663){
+if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
+const _errs665 = errors;
+for(const key45 in data222){
+if(!(key45 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data222}];
+return false;
+break;
+}
+}
+if(_errs665 === errors){
+if(data222.bodies !== undefined){
+let data223 = data222.bodies;
+if(typeof data223 !== "boolean"){
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(data223 === "false" || data223 === 0 || data223 === null){
+coerced237 = false;
+}
+else if(data223 === "true" || data223 === 1){
+coerced237 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data223}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data223 = coerced237;
+if(data222 !== undefined){
+data222["bodies"] = coerced237;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data222}];
+return false;
+}
+}
+var valid46 = _errs663 === errors;
+}
+else {
+var valid46 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data154}];
+return false;
+}
+}
+var valid45 = _errs399 === errors;
+if(!valid45){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data153}];
+return false;
+}
+}
+var valid0 = _errs397 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data224 = data.accounts;
+const _errs668 = errors;
+if(errors === _errs668){
+if(Array.isArray(data224)){
+var valid76 = true;
+const len9 = data224.length;
+for(let i10=0; i10<len9; i10++){
+let data225 = data224[i10];
+const _errs670 = errors;
+if(errors === _errs670){
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
+let missing13;
+if((data225.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data225}];
+return false;
+}
+else {
+const _errs672 = errors;
+for(const key46 in data225){
+if(!(((((((key46 === "id") || (key46 === "name")) || (key46 === "balance")) || (key46 === "allowed_models")) || (key46 === "limits")) || (key46 === "policy")) || (key46 === "request_log"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data225}];
+return false;
+break;
+}
+}
+if(_errs672 === errors){
+if(data225.id !== undefined){
+let data226 = data225.id;
+const _errs673 = errors;
+if(typeof data226 !== "string"){
+let dataType238 = typeof data226;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data226;
+}
+else if(data226 === null){
+coerced238 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data226}];
+return false;
+}
+}
+if(coerced238 !== undefined){
+data226 = coerced238;
+if(data225 !== undefined){
+data225["id"] = coerced238;
+}
+}
+}
+if(errors === _errs673){
+if(typeof data226 === "string"){
+if(func3(data226) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data226}];
+return false;
+}
+else {
+if(!pattern12.test(data226)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data226}];
+return false;
+}
+}
+}
+}
+var valid77 = _errs673 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.name !== undefined){
+let data227 = data225.name;
+const _errs675 = errors;
+if(typeof data227 !== "string"){
+let dataType239 = typeof data227;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data227;
+}
+else if(data227 === null){
+coerced239 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data227}];
+return false;
+}
+}
+if(coerced239 !== undefined){
+data227 = coerced239;
+if(data225 !== undefined){
+data225["name"] = coerced239;
+}
+}
+}
+var valid77 = _errs675 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.balance !== undefined){
+let data228 = data225.balance;
+const _errs677 = errors;
+if(!(typeof data228 == "number")){
+let dataType240 = typeof data228;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "boolean" || data228 === null
+              || (dataType240 == "string" && data228 && data228 == +data228)){
+coerced240 = +data228;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data228}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data228 = coerced240;
+if(data225 !== undefined){
+data225["balance"] = coerced240;
+}
+}
+}
+if(errors === _errs677){
+if(typeof data228 == "number"){
+if(data228 > 1000000 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data228}];
+return false;
+}
+else {
+if(data228 < -1000000 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data228}];
+return false;
+}
+}
+}
+}
+var valid77 = _errs677 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.allowed_models !== undefined){
+let data229 = data225.allowed_models;
+const _errs679 = errors;
+if(errors === _errs679){
+if(Array.isArray(data229)){
+var valid78 = true;
+const len10 = data229.length;
+for(let i11=0; i11<len10; i11++){
+let data230 = data229[i11];
+const _errs681 = errors;
+if(typeof data230 !== "string"){
+let dataType241 = typeof data230;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data230;
+}
+else if(data230 === null){
+coerced241 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data230}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data230 = coerced241;
+if(data229 !== undefined){
+data229[i11] = coerced241;
+}
+}
+}
+if(errors === _errs681){
+if(typeof data230 === "string"){
+if(func3(data230) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data230}];
+return false;
+}
+}
+}
+var valid78 = _errs681 === errors;
+if(!valid78){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data229}];
+return false;
+}
+}
+var valid77 = _errs679 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.limits !== undefined){
+let data231 = data225.limits;
+const _errs683 = errors;
+if(errors === _errs683){
+if(data231 && typeof data231 == "object" && !Array.isArray(data231)){
+const _errs685 = errors;
+for(const key47 in data231){
+if(!(((key47 === "rpm") || (key47 === "rps")) || (key47 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data231}];
+return false;
+break;
+}
+}
+if(_errs685 === errors){
+if(data231.rpm !== undefined){
+let data232 = data231.rpm;
+const _errs686 = errors;
+if(!((typeof data232 == "number") && (!(data232 % 1) && !isNaN(data232)))){
+let dataType242 = typeof data232;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 === "boolean" || data232 === null
+              || (dataType242 === "string" && data232 && data232 == +data232 && !(data232 % 1))){
+coerced242 = +data232;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data232}];
+return false;
+}
+}
+if(coerced242 !== undefined){
+data232 = coerced242;
+if(data231 !== undefined){
+data231["rpm"] = coerced242;
+}
+}
+}
+if(errors === _errs686){
+if(typeof data232 == "number"){
+if(data232 < 1 || isNaN(data232)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data232}];
+return false;
+}
+}
+}
+var valid79 = _errs686 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data231.rps !== undefined){
+let data233 = data231.rps;
+const _errs688 = errors;
+if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
+let dataType243 = typeof data233;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 === "boolean" || data233 === null
+              || (dataType243 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
+coerced243 = +data233;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data233}];
+return false;
+}
+}
+if(coerced243 !== undefined){
+data233 = coerced243;
+if(data231 !== undefined){
+data231["rps"] = coerced243;
+}
+}
+}
+if(errors === _errs688){
+if(typeof data233 == "number"){
+if(data233 < 1 || isNaN(data233)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data233}];
+return false;
+}
+}
+}
+var valid79 = _errs688 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data231.tpm !== undefined){
+let data234 = data231.tpm;
+const _errs690 = errors;
+if(!((typeof data234 == "number") && (!(data234 % 1) && !isNaN(data234)))){
+let dataType244 = typeof data234;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 === "boolean" || data234 === null
+              || (dataType244 === "string" && data234 && data234 == +data234 && !(data234 % 1))){
+coerced244 = +data234;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data234}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data234 = coerced244;
+if(data231 !== undefined){
+data231["tpm"] = coerced244;
+}
+}
+}
+if(errors === _errs690){
+if(typeof data234 == "number"){
+if(data234 < 1 || isNaN(data234)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data234}];
+return false;
+}
+}
+}
+var valid79 = _errs690 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data231}];
+return false;
+}
+}
+var valid77 = _errs683 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.policy !== undefined){
+let data235 = data225.policy;
+const _errs692 = errors;
+if(errors === _errs692){
+if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
+const _errs694 = errors;
+for(const key48 in data235){
+if(!((key48 === "streaming") || (key48 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data235}];
+return false;
+break;
+}
+}
+if(_errs694 === errors){
+if(data235.streaming !== undefined){
+let data236 = data235.streaming;
+const _errs695 = errors;
+if(typeof data236 !== "boolean"){
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(data236 === "false" || data236 === 0 || data236 === null){
+coerced245 = false;
+}
+else if(data236 === "true" || data236 === 1){
+coerced245 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data236}];
+return false;
 }
 }
 if(coerced245 !== undefined){
-data234 = coerced245;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced245;
+data236 = coerced245;
+if(data235 !== undefined){
+data235["streaming"] = coerced245;
 }
 }
 }
-if("low" !== data234){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
+var valid80 = _errs695 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data235.max_reasoning_effort !== undefined){
+let data237 = data235.max_reasoning_effort;
+const _errs697 = errors;
+const _errs698 = errors;
+let valid81 = false;
+const _errs699 = errors;
+if(typeof data237 !== "string"){
+let dataType246 = typeof data237;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data237;
+}
+else if(data237 === null){
+coerced246 = "";
+}
+else {
+const err198 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -12158,22 +12265,16 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs693 === errors;
-valid78 = valid78 || _valid19;
-if(!valid78){
-const _errs695 = errors;
-if(typeof data234 !== "string"){
-let dataType246 = typeof data234;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data234;
 }
-else if(data234 === null){
-coerced246 = "";
+if(coerced246 !== undefined){
+data237 = coerced246;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced246;
 }
-else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
+}
+}
+if("none" !== data237){
+const err199 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -12182,16 +12283,22 @@ vErrors.push(err199);
 }
 errors++;
 }
+var _valid20 = _errs699 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs701 = errors;
+if(typeof data237 !== "string"){
+let dataType247 = typeof data237;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data237;
 }
-if(coerced246 !== undefined){
-data234 = coerced246;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced246;
+else if(data237 === null){
+coerced247 = "";
 }
-}
-}
-if("medium" !== data234){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
+else {
+const err200 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -12200,22 +12307,16 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs695 === errors;
-valid78 = valid78 || _valid19;
-if(!valid78){
-const _errs697 = errors;
-if(typeof data234 !== "string"){
-let dataType247 = typeof data234;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data234;
 }
-else if(data234 === null){
-coerced247 = "";
+if(coerced247 !== undefined){
+data237 = coerced247;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced247;
 }
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
+}
+}
+if("minimal" !== data237){
+const err201 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -12224,16 +12325,22 @@ vErrors.push(err201);
 }
 errors++;
 }
+var _valid20 = _errs701 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs703 = errors;
+if(typeof data237 !== "string"){
+let dataType248 = typeof data237;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data237;
 }
-if(coerced247 !== undefined){
-data234 = coerced247;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced247;
+else if(data237 === null){
+coerced248 = "";
 }
-}
-}
-if("high" !== data234){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
+else {
+const err202 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -12242,22 +12349,16 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs697 === errors;
-valid78 = valid78 || _valid19;
-if(!valid78){
-const _errs699 = errors;
-if(typeof data234 !== "string"){
-let dataType248 = typeof data234;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data234;
 }
-else if(data234 === null){
-coerced248 = "";
+if(coerced248 !== undefined){
+data237 = coerced248;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced248;
 }
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
+}
+}
+if("low" !== data237){
+const err203 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -12266,16 +12367,22 @@ vErrors.push(err203);
 }
 errors++;
 }
+var _valid20 = _errs703 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs705 = errors;
+if(typeof data237 !== "string"){
+let dataType249 = typeof data237;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data237;
 }
-if(coerced248 !== undefined){
-data234 = coerced248;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced248;
+else if(data237 === null){
+coerced249 = "";
 }
-}
-}
-if("xhigh" !== data234){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
+else {
+const err204 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -12284,22 +12391,16 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs699 === errors;
-valid78 = valid78 || _valid19;
-if(!valid78){
-const _errs701 = errors;
-if(typeof data234 !== "string"){
-let dataType249 = typeof data234;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data234;
 }
-else if(data234 === null){
-coerced249 = "";
+if(coerced249 !== undefined){
+data237 = coerced249;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced249;
 }
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
+}
+}
+if("medium" !== data237){
+const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -12308,16 +12409,22 @@ vErrors.push(err205);
 }
 errors++;
 }
+var _valid20 = _errs705 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs707 = errors;
+if(typeof data237 !== "string"){
+let dataType250 = typeof data237;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data237;
 }
-if(coerced249 !== undefined){
-data234 = coerced249;
-if(data232 !== undefined){
-data232["max_reasoning_effort"] = coerced249;
+else if(data237 === null){
+coerced250 = "";
 }
-}
-}
-if("max" !== data234){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
+else {
+const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -12326,16 +12433,16 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs701 === errors;
-valid78 = valid78 || _valid19;
+}
+if(coerced250 !== undefined){
+data237 = coerced250;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced250;
 }
 }
 }
-}
-}
-}
-if(!valid78){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data234};
+if("high" !== data237){
+const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -12343,557 +12450,23 @@ else {
 vErrors.push(err207);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
 }
-else {
-errors = _errs688;
-if(vErrors !== null){
-if(_errs688){
-vErrors.length = _errs688;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid77 = _errs687 === errors;
-}
-else {
-var valid77 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data232}];
-return false;
-}
-}
-var valid74 = _errs682 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data222.request_log !== undefined){
-let data235 = data222.request_log;
-const _errs703 = errors;
-if(errors === _errs703){
-if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
-const _errs705 = errors;
-for(const key49 in data235){
-if(!(key49 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data235}];
-return false;
-break;
-}
-}
-if(_errs705 === errors){
-if(data235.bodies !== undefined){
-let data236 = data235.bodies;
-if(typeof data236 !== "boolean"){
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(data236 === "false" || data236 === 0 || data236 === null){
-coerced250 = false;
-}
-else if(data236 === "true" || data236 === 1){
-coerced250 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data236}];
-return false;
-}
-}
-if(coerced250 !== undefined){
-data236 = coerced250;
-if(data235 !== undefined){
-data235["bodies"] = coerced250;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data235}];
-return false;
-}
-}
-var valid74 = _errs703 === errors;
-}
-else {
-var valid74 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data222}];
-return false;
-}
-}
-var valid73 = _errs660 === errors;
-if(!valid73){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data221}];
-return false;
-}
-}
-var valid0 = _errs658 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data237 = data.keys;
-const _errs708 = errors;
-if(errors === _errs708){
-if(Array.isArray(data237)){
-var valid80 = true;
-const len10 = data237.length;
-for(let i10=0; i10<len10; i10++){
-let data238 = data237[i10];
-const _errs710 = errors;
-if(errors === _errs710){
-if(data238 && typeof data238 == "object" && !Array.isArray(data238)){
-let missing14;
-if((data238.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data238}];
-return false;
-}
-else {
-const _errs712 = errors;
-for(const key50 in data238){
-if(!(func2.call(schema11.properties.keys.items.properties, key50))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data238}];
-return false;
-break;
-}
-}
-if(_errs712 === errors){
-if(data238.key !== undefined){
-let data239 = data238.key;
-const _errs713 = errors;
-if(typeof data239 !== "string"){
-let dataType251 = typeof data239;
+var _valid20 = _errs707 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs709 = errors;
+if(typeof data237 !== "string"){
+let dataType251 = typeof data237;
 let coerced251 = undefined;
 if(!(coerced251 !== undefined)){
 if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data239;
+coerced251 = "" + data237;
 }
-else if(data239 === null){
+else if(data237 === null){
 coerced251 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data239}];
-return false;
-}
-}
-if(coerced251 !== undefined){
-data239 = coerced251;
-if(data238 !== undefined){
-data238["key"] = coerced251;
-}
-}
-}
-if(errors === _errs713){
-if(typeof data239 === "string"){
-if(func3(data239) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data239}];
-return false;
-}
-}
-}
-var valid81 = _errs713 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.account !== undefined){
-let data240 = data238.account;
-const _errs715 = errors;
-if(typeof data240 !== "string"){
-let dataType252 = typeof data240;
-let coerced252 = undefined;
-if(!(coerced252 !== undefined)){
-if(dataType252 == "number" || dataType252 == "boolean"){
-coerced252 = "" + data240;
-}
-else if(data240 === null){
-coerced252 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data240}];
-return false;
-}
-}
-if(coerced252 !== undefined){
-data240 = coerced252;
-if(data238 !== undefined){
-data238["account"] = coerced252;
-}
-}
-}
-if(errors === _errs715){
-if(typeof data240 === "string"){
-if(func3(data240) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data240}];
-return false;
-}
-}
-}
-var valid81 = _errs715 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.name !== undefined){
-let data241 = data238.name;
-const _errs717 = errors;
-if(typeof data241 !== "string"){
-let dataType253 = typeof data241;
-let coerced253 = undefined;
-if(!(coerced253 !== undefined)){
-if(dataType253 == "number" || dataType253 == "boolean"){
-coerced253 = "" + data241;
-}
-else if(data241 === null){
-coerced253 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data241}];
-return false;
-}
-}
-if(coerced253 !== undefined){
-data241 = coerced253;
-if(data238 !== undefined){
-data238["name"] = coerced253;
-}
-}
-}
-var valid81 = _errs717 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.spend_limit !== undefined){
-let data242 = data238.spend_limit;
-const _errs719 = errors;
-if(!(typeof data242 == "number")){
-let dataType254 = typeof data242;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 == "boolean" || data242 === null
-              || (dataType254 == "string" && data242 && data242 == +data242)){
-coerced254 = +data242;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data242}];
-return false;
-}
-}
-if(coerced254 !== undefined){
-data242 = coerced254;
-if(data238 !== undefined){
-data238["spend_limit"] = coerced254;
-}
-}
-}
-if(errors === _errs719){
-if(typeof data242 == "number"){
-if(data242 > 1000000 || isNaN(data242)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data242}];
-return false;
-}
-else {
-if(data242 < 0 || isNaN(data242)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data242}];
-return false;
-}
-}
-}
-}
-var valid81 = _errs719 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.limits !== undefined){
-let data243 = data238.limits;
-const _errs721 = errors;
-if(errors === _errs721){
-if(data243 && typeof data243 == "object" && !Array.isArray(data243)){
-const _errs723 = errors;
-for(const key51 in data243){
-if(!(((key51 === "rpm") || (key51 === "rps")) || (key51 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data243}];
-return false;
-break;
-}
-}
-if(_errs723 === errors){
-if(data243.rpm !== undefined){
-let data244 = data243.rpm;
-const _errs724 = errors;
-if(!((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244)))){
-let dataType255 = typeof data244;
-let coerced255 = undefined;
-if(!(coerced255 !== undefined)){
-if(dataType255 === "boolean" || data244 === null
-              || (dataType255 === "string" && data244 && data244 == +data244 && !(data244 % 1))){
-coerced255 = +data244;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data244}];
-return false;
-}
-}
-if(coerced255 !== undefined){
-data244 = coerced255;
-if(data243 !== undefined){
-data243["rpm"] = coerced255;
-}
-}
-}
-if(errors === _errs724){
-if(typeof data244 == "number"){
-if(data244 < 1 || isNaN(data244)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data244}];
-return false;
-}
-}
-}
-var valid82 = _errs724 === errors;
-}
-else {
-var valid82 = true;
-}
-if(valid82){
-if(data243.rps !== undefined){
-let data245 = data243.rps;
-const _errs726 = errors;
-if(!((typeof data245 == "number") && (!(data245 % 1) && !isNaN(data245)))){
-let dataType256 = typeof data245;
-let coerced256 = undefined;
-if(!(coerced256 !== undefined)){
-if(dataType256 === "boolean" || data245 === null
-              || (dataType256 === "string" && data245 && data245 == +data245 && !(data245 % 1))){
-coerced256 = +data245;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data245}];
-return false;
-}
-}
-if(coerced256 !== undefined){
-data245 = coerced256;
-if(data243 !== undefined){
-data243["rps"] = coerced256;
-}
-}
-}
-if(errors === _errs726){
-if(typeof data245 == "number"){
-if(data245 < 1 || isNaN(data245)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data245}];
-return false;
-}
-}
-}
-var valid82 = _errs726 === errors;
-}
-else {
-var valid82 = true;
-}
-if(valid82){
-if(data243.tpm !== undefined){
-let data246 = data243.tpm;
-const _errs728 = errors;
-if(!((typeof data246 == "number") && (!(data246 % 1) && !isNaN(data246)))){
-let dataType257 = typeof data246;
-let coerced257 = undefined;
-if(!(coerced257 !== undefined)){
-if(dataType257 === "boolean" || data246 === null
-              || (dataType257 === "string" && data246 && data246 == +data246 && !(data246 % 1))){
-coerced257 = +data246;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data246}];
-return false;
-}
-}
-if(coerced257 !== undefined){
-data246 = coerced257;
-if(data243 !== undefined){
-data243["tpm"] = coerced257;
-}
-}
-}
-if(errors === _errs728){
-if(typeof data246 == "number"){
-if(data246 < 1 || isNaN(data246)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data246}];
-return false;
-}
-}
-}
-var valid82 = _errs728 === errors;
-}
-else {
-var valid82 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data243}];
-return false;
-}
-}
-var valid81 = _errs721 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.allowed_models !== undefined){
-let data247 = data238.allowed_models;
-const _errs730 = errors;
-if(errors === _errs730){
-if(Array.isArray(data247)){
-var valid83 = true;
-const len11 = data247.length;
-for(let i11=0; i11<len11; i11++){
-let data248 = data247[i11];
-const _errs732 = errors;
-if(typeof data248 !== "string"){
-let dataType258 = typeof data248;
-let coerced258 = undefined;
-if(!(coerced258 !== undefined)){
-if(dataType258 == "number" || dataType258 == "boolean"){
-coerced258 = "" + data248;
-}
-else if(data248 === null){
-coerced258 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data248}];
-return false;
-}
-}
-if(coerced258 !== undefined){
-data248 = coerced258;
-if(data247 !== undefined){
-data247[i11] = coerced258;
-}
-}
-}
-if(errors === _errs732){
-if(typeof data248 === "string"){
-if(func3(data248) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data248}];
-return false;
-}
-}
-}
-var valid83 = _errs732 === errors;
-if(!valid83){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data247}];
-return false;
-}
-}
-var valid81 = _errs730 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.policy !== undefined){
-let data249 = data238.policy;
-const _errs734 = errors;
-if(errors === _errs734){
-if(data249 && typeof data249 == "object" && !Array.isArray(data249)){
-const _errs736 = errors;
-for(const key52 in data249){
-if(!((key52 === "streaming") || (key52 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data249}];
-return false;
-break;
-}
-}
-if(_errs736 === errors){
-if(data249.streaming !== undefined){
-let data250 = data249.streaming;
-const _errs737 = errors;
-if(typeof data250 !== "boolean"){
-let coerced259 = undefined;
-if(!(coerced259 !== undefined)){
-if(data250 === "false" || data250 === 0 || data250 === null){
-coerced259 = false;
-}
-else if(data250 === "true" || data250 === 1){
-coerced259 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data250}];
-return false;
-}
-}
-if(coerced259 !== undefined){
-data250 = coerced259;
-if(data249 !== undefined){
-data249["streaming"] = coerced259;
-}
-}
-}
-var valid84 = _errs737 === errors;
-}
-else {
-var valid84 = true;
-}
-if(valid84){
-if(data249.max_reasoning_effort !== undefined){
-let data251 = data249.max_reasoning_effort;
-const _errs739 = errors;
-const _errs740 = errors;
-let valid85 = false;
-const _errs741 = errors;
-if(typeof data251 !== "string"){
-let dataType260 = typeof data251;
-let coerced260 = undefined;
-if(!(coerced260 !== undefined)){
-if(dataType260 == "number" || dataType260 == "boolean"){
-coerced260 = "" + data251;
-}
-else if(data251 === null){
-coerced260 = "";
-}
-else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data251};
+const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -12903,15 +12476,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced260 !== undefined){
-data251 = coerced260;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced260;
+if(coerced251 !== undefined){
+data237 = coerced251;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("none" !== data251){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data251};
+if("xhigh" !== data237){
+const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -12920,10 +12493,507 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs741 === errors;
-valid85 = valid85 || _valid20;
-if(!valid85){
-const _errs743 = errors;
+var _valid20 = _errs709 === errors;
+valid81 = valid81 || _valid20;
+if(!valid81){
+const _errs711 = errors;
+if(typeof data237 !== "string"){
+let dataType252 = typeof data237;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data237;
+}
+else if(data237 === null){
+coerced252 = "";
+}
+else {
+const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+}
+if(coerced252 !== undefined){
+data237 = coerced252;
+if(data235 !== undefined){
+data235["max_reasoning_effort"] = coerced252;
+}
+}
+}
+if("max" !== data237){
+const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+var _valid20 = _errs711 === errors;
+valid81 = valid81 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid81){
+const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data237};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs698;
+if(vErrors !== null){
+if(_errs698){
+vErrors.length = _errs698;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid80 = _errs697 === errors;
+}
+else {
+var valid80 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data235}];
+return false;
+}
+}
+var valid77 = _errs692 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.request_log !== undefined){
+let data238 = data225.request_log;
+const _errs713 = errors;
+if(errors === _errs713){
+if(data238 && typeof data238 == "object" && !Array.isArray(data238)){
+const _errs715 = errors;
+for(const key49 in data238){
+if(!(key49 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data238}];
+return false;
+break;
+}
+}
+if(_errs715 === errors){
+if(data238.bodies !== undefined){
+let data239 = data238.bodies;
+if(typeof data239 !== "boolean"){
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(data239 === "false" || data239 === 0 || data239 === null){
+coerced253 = false;
+}
+else if(data239 === "true" || data239 === 1){
+coerced253 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data239}];
+return false;
+}
+}
+if(coerced253 !== undefined){
+data239 = coerced253;
+if(data238 !== undefined){
+data238["bodies"] = coerced253;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data238}];
+return false;
+}
+}
+var valid77 = _errs713 === errors;
+}
+else {
+var valid77 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data225}];
+return false;
+}
+}
+var valid76 = _errs670 === errors;
+if(!valid76){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data224}];
+return false;
+}
+}
+var valid0 = _errs668 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data240 = data.keys;
+const _errs718 = errors;
+if(errors === _errs718){
+if(Array.isArray(data240)){
+var valid83 = true;
+const len11 = data240.length;
+for(let i12=0; i12<len11; i12++){
+let data241 = data240[i12];
+const _errs720 = errors;
+if(errors === _errs720){
+if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
+let missing14;
+if((data241.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data241}];
+return false;
+}
+else {
+const _errs722 = errors;
+for(const key50 in data241){
+if(!(func2.call(schema11.properties.keys.items.properties, key50))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data241}];
+return false;
+break;
+}
+}
+if(_errs722 === errors){
+if(data241.key !== undefined){
+let data242 = data241.key;
+const _errs723 = errors;
+if(typeof data242 !== "string"){
+let dataType254 = typeof data242;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data242;
+}
+else if(data242 === null){
+coerced254 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data242}];
+return false;
+}
+}
+if(coerced254 !== undefined){
+data242 = coerced254;
+if(data241 !== undefined){
+data241["key"] = coerced254;
+}
+}
+}
+if(errors === _errs723){
+if(typeof data242 === "string"){
+if(func3(data242) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data242}];
+return false;
+}
+}
+}
+var valid84 = _errs723 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.account !== undefined){
+let data243 = data241.account;
+const _errs725 = errors;
+if(typeof data243 !== "string"){
+let dataType255 = typeof data243;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data243;
+}
+else if(data243 === null){
+coerced255 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data243}];
+return false;
+}
+}
+if(coerced255 !== undefined){
+data243 = coerced255;
+if(data241 !== undefined){
+data241["account"] = coerced255;
+}
+}
+}
+if(errors === _errs725){
+if(typeof data243 === "string"){
+if(func3(data243) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data243}];
+return false;
+}
+}
+}
+var valid84 = _errs725 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.name !== undefined){
+let data244 = data241.name;
+const _errs727 = errors;
+if(typeof data244 !== "string"){
+let dataType256 = typeof data244;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data244;
+}
+else if(data244 === null){
+coerced256 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data244}];
+return false;
+}
+}
+if(coerced256 !== undefined){
+data244 = coerced256;
+if(data241 !== undefined){
+data241["name"] = coerced256;
+}
+}
+}
+var valid84 = _errs727 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.spend_limit !== undefined){
+let data245 = data241.spend_limit;
+const _errs729 = errors;
+if(!(typeof data245 == "number")){
+let dataType257 = typeof data245;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "boolean" || data245 === null
+              || (dataType257 == "string" && data245 && data245 == +data245)){
+coerced257 = +data245;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data245}];
+return false;
+}
+}
+if(coerced257 !== undefined){
+data245 = coerced257;
+if(data241 !== undefined){
+data241["spend_limit"] = coerced257;
+}
+}
+}
+if(errors === _errs729){
+if(typeof data245 == "number"){
+if(data245 > 1000000 || isNaN(data245)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data245}];
+return false;
+}
+else {
+if(data245 < 0 || isNaN(data245)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data245}];
+return false;
+}
+}
+}
+}
+var valid84 = _errs729 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.limits !== undefined){
+let data246 = data241.limits;
+const _errs731 = errors;
+if(errors === _errs731){
+if(data246 && typeof data246 == "object" && !Array.isArray(data246)){
+const _errs733 = errors;
+for(const key51 in data246){
+if(!(((key51 === "rpm") || (key51 === "rps")) || (key51 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data246}];
+return false;
+break;
+}
+}
+if(_errs733 === errors){
+if(data246.rpm !== undefined){
+let data247 = data246.rpm;
+const _errs734 = errors;
+if(!((typeof data247 == "number") && (!(data247 % 1) && !isNaN(data247)))){
+let dataType258 = typeof data247;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 === "boolean" || data247 === null
+              || (dataType258 === "string" && data247 && data247 == +data247 && !(data247 % 1))){
+coerced258 = +data247;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data247}];
+return false;
+}
+}
+if(coerced258 !== undefined){
+data247 = coerced258;
+if(data246 !== undefined){
+data246["rpm"] = coerced258;
+}
+}
+}
+if(errors === _errs734){
+if(typeof data247 == "number"){
+if(data247 < 1 || isNaN(data247)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data247}];
+return false;
+}
+}
+}
+var valid85 = _errs734 === errors;
+}
+else {
+var valid85 = true;
+}
+if(valid85){
+if(data246.rps !== undefined){
+let data248 = data246.rps;
+const _errs736 = errors;
+if(!((typeof data248 == "number") && (!(data248 % 1) && !isNaN(data248)))){
+let dataType259 = typeof data248;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 === "boolean" || data248 === null
+              || (dataType259 === "string" && data248 && data248 == +data248 && !(data248 % 1))){
+coerced259 = +data248;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data248}];
+return false;
+}
+}
+if(coerced259 !== undefined){
+data248 = coerced259;
+if(data246 !== undefined){
+data246["rps"] = coerced259;
+}
+}
+}
+if(errors === _errs736){
+if(typeof data248 == "number"){
+if(data248 < 1 || isNaN(data248)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data248}];
+return false;
+}
+}
+}
+var valid85 = _errs736 === errors;
+}
+else {
+var valid85 = true;
+}
+if(valid85){
+if(data246.tpm !== undefined){
+let data249 = data246.tpm;
+const _errs738 = errors;
+if(!((typeof data249 == "number") && (!(data249 % 1) && !isNaN(data249)))){
+let dataType260 = typeof data249;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 === "boolean" || data249 === null
+              || (dataType260 === "string" && data249 && data249 == +data249 && !(data249 % 1))){
+coerced260 = +data249;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data249}];
+return false;
+}
+}
+if(coerced260 !== undefined){
+data249 = coerced260;
+if(data246 !== undefined){
+data246["tpm"] = coerced260;
+}
+}
+}
+if(errors === _errs738){
+if(typeof data249 == "number"){
+if(data249 < 1 || isNaN(data249)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data249}];
+return false;
+}
+}
+}
+var valid85 = _errs738 === errors;
+}
+else {
+var valid85 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data246}];
+return false;
+}
+}
+var valid84 = _errs731 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.allowed_models !== undefined){
+let data250 = data241.allowed_models;
+const _errs740 = errors;
+if(errors === _errs740){
+if(Array.isArray(data250)){
+var valid86 = true;
+const len12 = data250.length;
+for(let i13=0; i13<len12; i13++){
+let data251 = data250[i13];
+const _errs742 = errors;
 if(typeof data251 !== "string"){
 let dataType261 = typeof data251;
 let coerced261 = undefined;
@@ -12935,67 +13005,104 @@ else if(data251 === null){
 coerced261 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data251};
-if(vErrors === null){
-vErrors = [err210];
-}
-else {
-vErrors.push(err210);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data251}];
+return false;
 }
 }
 if(coerced261 !== undefined){
 data251 = coerced261;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced261;
+if(data250 !== undefined){
+data250[i13] = coerced261;
 }
 }
 }
-if("minimal" !== data251){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data251};
-if(vErrors === null){
-vErrors = [err211];
+if(errors === _errs742){
+if(typeof data251 === "string"){
+if(func3(data251) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data251}];
+return false;
+}
+}
+}
+var valid86 = _errs742 === errors;
+if(!valid86){
+break;
+}
+}
 }
 else {
-vErrors.push(err211);
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data250}];
+return false;
 }
-errors++;
 }
-var _valid20 = _errs743 === errors;
-valid85 = valid85 || _valid20;
-if(!valid85){
-const _errs745 = errors;
-if(typeof data251 !== "string"){
-let dataType262 = typeof data251;
+var valid84 = _errs740 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.policy !== undefined){
+let data252 = data241.policy;
+const _errs744 = errors;
+if(errors === _errs744){
+if(data252 && typeof data252 == "object" && !Array.isArray(data252)){
+const _errs746 = errors;
+for(const key52 in data252){
+if(!((key52 === "streaming") || (key52 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data252}];
+return false;
+break;
+}
+}
+if(_errs746 === errors){
+if(data252.streaming !== undefined){
+let data253 = data252.streaming;
+const _errs747 = errors;
+if(typeof data253 !== "boolean"){
 let coerced262 = undefined;
 if(!(coerced262 !== undefined)){
-if(dataType262 == "number" || dataType262 == "boolean"){
-coerced262 = "" + data251;
+if(data253 === "false" || data253 === 0 || data253 === null){
+coerced262 = false;
 }
-else if(data251 === null){
-coerced262 = "";
-}
-else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data251};
-if(vErrors === null){
-vErrors = [err212];
+else if(data253 === "true" || data253 === 1){
+coerced262 = true;
 }
 else {
-vErrors.push(err212);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data253}];
+return false;
 }
 }
 if(coerced262 !== undefined){
-data251 = coerced262;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced262;
+data253 = coerced262;
+if(data252 !== undefined){
+data252["streaming"] = coerced262;
 }
 }
 }
-if("low" !== data251){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data251};
+var valid87 = _errs747 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data252.max_reasoning_effort !== undefined){
+let data254 = data252.max_reasoning_effort;
+const _errs749 = errors;
+const _errs750 = errors;
+let valid88 = false;
+const _errs751 = errors;
+if(typeof data254 !== "string"){
+let dataType263 = typeof data254;
+let coerced263 = undefined;
+if(!(coerced263 !== undefined)){
+if(dataType263 == "number" || dataType263 == "boolean"){
+coerced263 = "" + data254;
+}
+else if(data254 === null){
+coerced263 = "";
+}
+else {
+const err213 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data254};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -13004,22 +13111,16 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs745 === errors;
-valid85 = valid85 || _valid20;
-if(!valid85){
-const _errs747 = errors;
-if(typeof data251 !== "string"){
-let dataType263 = typeof data251;
-let coerced263 = undefined;
-if(!(coerced263 !== undefined)){
-if(dataType263 == "number" || dataType263 == "boolean"){
-coerced263 = "" + data251;
 }
-else if(data251 === null){
-coerced263 = "";
+if(coerced263 !== undefined){
+data254 = coerced263;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced263;
 }
-else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data251};
+}
+}
+if("none" !== data254){
+const err214 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data254};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -13028,16 +13129,22 @@ vErrors.push(err214);
 }
 errors++;
 }
+var _valid21 = _errs751 === errors;
+valid88 = valid88 || _valid21;
+if(!valid88){
+const _errs753 = errors;
+if(typeof data254 !== "string"){
+let dataType264 = typeof data254;
+let coerced264 = undefined;
+if(!(coerced264 !== undefined)){
+if(dataType264 == "number" || dataType264 == "boolean"){
+coerced264 = "" + data254;
 }
-if(coerced263 !== undefined){
-data251 = coerced263;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced263;
+else if(data254 === null){
+coerced264 = "";
 }
-}
-}
-if("medium" !== data251){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data251};
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data254};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -13046,22 +13153,16 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs747 === errors;
-valid85 = valid85 || _valid20;
-if(!valid85){
-const _errs749 = errors;
-if(typeof data251 !== "string"){
-let dataType264 = typeof data251;
-let coerced264 = undefined;
-if(!(coerced264 !== undefined)){
-if(dataType264 == "number" || dataType264 == "boolean"){
-coerced264 = "" + data251;
 }
-else if(data251 === null){
-coerced264 = "";
+if(coerced264 !== undefined){
+data254 = coerced264;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced264;
 }
-else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data251};
+}
+}
+if("minimal" !== data254){
+const err216 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data254};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -13070,16 +13171,22 @@ vErrors.push(err216);
 }
 errors++;
 }
+var _valid21 = _errs753 === errors;
+valid88 = valid88 || _valid21;
+if(!valid88){
+const _errs755 = errors;
+if(typeof data254 !== "string"){
+let dataType265 = typeof data254;
+let coerced265 = undefined;
+if(!(coerced265 !== undefined)){
+if(dataType265 == "number" || dataType265 == "boolean"){
+coerced265 = "" + data254;
 }
-if(coerced264 !== undefined){
-data251 = coerced264;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced264;
+else if(data254 === null){
+coerced265 = "";
 }
-}
-}
-if("high" !== data251){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data251};
+else {
+const err217 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data254};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -13088,22 +13195,16 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs749 === errors;
-valid85 = valid85 || _valid20;
-if(!valid85){
-const _errs751 = errors;
-if(typeof data251 !== "string"){
-let dataType265 = typeof data251;
-let coerced265 = undefined;
-if(!(coerced265 !== undefined)){
-if(dataType265 == "number" || dataType265 == "boolean"){
-coerced265 = "" + data251;
 }
-else if(data251 === null){
-coerced265 = "";
+if(coerced265 !== undefined){
+data254 = coerced265;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced265;
 }
-else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data251};
+}
+}
+if("low" !== data254){
+const err218 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data254};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -13112,16 +13213,22 @@ vErrors.push(err218);
 }
 errors++;
 }
+var _valid21 = _errs755 === errors;
+valid88 = valid88 || _valid21;
+if(!valid88){
+const _errs757 = errors;
+if(typeof data254 !== "string"){
+let dataType266 = typeof data254;
+let coerced266 = undefined;
+if(!(coerced266 !== undefined)){
+if(dataType266 == "number" || dataType266 == "boolean"){
+coerced266 = "" + data254;
 }
-if(coerced265 !== undefined){
-data251 = coerced265;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced265;
+else if(data254 === null){
+coerced266 = "";
 }
-}
-}
-if("xhigh" !== data251){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data251};
+else {
+const err219 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data254};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -13130,22 +13237,16 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs751 === errors;
-valid85 = valid85 || _valid20;
-if(!valid85){
-const _errs753 = errors;
-if(typeof data251 !== "string"){
-let dataType266 = typeof data251;
-let coerced266 = undefined;
-if(!(coerced266 !== undefined)){
-if(dataType266 == "number" || dataType266 == "boolean"){
-coerced266 = "" + data251;
 }
-else if(data251 === null){
-coerced266 = "";
+if(coerced266 !== undefined){
+data254 = coerced266;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced266;
 }
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data251};
+}
+}
+if("medium" !== data254){
+const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data254};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -13154,16 +13255,22 @@ vErrors.push(err220);
 }
 errors++;
 }
+var _valid21 = _errs757 === errors;
+valid88 = valid88 || _valid21;
+if(!valid88){
+const _errs759 = errors;
+if(typeof data254 !== "string"){
+let dataType267 = typeof data254;
+let coerced267 = undefined;
+if(!(coerced267 !== undefined)){
+if(dataType267 == "number" || dataType267 == "boolean"){
+coerced267 = "" + data254;
 }
-if(coerced266 !== undefined){
-data251 = coerced266;
-if(data249 !== undefined){
-data249["max_reasoning_effort"] = coerced266;
+else if(data254 === null){
+coerced267 = "";
 }
-}
-}
-if("max" !== data251){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data251};
+else {
+const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data254};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -13172,16 +13279,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs753 === errors;
-valid85 = valid85 || _valid20;
+}
+if(coerced267 !== undefined){
+data254 = coerced267;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced267;
 }
 }
 }
-}
-}
-}
-if(!valid85){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data251};
+if("high" !== data254){
+const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data254};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -13189,57 +13296,23 @@ else {
 vErrors.push(err222);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid21 = _errs759 === errors;
+valid88 = valid88 || _valid21;
+if(!valid88){
+const _errs761 = errors;
+if(typeof data254 !== "string"){
+let dataType268 = typeof data254;
+let coerced268 = undefined;
+if(!(coerced268 !== undefined)){
+if(dataType268 == "number" || dataType268 == "boolean"){
+coerced268 = "" + data254;
+}
+else if(data254 === null){
+coerced268 = "";
 }
 else {
-errors = _errs740;
-if(vErrors !== null){
-if(_errs740){
-vErrors.length = _errs740;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid84 = _errs739 === errors;
-}
-else {
-var valid84 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data249}];
-return false;
-}
-}
-var valid81 = _errs734 === errors;
-}
-else {
-var valid81 = true;
-}
-if(valid81){
-if(data238.status !== undefined){
-let data252 = data238.status;
-const _errs755 = errors;
-const _errs756 = errors;
-let valid86 = false;
-const _errs757 = errors;
-if(typeof data252 !== "string"){
-let dataType267 = typeof data252;
-let coerced267 = undefined;
-if(!(coerced267 !== undefined)){
-if(dataType267 == "number" || dataType267 == "boolean"){
-coerced267 = "" + data252;
-}
-else if(data252 === null){
-coerced267 = "";
-}
-else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data252};
+const err223 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data254};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -13249,15 +13322,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced267 !== undefined){
-data252 = coerced267;
-if(data238 !== undefined){
-data238["status"] = coerced267;
+if(coerced268 !== undefined){
+data254 = coerced268;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced268;
 }
 }
 }
-if("active" !== data252){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data252};
+if("xhigh" !== data254){
+const err224 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data254};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -13266,22 +13339,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs757 === errors;
-valid86 = valid86 || _valid21;
-if(!valid86){
-const _errs759 = errors;
-if(typeof data252 !== "string"){
-let dataType268 = typeof data252;
-let coerced268 = undefined;
-if(!(coerced268 !== undefined)){
-if(dataType268 == "number" || dataType268 == "boolean"){
-coerced268 = "" + data252;
+var _valid21 = _errs761 === errors;
+valid88 = valid88 || _valid21;
+if(!valid88){
+const _errs763 = errors;
+if(typeof data254 !== "string"){
+let dataType269 = typeof data254;
+let coerced269 = undefined;
+if(!(coerced269 !== undefined)){
+if(dataType269 == "number" || dataType269 == "boolean"){
+coerced269 = "" + data254;
 }
-else if(data252 === null){
-coerced268 = "";
+else if(data254 === null){
+coerced269 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data252};
+const err225 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data254};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -13291,15 +13364,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced268 !== undefined){
-data252 = coerced268;
-if(data238 !== undefined){
-data238["status"] = coerced268;
+if(coerced269 !== undefined){
+data254 = coerced269;
+if(data252 !== undefined){
+data252["max_reasoning_effort"] = coerced269;
 }
 }
 }
-if("blocked" !== data252){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data252};
+if("max" !== data254){
+const err226 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data254};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -13308,22 +13381,16 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs759 === errors;
-valid86 = valid86 || _valid21;
-if(!valid86){
-const _errs761 = errors;
-if(typeof data252 !== "string"){
-let dataType269 = typeof data252;
-let coerced269 = undefined;
-if(!(coerced269 !== undefined)){
-if(dataType269 == "number" || dataType269 == "boolean"){
-coerced269 = "" + data252;
+var _valid21 = _errs763 === errors;
+valid88 = valid88 || _valid21;
 }
-else if(data252 === null){
-coerced269 = "";
 }
-else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data252};
+}
+}
+}
+}
+if(!valid88){
+const err227 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data254};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -13331,17 +13398,57 @@ else {
 vErrors.push(err227);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs750;
+if(vErrors !== null){
+if(_errs750){
+vErrors.length = _errs750;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced269 !== undefined){
-data252 = coerced269;
-if(data238 !== undefined){
-data238["status"] = coerced269;
+}
+var valid87 = _errs749 === errors;
+}
+else {
+var valid87 = true;
 }
 }
 }
-if("revoked" !== data252){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data252};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data252}];
+return false;
+}
+}
+var valid84 = _errs744 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data241.status !== undefined){
+let data255 = data241.status;
+const _errs765 = errors;
+const _errs766 = errors;
+let valid89 = false;
+const _errs767 = errors;
+if(typeof data255 !== "string"){
+let dataType270 = typeof data255;
+let coerced270 = undefined;
+if(!(coerced270 !== undefined)){
+if(dataType270 == "number" || dataType270 == "boolean"){
+coerced270 = "" + data255;
+}
+else if(data255 === null){
+coerced270 = "";
+}
+else {
+const err228 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data255};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -13350,22 +13457,16 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs761 === errors;
-valid86 = valid86 || _valid21;
-if(!valid86){
-const _errs763 = errors;
-if(typeof data252 !== "string"){
-let dataType270 = typeof data252;
-let coerced270 = undefined;
-if(!(coerced270 !== undefined)){
-if(dataType270 == "number" || dataType270 == "boolean"){
-coerced270 = "" + data252;
 }
-else if(data252 === null){
-coerced270 = "";
+if(coerced270 !== undefined){
+data255 = coerced270;
+if(data241 !== undefined){
+data241["status"] = coerced270;
 }
-else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data252};
+}
+}
+if("active" !== data255){
+const err229 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data255};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -13374,16 +13475,22 @@ vErrors.push(err229);
 }
 errors++;
 }
+var _valid22 = _errs767 === errors;
+valid89 = valid89 || _valid22;
+if(!valid89){
+const _errs769 = errors;
+if(typeof data255 !== "string"){
+let dataType271 = typeof data255;
+let coerced271 = undefined;
+if(!(coerced271 !== undefined)){
+if(dataType271 == "number" || dataType271 == "boolean"){
+coerced271 = "" + data255;
 }
-if(coerced270 !== undefined){
-data252 = coerced270;
-if(data238 !== undefined){
-data238["status"] = coerced270;
+else if(data255 === null){
+coerced271 = "";
 }
-}
-}
-if("deleted" !== data252){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data252};
+else {
+const err230 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data255};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -13392,13 +13499,16 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs763 === errors;
-valid86 = valid86 || _valid21;
+}
+if(coerced271 !== undefined){
+data255 = coerced271;
+if(data241 !== undefined){
+data241["status"] = coerced271;
 }
 }
 }
-if(!valid86){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data252};
+if("blocked" !== data255){
+const err231 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data255};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -13406,60 +13516,159 @@ else {
 vErrors.push(err231);
 }
 errors++;
+}
+var _valid22 = _errs769 === errors;
+valid89 = valid89 || _valid22;
+if(!valid89){
+const _errs771 = errors;
+if(typeof data255 !== "string"){
+let dataType272 = typeof data255;
+let coerced272 = undefined;
+if(!(coerced272 !== undefined)){
+if(dataType272 == "number" || dataType272 == "boolean"){
+coerced272 = "" + data255;
+}
+else if(data255 === null){
+coerced272 = "";
+}
+else {
+const err232 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data255};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(coerced272 !== undefined){
+data255 = coerced272;
+if(data241 !== undefined){
+data241["status"] = coerced272;
+}
+}
+}
+if("revoked" !== data255){
+const err233 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data255};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+var _valid22 = _errs771 === errors;
+valid89 = valid89 || _valid22;
+if(!valid89){
+const _errs773 = errors;
+if(typeof data255 !== "string"){
+let dataType273 = typeof data255;
+let coerced273 = undefined;
+if(!(coerced273 !== undefined)){
+if(dataType273 == "number" || dataType273 == "boolean"){
+coerced273 = "" + data255;
+}
+else if(data255 === null){
+coerced273 = "";
+}
+else {
+const err234 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data255};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(coerced273 !== undefined){
+data255 = coerced273;
+if(data241 !== undefined){
+data241["status"] = coerced273;
+}
+}
+}
+if("deleted" !== data255){
+const err235 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data255};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+var _valid22 = _errs773 === errors;
+valid89 = valid89 || _valid22;
+}
+}
+}
+if(!valid89){
+const err236 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data255};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs756;
+errors = _errs766;
 if(vErrors !== null){
-if(_errs756){
-vErrors.length = _errs756;
+if(_errs766){
+vErrors.length = _errs766;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid81 = _errs755 === errors;
+var valid84 = _errs765 === errors;
 }
 else {
-var valid81 = true;
+var valid84 = true;
 }
-if(valid81){
-if(data238.request_log !== undefined){
-let data253 = data238.request_log;
-const _errs765 = errors;
-if(errors === _errs765){
-if(data253 && typeof data253 == "object" && !Array.isArray(data253)){
-const _errs767 = errors;
-for(const key53 in data253){
+if(valid84){
+if(data241.request_log !== undefined){
+let data256 = data241.request_log;
+const _errs775 = errors;
+if(errors === _errs775){
+if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
+const _errs777 = errors;
+for(const key53 in data256){
 if(!(key53 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data253}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data256}];
 return false;
 break;
 }
 }
-if(_errs767 === errors){
-if(data253.bodies !== undefined){
-let data254 = data253.bodies;
-if(typeof data254 !== "boolean"){
-let coerced271 = undefined;
-if(!(coerced271 !== undefined)){
-if(data254 === "false" || data254 === 0 || data254 === null){
-coerced271 = false;
+if(_errs777 === errors){
+if(data256.bodies !== undefined){
+let data257 = data256.bodies;
+if(typeof data257 !== "boolean"){
+let coerced274 = undefined;
+if(!(coerced274 !== undefined)){
+if(data257 === "false" || data257 === 0 || data257 === null){
+coerced274 = false;
 }
-else if(data254 === "true" || data254 === 1){
-coerced271 = true;
+else if(data257 === "true" || data257 === 1){
+coerced274 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data254}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data257}];
 return false;
 }
 }
-if(coerced271 !== undefined){
-data254 = coerced271;
-if(data253 !== undefined){
-data253["bodies"] = coerced271;
+if(coerced274 !== undefined){
+data257 = coerced274;
+if(data256 !== undefined){
+data256["bodies"] = coerced274;
 }
 }
 }
@@ -13467,14 +13676,14 @@ data253["bodies"] = coerced271;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data253}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data256}];
 return false;
 }
 }
-var valid81 = _errs765 === errors;
+var valid84 = _errs775 === errors;
 }
 else {
-var valid81 = true;
+var valid84 = true;
 }
 }
 }
@@ -13488,22 +13697,22 @@ var valid81 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data238}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data241}];
 return false;
 }
 }
-var valid80 = _errs710 === errors;
-if(!valid80){
+var valid83 = _errs720 === errors;
+if(!valid83){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data237}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data240}];
 return false;
 }
 }
-var valid0 = _errs708 === errors;
+var valid0 = _errs718 === errors;
 }
 else {
 var valid0 = true;
