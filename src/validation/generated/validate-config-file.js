@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -10316,209 +10316,228 @@ else {
 var valid41 = true;
 }
 if(valid41){
-if(data127.routes !== undefined){
-let data187 = data127.routes;
+if(data127.routing !== undefined){
+let data187 = data127.routing;
 const _errs585 = errors;
 if(errors === _errs585){
-if(Array.isArray(data187)){
-if(data187.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
-return false;
-}
-else {
-var valid66 = true;
-const len7 = data187.length;
-for(let i7=0; i7<len7; i7++){
-let data188 = data187[i7];
+if(data187 && typeof data187 == "object" && !Array.isArray(data187)){
 const _errs587 = errors;
-if(errors === _errs587){
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
-let missing12;
-if((data188.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-}
-else {
-const _errs589 = errors;
-for(const key40 in data188){
-if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
+for(const key40 in data187){
+if(!((key40 === "affinity") || (key40 === "affinity_load_factor"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data187}];
 return false;
 break;
 }
 }
-if(_errs589 === errors){
-if(data188.node !== undefined){
-let data189 = data188.node;
+if(_errs587 === errors){
+if(data187.affinity !== undefined){
+let data188 = data187.affinity;
+const _errs588 = errors;
+const _errs589 = errors;
+let valid67 = false;
 const _errs590 = errors;
-if(typeof data189 !== "string"){
-let dataType208 = typeof data189;
+if(typeof data188 !== "string"){
+let dataType208 = typeof data188;
 let coerced208 = undefined;
 if(!(coerced208 !== undefined)){
 if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data189;
+coerced208 = "" + data188;
 }
-else if(data189 === null){
+else if(data188 === null){
 coerced208 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
+const err193 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data188};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
 }
 }
 if(coerced208 !== undefined){
-data189 = coerced208;
-if(data188 !== undefined){
-data188["node"] = coerced208;
+data188 = coerced208;
+if(data187 !== undefined){
+data187["affinity"] = coerced208;
 }
 }
 }
-if(errors === _errs590){
-if(typeof data189 === "string"){
-if(func3(data189) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-}
-var valid67 = _errs590 === errors;
+if("session" !== data188){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data188};
+if(vErrors === null){
+vErrors = [err194];
 }
 else {
-var valid67 = true;
+vErrors.push(err194);
 }
-if(valid67){
-if(data188.model !== undefined){
-let data190 = data188.model;
+errors++;
+}
+var _valid19 = _errs590 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
 const _errs592 = errors;
-if(typeof data190 !== "string"){
-let dataType209 = typeof data190;
+if(typeof data188 !== "string"){
+let dataType209 = typeof data188;
 let coerced209 = undefined;
 if(!(coerced209 !== undefined)){
 if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data190;
+coerced209 = "" + data188;
 }
-else if(data190 === null){
+else if(data188 === null){
 coerced209 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
+const err195 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data188};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
 }
 }
 if(coerced209 !== undefined){
-data190 = coerced209;
-if(data188 !== undefined){
-data188["model"] = coerced209;
+data188 = coerced209;
+if(data187 !== undefined){
+data187["affinity"] = coerced209;
 }
 }
 }
-if(errors === _errs592){
-if(typeof data190 === "string"){
-if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
-}
-}
-}
-var valid67 = _errs592 === errors;
+if("prefix" !== data188){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data188};
+if(vErrors === null){
+vErrors = [err196];
 }
 else {
-var valid67 = true;
+vErrors.push(err196);
 }
-if(valid67){
-if(data188.weight !== undefined){
-let data191 = data188.weight;
+errors++;
+}
+var _valid19 = _errs592 === errors;
+valid67 = valid67 || _valid19;
+if(!valid67){
 const _errs594 = errors;
-if(!(typeof data191 == "number")){
-let dataType210 = typeof data191;
+if(typeof data188 !== "string"){
+let dataType210 = typeof data188;
 let coerced210 = undefined;
 if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data191 === null
-              || (dataType210 == "string" && data191 && data191 == +data191)){
-coerced210 = +data191;
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data188;
+}
+else if(data188 === null){
+coerced210 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
-return false;
+const err197 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data188};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
 }
 }
 if(coerced210 !== undefined){
-data191 = coerced210;
-if(data188 !== undefined){
-data188["weight"] = coerced210;
+data188 = coerced210;
+if(data187 !== undefined){
+data187["affinity"] = coerced210;
 }
 }
 }
-if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 <= 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
+if("none" !== data188){
+const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data188};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+var _valid19 = _errs594 === errors;
+valid67 = valid67 || _valid19;
+}
+}
+if(!valid67){
+const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data188};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
-}
-}
-var valid67 = _errs594 === errors;
+else {
+errors = _errs589;
+if(vErrors !== null){
+if(_errs589){
+vErrors.length = _errs589;
 }
 else {
-var valid67 = true;
+vErrors = null;
 }
-if(valid67){
-if(data188.priority !== undefined){
-let data192 = data188.priority;
+}
+}
+var valid66 = _errs588 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data187.affinity_load_factor !== undefined){
+let data189 = data187.affinity_load_factor;
 const _errs596 = errors;
-if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
-let dataType211 = typeof data192;
+if(!(typeof data189 == "number")){
+let dataType211 = typeof data189;
 let coerced211 = undefined;
 if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data192 === null
-              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
-coerced211 = +data192;
+if(dataType211 == "boolean" || data189 === null
+              || (dataType211 == "string" && data189 && data189 == +data189)){
+coerced211 = +data189;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data189}];
 return false;
 }
 }
 if(coerced211 !== undefined){
-data192 = coerced211;
-if(data188 !== undefined){
-data188["priority"] = coerced211;
+data189 = coerced211;
+if(data187 !== undefined){
+data187["affinity_load_factor"] = coerced211;
 }
 }
 }
 if(errors === _errs596){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+if(typeof data189 == "number"){
+if(data189 > 100 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data189}];
+return false;
+}
+else {
+if(data189 < 1 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data189}];
 return false;
 }
 }
 }
-var valid67 = _errs596 === errors;
+}
+var valid66 = _errs596 === errors;
 }
 else {
-var valid67 = true;
-}
-}
-}
+var valid66 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-}
-}
-var valid66 = _errs587 === errors;
-if(!valid66){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data187}];
 return false;
 }
 }
@@ -10526,6 +10545,219 @@ var valid41 = _errs585 === errors;
 }
 else {
 var valid41 = true;
+}
+if(valid41){
+if(data127.routes !== undefined){
+let data190 = data127.routes;
+const _errs598 = errors;
+if(errors === _errs598){
+if(Array.isArray(data190)){
+if(data190.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data190}];
+return false;
+}
+else {
+var valid68 = true;
+const len7 = data190.length;
+for(let i7=0; i7<len7; i7++){
+let data191 = data190[i7];
+const _errs600 = errors;
+if(errors === _errs600){
+if(data191 && typeof data191 == "object" && !Array.isArray(data191)){
+let missing12;
+if((data191.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data191}];
+return false;
+}
+else {
+const _errs602 = errors;
+for(const key41 in data191){
+if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data191}];
+return false;
+break;
+}
+}
+if(_errs602 === errors){
+if(data191.node !== undefined){
+let data192 = data191.node;
+const _errs603 = errors;
+if(typeof data192 !== "string"){
+let dataType212 = typeof data192;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data192;
+}
+else if(data192 === null){
+coerced212 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data192}];
+return false;
+}
+}
+if(coerced212 !== undefined){
+data192 = coerced212;
+if(data191 !== undefined){
+data191["node"] = coerced212;
+}
+}
+}
+if(errors === _errs603){
+if(typeof data192 === "string"){
+if(func3(data192) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data192}];
+return false;
+}
+}
+}
+var valid69 = _errs603 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data191.model !== undefined){
+let data193 = data191.model;
+const _errs605 = errors;
+if(typeof data193 !== "string"){
+let dataType213 = typeof data193;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data193;
+}
+else if(data193 === null){
+coerced213 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data193}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data193 = coerced213;
+if(data191 !== undefined){
+data191["model"] = coerced213;
+}
+}
+}
+if(errors === _errs605){
+if(typeof data193 === "string"){
+if(func3(data193) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data193}];
+return false;
+}
+}
+}
+var valid69 = _errs605 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data191.weight !== undefined){
+let data194 = data191.weight;
+const _errs607 = errors;
+if(!(typeof data194 == "number")){
+let dataType214 = typeof data194;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data194 === null
+              || (dataType214 == "string" && data194 && data194 == +data194)){
+coerced214 = +data194;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data194}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data194 = coerced214;
+if(data191 !== undefined){
+data191["weight"] = coerced214;
+}
+}
+}
+if(errors === _errs607){
+if(typeof data194 == "number"){
+if(data194 <= 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data194}];
+return false;
+}
+}
+}
+var valid69 = _errs607 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data191.priority !== undefined){
+let data195 = data191.priority;
+const _errs609 = errors;
+if(!((typeof data195 == "number") && (!(data195 % 1) && !isNaN(data195)))){
+let dataType215 = typeof data195;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 === "boolean" || data195 === null
+              || (dataType215 === "string" && data195 && data195 == +data195 && !(data195 % 1))){
+coerced215 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data195}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data195 = coerced215;
+if(data191 !== undefined){
+data191["priority"] = coerced215;
+}
+}
+}
+if(errors === _errs609){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data195}];
+return false;
+}
+}
+}
+var valid69 = _errs609 === errors;
+}
+else {
+var valid69 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data191}];
+return false;
+}
+}
+var valid68 = _errs600 === errors;
+if(!valid68){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data190}];
+return false;
+}
+}
+var valid41 = _errs598 === errors;
+}
+else {
+var valid41 = true;
+}
 }
 }
 }
@@ -10563,250 +10795,68 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data193 = data.accounts;
-const _errs598 = errors;
-if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
-let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-else {
-const _errs602 = errors;
-for(const key41 in data194){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-break;
-}
-}
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
-}
-else if(data195 === null){
-coerced212 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
-}
-}
-}
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs603 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
-const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
-}
-else if(data196 === null){
-coerced213 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
-}
-}
-}
-var valid69 = _errs605 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
-const _errs607 = errors;
-if(!(typeof data197 == "number")){
-let dataType214 = typeof data197;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
-}
-}
-}
-if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-}
-}
-}
-var valid69 = _errs607 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
-const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
+let data196 = data.accounts;
 const _errs611 = errors;
-if(typeof data199 !== "string"){
-let dataType215 = typeof data199;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
-}
-else if(data199 === null){
-coerced215 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
-}
-}
-}
 if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-}
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
-return false;
-}
-}
-var valid69 = _errs609 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
+if(Array.isArray(data196)){
+var valid70 = true;
+const len8 = data196.length;
+for(let i8=0; i8<len8; i8++){
+let data197 = data196[i8];
 const _errs613 = errors;
 if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
+if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
+let missing13;
+if((data197.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data197}];
+return false;
+}
+else {
 const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
+for(const key42 in data197){
+if(!((((((key42 === "id") || (key42 === "name")) || (key42 === "balance")) || (key42 === "allowed_models")) || (key42 === "limits")) || (key42 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data197}];
 return false;
 break;
 }
 }
 if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
+if(data197.id !== undefined){
+let data198 = data197.id;
 const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType216 = typeof data201;
+if(typeof data198 !== "string"){
+let dataType216 = typeof data198;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data198;
+}
+else if(data198 === null){
+coerced216 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data198}];
 return false;
 }
 }
 if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200["rpm"] = coerced216;
+data198 = coerced216;
+if(data197 !== undefined){
+data197["id"] = coerced216;
 }
 }
 }
 if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+if(typeof data198 === "string"){
+if(func3(data198) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data198}];
 return false;
+}
+else {
+if(!pattern9.test(data198)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data198}];
+return false;
+}
 }
 }
 }
@@ -10816,34 +10866,28 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
+if(data197.name !== undefined){
+let data199 = data197.name;
 const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
+if(typeof data199 !== "string"){
+let dataType217 = typeof data199;
 let coerced217 = undefined;
 if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data199;
+}
+else if(data199 === null){
+coerced217 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data199}];
 return false;
 }
 }
 if(coerced217 !== undefined){
-data202 = coerced217;
-if(data200 !== undefined){
-data200["rps"] = coerced217;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
-return false;
+data199 = coerced217;
+if(data197 !== undefined){
+data197["name"] = coerced217;
 }
 }
 }
@@ -10853,34 +10897,40 @@ else {
 var valid71 = true;
 }
 if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
+if(data197.balance !== undefined){
+let data200 = data197.balance;
 const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType218 = typeof data203;
+if(!(typeof data200 == "number")){
+let dataType218 = typeof data200;
 let coerced218 = undefined;
 if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data203 === null
-              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced218 = +data203;
+if(dataType218 == "boolean" || data200 === null
+              || (dataType218 == "string" && data200 && data200 == +data200)){
+coerced218 = +data200;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data200}];
 return false;
 }
 }
 if(coerced218 !== undefined){
-data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
+data200 = coerced218;
+if(data197 !== undefined){
+data197["balance"] = coerced218;
 }
 }
 }
 if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+if(typeof data200 == "number"){
+if(data200 > 1000000 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data200}];
 return false;
+}
+else {
+if(data200 < -1000000 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data200}];
+return false;
+}
 }
 }
 }
@@ -10889,227 +10939,265 @@ var valid71 = _errs620 === errors;
 else {
 var valid71 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-}
-}
-var valid69 = _errs613 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
+if(valid71){
+if(data197.allowed_models !== undefined){
+let data201 = data197.allowed_models;
 const _errs622 = errors;
 if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+if(Array.isArray(data201)){
+var valid72 = true;
+const len9 = data201.length;
+for(let i9=0; i9<len9; i9++){
+let data202 = data201[i9];
 const _errs624 = errors;
-for(const key43 in data204){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
-return false;
-break;
-}
-}
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
+if(typeof data202 !== "string"){
+let dataType219 = typeof data202;
 let coerced219 = undefined;
 if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data202;
 }
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
+else if(data202 === null){
+coerced219 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data202}];
 return false;
 }
 }
 if(coerced219 !== undefined){
-data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
+data202 = coerced219;
+if(data201 !== undefined){
+data201[i9] = coerced219;
 }
 }
 }
-var valid72 = _errs625 === errors;
+if(errors === _errs624){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data202}];
+return false;
+}
+}
+}
+var valid72 = _errs624 === errors;
+if(!valid72){
+break;
+}
+}
 }
 else {
-var valid72 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data201}];
+return false;
 }
-if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
+}
+var valid71 = _errs622 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data197.limits !== undefined){
+let data203 = data197.limits;
+const _errs626 = errors;
+if(errors === _errs626){
+if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
 const _errs628 = errors;
-let valid73 = false;
+for(const key43 in data203){
+if(!(((key43 === "rpm") || (key43 === "rps")) || (key43 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data203}];
+return false;
+break;
+}
+}
+if(_errs628 === errors){
+if(data203.rpm !== undefined){
+let data204 = data203.rpm;
 const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType220 = typeof data204;
 let coerced220 = undefined;
 if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
-}
-else if(data206 === null){
-coerced220 = "";
+if(dataType220 === "boolean" || data204 === null
+              || (dataType220 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced220 = +data204;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data204}];
+return false;
 }
 }
 if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+data204 = coerced220;
+if(data203 !== undefined){
+data203["rpm"] = coerced220;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
-if(vErrors === null){
-vErrors = [err194];
+if(errors === _errs629){
+if(typeof data204 == "number"){
+if(data204 < 1 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data204}];
+return false;
+}
+}
+}
+var valid73 = _errs629 === errors;
 }
 else {
-vErrors.push(err194);
+var valid73 = true;
 }
-errors++;
-}
-var _valid19 = _errs629 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
+if(valid73){
+if(data203.rps !== undefined){
+let data205 = data203.rps;
 const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType221 = typeof data205;
 let coerced221 = undefined;
 if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
-}
-else if(data206 === null){
-coerced221 = "";
+if(dataType221 === "boolean" || data205 === null
+              || (dataType221 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced221 = +data205;
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data205}];
+return false;
 }
 }
 if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+data205 = coerced221;
+if(data203 !== undefined){
+data203["rps"] = coerced221;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
-if(vErrors === null){
-vErrors = [err196];
+if(errors === _errs631){
+if(typeof data205 == "number"){
+if(data205 < 1 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data205}];
+return false;
+}
+}
+}
+var valid73 = _errs631 === errors;
 }
 else {
-vErrors.push(err196);
+var valid73 = true;
 }
-errors++;
-}
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
+if(valid73){
+if(data203.tpm !== undefined){
+let data206 = data203.tpm;
 const _errs633 = errors;
-if(typeof data206 !== "string"){
+if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
 let dataType222 = typeof data206;
 let coerced222 = undefined;
 if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
-}
-else if(data206 === null){
-coerced222 = "";
+if(dataType222 === "boolean" || data206 === null
+              || (dataType222 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
+coerced222 = +data206;
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data206}];
+return false;
 }
 }
 if(coerced222 !== undefined){
 data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(data203 !== undefined){
+data203["tpm"] = coerced222;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
-if(vErrors === null){
-vErrors = [err198];
+if(errors === _errs633){
+if(typeof data206 == "number"){
+if(data206 < 1 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data206}];
+return false;
+}
+}
+}
+var valid73 = _errs633 === errors;
 }
 else {
-vErrors.push(err198);
+var valid73 = true;
 }
-errors++;
 }
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data203}];
+return false;
+}
+}
+var valid71 = _errs626 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data197.policy !== undefined){
+let data207 = data197.policy;
 const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
+if(errors === _errs635){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
+const _errs637 = errors;
+for(const key44 in data207){
+if(!((key44 === "streaming") || (key44 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data207}];
+return false;
+break;
+}
+}
+if(_errs637 === errors){
+if(data207.streaming !== undefined){
+let data208 = data207.streaming;
+const _errs638 = errors;
+if(typeof data208 !== "boolean"){
 let coerced223 = undefined;
 if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+if(data208 === "false" || data208 === 0 || data208 === null){
+coerced223 = false;
 }
-else if(data206 === null){
-coerced223 = "";
-}
-else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
-if(vErrors === null){
-vErrors = [err199];
+else if(data208 === "true" || data208 === 1){
+coerced223 = true;
 }
 else {
-vErrors.push(err199);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data208}];
+return false;
 }
 }
 if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+data208 = coerced223;
+if(data207 !== undefined){
+data207["streaming"] = coerced223;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+var valid74 = _errs638 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data207.max_reasoning_effort !== undefined){
+let data209 = data207.max_reasoning_effort;
+const _errs640 = errors;
+const _errs641 = errors;
+let valid75 = false;
+const _errs642 = errors;
+if(typeof data209 !== "string"){
+let dataType224 = typeof data209;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data209;
+}
+else if(data209 === null){
+coerced224 = "";
+}
+else {
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data209};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11206,16 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
 }
-else if(data206 === null){
-coerced224 = "";
+if(coerced224 !== undefined){
+data209 = coerced224;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced224;
 }
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+}
+}
+if("none" !== data209){
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data209};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11142,16 +11224,22 @@ vErrors.push(err201);
 }
 errors++;
 }
+var _valid20 = _errs642 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
+const _errs644 = errors;
+if(typeof data209 !== "string"){
+let dataType225 = typeof data209;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data209;
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+else if(data209 === null){
+coerced225 = "";
 }
-}
-}
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+else {
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data209};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,22 +11248,16 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
 }
-else if(data206 === null){
-coerced225 = "";
+if(coerced225 !== undefined){
+data209 = coerced225;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced225;
 }
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+}
+}
+if("minimal" !== data209){
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data209};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11184,16 +11266,22 @@ vErrors.push(err203);
 }
 errors++;
 }
+var _valid20 = _errs644 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
+const _errs646 = errors;
+if(typeof data209 !== "string"){
+let dataType226 = typeof data209;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data209;
 }
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
+else if(data209 === null){
+coerced226 = "";
 }
-}
-}
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+else {
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data209};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11202,22 +11290,16 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
 }
-else if(data206 === null){
-coerced226 = "";
+if(coerced226 !== undefined){
+data209 = coerced226;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced226;
 }
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+}
+}
+if("low" !== data209){
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data209};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11226,132 +11308,9 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
-}
-}
-}
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs641 === errors;
-valid73 = valid73 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs628;
-if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid72 = _errs627 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
-return false;
-}
-}
-var valid69 = _errs622 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-}
-var valid68 = _errs600 === errors;
-if(!valid68){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
-return false;
-}
-}
-var valid0 = _errs598 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
-const _errs645 = errors;
-if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-}
-else {
-const _errs647 = errors;
-for(const key44 in data208){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-break;
-}
-}
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
+var _valid20 = _errs646 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
 const _errs648 = errors;
 if(typeof data209 !== "string"){
 let dataType227 = typeof data209;
@@ -11364,402 +11323,49 @@ else if(data209 === null){
 coerced227 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data209};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
 }
 }
 if(coerced227 !== undefined){
 data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced227;
 }
 }
 }
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
+if("medium" !== data209){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data209};
+if(vErrors === null){
+vErrors = [err207];
 }
 else {
-var valid75 = true;
+vErrors.push(err207);
 }
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
+errors++;
+}
+var _valid20 = _errs648 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
 const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
+if(typeof data209 !== "string"){
+let dataType228 = typeof data209;
 let coerced228 = undefined;
 if(!(coerced228 !== undefined)){
 if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
+coerced228 = "" + data209;
 }
-else if(data210 === null){
+else if(data209 === null){
 coerced228 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
-}
-}
-}
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-}
-var valid75 = _errs650 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
-}
-else if(data211 === null){
-coerced229 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
-}
-}
-}
-var valid75 = _errs652 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
-const _errs654 = errors;
-if(!(typeof data212 == "number")){
-let dataType230 = typeof data212;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
-}
-}
-}
-if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-}
-}
-var valid75 = _errs654 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
-const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-const _errs658 = errors;
-for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-break;
-}
-}
-if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
-const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
-coerced231 = +data214;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data213 !== undefined){
-data213["rpm"] = coerced231;
-}
-}
-}
-if(errors === _errs659){
-if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-}
-var valid76 = _errs659 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
-const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data213 !== undefined){
-data213["rps"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType233 = typeof data216;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data216 = coerced233;
-if(data213 !== undefined){
-data213["tpm"] = coerced233;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-}
-var valid76 = _errs663 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
-const _errs665 = errors;
-if(errors === _errs665){
-if(Array.isArray(data217)){
-var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
-const _errs667 = errors;
-if(typeof data218 !== "string"){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
-}
-else if(data218 === null){
-coerced234 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
-}
-}
-}
-if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
-}
-}
-}
-var valid77 = _errs667 === errors;
-if(!valid77){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
-return false;
-}
-}
-var valid75 = _errs665 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
-const _errs669 = errors;
-if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
-const _errs671 = errors;
-for(const key46 in data219){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-break;
-}
-}
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
-}
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219["streaming"] = coerced235;
-}
-}
-}
-var valid78 = _errs672 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs674 = errors;
-const _errs675 = errors;
-let valid79 = false;
-const _errs676 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
-}
-else if(data221 === null){
-coerced236 = "";
-}
-else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+const err208 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data209};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11769,15 +11375,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced228 !== undefined){
+data209 = coerced228;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced228;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("high" !== data209){
+const err209 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data209};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11786,22 +11392,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+var _valid20 = _errs650 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
+const _errs652 = errors;
+if(typeof data209 !== "string"){
+let dataType229 = typeof data209;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data209;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data209 === null){
+coerced229 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err210 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data209};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11811,15 +11417,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced229 !== undefined){
+data209 = coerced229;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced229;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("xhigh" !== data209){
+const err211 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data209};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11828,9 +11434,454 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
+var _valid20 = _errs652 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
+const _errs654 = errors;
+if(typeof data209 !== "string"){
+let dataType230 = typeof data209;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data209;
+}
+else if(data209 === null){
+coerced230 = "";
+}
+else {
+const err212 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data209};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+if(coerced230 !== undefined){
+data209 = coerced230;
+if(data207 !== undefined){
+data207["max_reasoning_effort"] = coerced230;
+}
+}
+}
+if("max" !== data209){
+const err213 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data209};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+var _valid20 = _errs654 === errors;
+valid75 = valid75 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid75){
+const err214 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data209};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs641;
+if(vErrors !== null){
+if(_errs641){
+vErrors.length = _errs641;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid74 = _errs640 === errors;
+}
+else {
+var valid74 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data207}];
+return false;
+}
+}
+var valid71 = _errs635 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data197}];
+return false;
+}
+}
+var valid70 = _errs613 === errors;
+if(!valid70){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data196}];
+return false;
+}
+}
+var valid0 = _errs611 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data210 = data.keys;
+const _errs656 = errors;
+if(errors === _errs656){
+if(Array.isArray(data210)){
+var valid76 = true;
+const len10 = data210.length;
+for(let i10=0; i10<len10; i10++){
+let data211 = data210[i10];
+const _errs658 = errors;
+if(errors === _errs658){
+if(data211 && typeof data211 == "object" && !Array.isArray(data211)){
+let missing14;
+if((data211.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data211}];
+return false;
+}
+else {
+const _errs660 = errors;
+for(const key45 in data211){
+if(!((((((((key45 === "key") || (key45 === "account")) || (key45 === "name")) || (key45 === "spend_limit")) || (key45 === "limits")) || (key45 === "allowed_models")) || (key45 === "policy")) || (key45 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data211}];
+return false;
+break;
+}
+}
+if(_errs660 === errors){
+if(data211.key !== undefined){
+let data212 = data211.key;
+const _errs661 = errors;
+if(typeof data212 !== "string"){
+let dataType231 = typeof data212;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data212;
+}
+else if(data212 === null){
+coerced231 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data212}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data212 = coerced231;
+if(data211 !== undefined){
+data211["key"] = coerced231;
+}
+}
+}
+if(errors === _errs661){
+if(typeof data212 === "string"){
+if(func3(data212) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data212}];
+return false;
+}
+}
+}
+var valid77 = _errs661 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.account !== undefined){
+let data213 = data211.account;
+const _errs663 = errors;
+if(typeof data213 !== "string"){
+let dataType232 = typeof data213;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data213;
+}
+else if(data213 === null){
+coerced232 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data213}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data213 = coerced232;
+if(data211 !== undefined){
+data211["account"] = coerced232;
+}
+}
+}
+if(errors === _errs663){
+if(typeof data213 === "string"){
+if(func3(data213) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data213}];
+return false;
+}
+}
+}
+var valid77 = _errs663 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.name !== undefined){
+let data214 = data211.name;
+const _errs665 = errors;
+if(typeof data214 !== "string"){
+let dataType233 = typeof data214;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data214;
+}
+else if(data214 === null){
+coerced233 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data214}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data214 = coerced233;
+if(data211 !== undefined){
+data211["name"] = coerced233;
+}
+}
+}
+var valid77 = _errs665 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.spend_limit !== undefined){
+let data215 = data211.spend_limit;
+const _errs667 = errors;
+if(!(typeof data215 == "number")){
+let dataType234 = typeof data215;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "boolean" || data215 === null
+              || (dataType234 == "string" && data215 && data215 == +data215)){
+coerced234 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data215}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data215 = coerced234;
+if(data211 !== undefined){
+data211["spend_limit"] = coerced234;
+}
+}
+}
+if(errors === _errs667){
+if(typeof data215 == "number"){
+if(data215 > 1000000 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data215}];
+return false;
+}
+else {
+if(data215 < 0 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data215}];
+return false;
+}
+}
+}
+}
+var valid77 = _errs667 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.limits !== undefined){
+let data216 = data211.limits;
+const _errs669 = errors;
+if(errors === _errs669){
+if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
+const _errs671 = errors;
+for(const key46 in data216){
+if(!(((key46 === "rpm") || (key46 === "rps")) || (key46 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data216}];
+return false;
+break;
+}
+}
+if(_errs671 === errors){
+if(data216.rpm !== undefined){
+let data217 = data216.rpm;
+const _errs672 = errors;
+if(!((typeof data217 == "number") && (!(data217 % 1) && !isNaN(data217)))){
+let dataType235 = typeof data217;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 === "boolean" || data217 === null
+              || (dataType235 === "string" && data217 && data217 == +data217 && !(data217 % 1))){
+coerced235 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data217}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data217 = coerced235;
+if(data216 !== undefined){
+data216["rpm"] = coerced235;
+}
+}
+}
+if(errors === _errs672){
+if(typeof data217 == "number"){
+if(data217 < 1 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data217}];
+return false;
+}
+}
+}
+var valid78 = _errs672 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.rps !== undefined){
+let data218 = data216.rps;
+const _errs674 = errors;
+if(!((typeof data218 == "number") && (!(data218 % 1) && !isNaN(data218)))){
+let dataType236 = typeof data218;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 === "boolean" || data218 === null
+              || (dataType236 === "string" && data218 && data218 == +data218 && !(data218 % 1))){
+coerced236 = +data218;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data218}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data218 = coerced236;
+if(data216 !== undefined){
+data216["rps"] = coerced236;
+}
+}
+}
+if(errors === _errs674){
+if(typeof data218 == "number"){
+if(data218 < 1 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data218}];
+return false;
+}
+}
+}
+var valid78 = _errs674 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.tpm !== undefined){
+let data219 = data216.tpm;
+const _errs676 = errors;
+if(!((typeof data219 == "number") && (!(data219 % 1) && !isNaN(data219)))){
+let dataType237 = typeof data219;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 === "boolean" || data219 === null
+              || (dataType237 === "string" && data219 && data219 == +data219 && !(data219 % 1))){
+coerced237 = +data219;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data219}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data219 = coerced237;
+if(data216 !== undefined){
+data216["tpm"] = coerced237;
+}
+}
+}
+if(errors === _errs676){
+if(typeof data219 == "number"){
+if(data219 < 1 || isNaN(data219)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data219}];
+return false;
+}
+}
+}
+var valid78 = _errs676 === errors;
+}
+else {
+var valid78 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data216}];
+return false;
+}
+}
+var valid77 = _errs669 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.allowed_models !== undefined){
+let data220 = data211.allowed_models;
+const _errs678 = errors;
+if(errors === _errs678){
+if(Array.isArray(data220)){
+var valid79 = true;
+const len11 = data220.length;
+for(let i11=0; i11<len11; i11++){
+let data221 = data220[i11];
 const _errs680 = errors;
 if(typeof data221 !== "string"){
 let dataType238 = typeof data221;
@@ -11843,67 +11894,104 @@ else if(data221 === null){
 coerced238 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data221}];
+return false;
 }
 }
 if(coerced238 !== undefined){
 data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(data220 !== undefined){
+data220[i11] = coerced238;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
-if(vErrors === null){
-vErrors = [err213];
+if(errors === _errs680){
+if(typeof data221 === "string"){
+if(func3(data221) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data221}];
+return false;
+}
+}
+}
+var valid79 = _errs680 === errors;
+if(!valid79){
+break;
+}
+}
 }
 else {
-vErrors.push(err213);
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data220}];
+return false;
 }
-errors++;
 }
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
+var valid77 = _errs678 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.policy !== undefined){
+let data222 = data211.policy;
 const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
+if(errors === _errs682){
+if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
+const _errs684 = errors;
+for(const key47 in data222){
+if(!((key47 === "streaming") || (key47 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data222}];
+return false;
+break;
+}
+}
+if(_errs684 === errors){
+if(data222.streaming !== undefined){
+let data223 = data222.streaming;
+const _errs685 = errors;
+if(typeof data223 !== "boolean"){
 let coerced239 = undefined;
 if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+if(data223 === "false" || data223 === 0 || data223 === null){
+coerced239 = false;
 }
-else if(data221 === null){
-coerced239 = "";
-}
-else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
-if(vErrors === null){
-vErrors = [err214];
+else if(data223 === "true" || data223 === 1){
+coerced239 = true;
 }
 else {
-vErrors.push(err214);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data223}];
+return false;
 }
 }
 if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+data223 = coerced239;
+if(data222 !== undefined){
+data222["streaming"] = coerced239;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+var valid80 = _errs685 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data222.max_reasoning_effort !== undefined){
+let data224 = data222.max_reasoning_effort;
+const _errs687 = errors;
+const _errs688 = errors;
+let valid81 = false;
+const _errs689 = errors;
+if(typeof data224 !== "string"){
+let dataType240 = typeof data224;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data224;
+}
+else if(data224 === null){
+coerced240 = "";
+}
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data224};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +12000,16 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
 }
-else if(data221 === null){
-coerced240 = "";
+if(coerced240 !== undefined){
+data224 = coerced240;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced240;
 }
-else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+}
+}
+if("none" !== data224){
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data224};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11936,16 +12018,22 @@ vErrors.push(err216);
 }
 errors++;
 }
+var _valid21 = _errs689 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs691 = errors;
+if(typeof data224 !== "string"){
+let dataType241 = typeof data224;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data224;
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+else if(data224 === null){
+coerced241 = "";
 }
-}
-}
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+else {
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data224};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12042,16 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
 }
-else if(data221 === null){
-coerced241 = "";
+if(coerced241 !== undefined){
+data224 = coerced241;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced241;
 }
-else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+}
+}
+if("minimal" !== data224){
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data224};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11978,16 +12060,22 @@ vErrors.push(err218);
 }
 errors++;
 }
+var _valid21 = _errs691 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs693 = errors;
+if(typeof data224 !== "string"){
+let dataType242 = typeof data224;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data224;
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+else if(data224 === null){
+coerced242 = "";
 }
-}
-}
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+else {
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data224};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,22 +12084,16 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
 }
-else if(data221 === null){
-coerced242 = "";
+if(coerced242 !== undefined){
+data224 = coerced242;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced242;
 }
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+}
+}
+if("low" !== data224){
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data224};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12020,16 +12102,22 @@ vErrors.push(err220);
 }
 errors++;
 }
+var _valid21 = _errs693 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs695 = errors;
+if(typeof data224 !== "string"){
+let dataType243 = typeof data224;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data224;
 }
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
+else if(data224 === null){
+coerced243 = "";
 }
-}
-}
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+else {
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data224};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12038,16 +12126,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
+}
+if(coerced243 !== undefined){
+data224 = coerced243;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced243;
 }
 }
 }
-}
-}
-}
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if("medium" !== data224){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data224};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12055,57 +12143,23 @@ else {
 vErrors.push(err222);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid21 = _errs695 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs697 = errors;
+if(typeof data224 !== "string"){
+let dataType244 = typeof data224;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data224;
+}
+else if(data224 === null){
+coerced244 = "";
 }
 else {
-errors = _errs675;
-if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid78 = _errs674 === errors;
-}
-else {
-var valid78 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-}
-}
-var valid75 = _errs669 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
-const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
-}
-else if(data222 === null){
-coerced243 = "";
-}
-else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data224};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12169,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced244 !== undefined){
+data224 = coerced244;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced244;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("high" !== data224){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data224};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12186,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+var _valid21 = _errs697 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs699 = errors;
+if(typeof data224 !== "string"){
+let dataType245 = typeof data224;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data224;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data224 === null){
+coerced245 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data224};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12211,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced245 !== undefined){
+data224 = coerced245;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced245;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("xhigh" !== data224){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data224};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12228,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+var _valid21 = _errs699 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs701 = errors;
+if(typeof data224 !== "string"){
+let dataType246 = typeof data224;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data224;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data224 === null){
+coerced246 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data224};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12253,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced246 !== undefined){
+data224 = coerced246;
+if(data222 !== undefined){
+data222["max_reasoning_effort"] = coerced246;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("max" !== data224){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data224};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12270,16 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+var _valid21 = _errs701 === errors;
+valid81 = valid81 || _valid21;
 }
-else if(data222 === null){
-coerced246 = "";
 }
-else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+}
+}
+}
+}
+if(!valid81){
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data224};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12239,17 +12287,57 @@ else {
 vErrors.push(err229);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs688;
+if(vErrors !== null){
+if(_errs688){
+vErrors.length = _errs688;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+}
+var valid80 = _errs687 === errors;
+}
+else {
+var valid80 = true;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data222}];
+return false;
+}
+}
+var valid77 = _errs682 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data211.status !== undefined){
+let data225 = data211.status;
+const _errs703 = errors;
+const _errs704 = errors;
+let valid82 = false;
+const _errs705 = errors;
+if(typeof data225 !== "string"){
+let dataType247 = typeof data225;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data225;
+}
+else if(data225 === null){
+coerced247 = "";
+}
+else {
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data225};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12346,16 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
+}
+if(coerced247 !== undefined){
+data225 = coerced247;
+if(data211 !== undefined){
+data211["status"] = coerced247;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+if("active" !== data225){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data225};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12272,24 +12363,165 @@ else {
 vErrors.push(err231);
 }
 errors++;
+}
+var _valid22 = _errs705 === errors;
+valid82 = valid82 || _valid22;
+if(!valid82){
+const _errs707 = errors;
+if(typeof data225 !== "string"){
+let dataType248 = typeof data225;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data225;
+}
+else if(data225 === null){
+coerced248 = "";
+}
+else {
+const err232 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data225};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(coerced248 !== undefined){
+data225 = coerced248;
+if(data211 !== undefined){
+data211["status"] = coerced248;
+}
+}
+}
+if("blocked" !== data225){
+const err233 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data225};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+var _valid22 = _errs707 === errors;
+valid82 = valid82 || _valid22;
+if(!valid82){
+const _errs709 = errors;
+if(typeof data225 !== "string"){
+let dataType249 = typeof data225;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data225;
+}
+else if(data225 === null){
+coerced249 = "";
+}
+else {
+const err234 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data225};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(coerced249 !== undefined){
+data225 = coerced249;
+if(data211 !== undefined){
+data211["status"] = coerced249;
+}
+}
+}
+if("revoked" !== data225){
+const err235 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data225};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+var _valid22 = _errs709 === errors;
+valid82 = valid82 || _valid22;
+if(!valid82){
+const _errs711 = errors;
+if(typeof data225 !== "string"){
+let dataType250 = typeof data225;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data225;
+}
+else if(data225 === null){
+coerced250 = "";
+}
+else {
+const err236 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data225};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+if(coerced250 !== undefined){
+data225 = coerced250;
+if(data211 !== undefined){
+data211["status"] = coerced250;
+}
+}
+}
+if("deleted" !== data225){
+const err237 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data225};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+var _valid22 = _errs711 === errors;
+valid82 = valid82 || _valid22;
+}
+}
+}
+if(!valid82){
+const err238 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data225};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs704;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs704){
+vErrors.length = _errs704;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid77 = _errs703 === errors;
 }
 else {
-var valid75 = true;
+var valid77 = true;
 }
 }
 }
@@ -12302,22 +12534,22 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data211}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
-if(!valid74){
+var valid76 = _errs658 === errors;
+if(!valid76){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data210}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs656 === errors;
 }
 else {
 var valid0 = true;
