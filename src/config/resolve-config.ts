@@ -172,6 +172,16 @@ export function resolveNode(
       port: simulated.port ?? DEFAULTS.simulated.port,
       scripts: resolveScripts(simulated.scripts, path, source),
     },
+    ...(node.load_metrics === undefined
+      ? {}
+      : {
+          loadMetrics: {
+            url: node.load_metrics.url,
+            intervalMs: node.load_metrics.interval_ms ?? DEFAULTS.loadMetrics.intervalMs,
+            timeoutMs: node.load_metrics.timeout_ms ?? DEFAULTS.loadMetrics.timeoutMs,
+            maxBytes: node.load_metrics.max_bytes ?? DEFAULTS.loadMetrics.maxBytes,
+          },
+        }),
   };
 }
 
