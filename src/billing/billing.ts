@@ -160,6 +160,7 @@ export class RequestCharge {
       finishReason: record.finishReason ?? null,
       frontDoor: record.frontDoor,
       features: features ?? null,
+      affinity: record.affinity ?? 'none',
       createdAt: isoNow(),
     };
   }

@@ -88,6 +88,21 @@ const SimulatedNodeSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Reading the node's own load from its Prometheus endpoint (vLLM, SGLang; docs/routing-and-failover.md). */
+const LoadMetricsSchema = Type.Object(
+  {
+    /** The node's metrics endpoint; default: the base URL's origin + `/metrics` (vLLM and SGLang serve it on the API port). */
+    url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** How often it is read (default 1000 ms). */
+    interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+    /** A read that takes longer is abandoned (default 500 ms). */
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000 })),
+    /** A longer metrics page is not read (default 4 MiB). */
+    max_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024 })),
+  },
+  { additionalProperties: false },
+);
+
 export const NodeSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$' }),
@@ -109,6 +124,7 @@ export const NodeSchema = Type.Object(
     /** The Anthropic API version an Anthropic-protocol node is sent (`anthropic-version`): 2023-06-01 (default) or 2026-10-21. */
     anthropic_version: Type.Optional(literals(ANTHROPIC_VERSIONS)),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
+    load_metrics: Type.Optional(LoadMetricsSchema),
   },
   { additionalProperties: false },
 );
@@ -183,6 +199,17 @@ const RouteSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How a model's requests choose among its nodes (PRODUCT decision 26; docs/routing-and-failover.md). */
+const ModelRoutingSchema = Type.Object(
+  {
+    /** `session` (default): a session key keeps a conversation on one node; `prefix`: also the conversation's opening when no key is given; `none`: off. */
+    affinity: Type.Optional(Type.Union([Type.Literal('session'), Type.Literal('prefix'), Type.Literal('none')])),
+    /** The preferred node is skipped above this many times the average in flight of its tier (default 1.25). */
+    affinity_load_factor: Type.Optional(Type.Number({ minimum: 1, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+
 const PerEffort = <T extends TSchema>(value: T, none: T = value) =>
   Type.Object(
     {
@@ -236,6 +263,7 @@ const ModelSchema = Type.Object(
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),
     priced_features: Type.Optional(PricedFeaturesSchema),
+    routing: Type.Optional(ModelRoutingSchema),
     routes: Type.Array(RouteSchema, { minItems: 1 }),
     request_log: Type.Optional(RequestLogBodiesSchema),
   },

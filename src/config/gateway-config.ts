@@ -61,6 +61,17 @@ export interface NodeConfig {
   /** The `anthropic-version` an Anthropic-protocol node is sent, whatever the client sent (others: the default, unused). */
   readonly anthropicVersion: AnthropicVersion;
   readonly simulated: SimulatedNodeSettings | undefined;
+  /** Where and how often the node's own load is read (`load_metrics`); absent: not read. */
+  readonly loadMetrics?: LoadMetricsSettings;
+}
+
+/** Reading a node's queue and KV-cache pressure from its Prometheus endpoint (`load_metrics`). */
+export interface LoadMetricsSettings {
+  /** The metrics URL; undefined: the node's base URL origin + `/metrics`, once the base URL is known. */
+  readonly url: string | undefined;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
 }
 
 /** Settings of a node the gateway simulates itself. */
@@ -144,6 +155,16 @@ export interface ModelReasoningSettings {
   readonly answerTokens?: number;
 }
 
+/** Session and prefix affinity of a model (`routing`, PRODUCT decision 26). */
+export type AffinityMode = 'session' | 'prefix' | 'none';
+
+/** How a model's requests choose among its nodes (`models[].routing`). */
+export interface ModelRouting {
+  readonly affinity: AffinityMode;
+  /** The preferred node is skipped when its load is above this times the average of its tier. */
+  readonly affinityLoadFactor: number;
+}
+
 /** A model clients can ask for. */
 export interface ModelConfig {
   readonly id: string;
@@ -169,6 +190,8 @@ export interface ModelConfig {
   readonly pricing: ModelPricing | undefined;
   /** Priced node features the model allows (server tools, service tiers, betas); absent: none. */
   readonly pricedFeatures?: PricedFeatures;
+  /** Affinity settings; absent: the defaults (`session`, load factor 1.25). */
+  readonly routing?: ModelRouting;
   readonly routes: readonly ModelRoute[];
   /** `request_log.bodies: true`: the request records of this model keep the request and reply bodies. */
   readonly requestLogBodies?: boolean;

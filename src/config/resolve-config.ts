@@ -177,6 +177,16 @@ export function resolveNode(
       port: simulated.port ?? DEFAULTS.simulated.port,
       scripts: resolveScripts(simulated.scripts, path, source),
     },
+    ...(node.load_metrics === undefined
+      ? {}
+      : {
+          loadMetrics: {
+            url: node.load_metrics.url,
+            intervalMs: node.load_metrics.interval_ms ?? DEFAULTS.loadMetrics.intervalMs,
+            timeoutMs: node.load_metrics.timeout_ms ?? DEFAULTS.loadMetrics.timeoutMs,
+            maxBytes: node.load_metrics.max_bytes ?? DEFAULTS.loadMetrics.maxBytes,
+          },
+        }),
   };
 }
 
@@ -269,6 +279,10 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       pricing: model.pricing && resolvePricing(model.pricing),
       ...(model.priced_features === undefined ? {} : { pricedFeatures: resolvePricedFeatures(model.priced_features) }),
       ...(model.request_log?.bodies === true ? { requestLogBodies: true } : {}),
+      routing: {
+        affinity: model.routing?.affinity ?? DEFAULTS.routing.affinity,
+        affinityLoadFactor: model.routing?.affinity_load_factor ?? DEFAULTS.routing.affinityLoadFactor,
+      },
       routes: model.routes.map((route, routeIndex) => {
         if (!nodesById.has(route.node)) {
           throw new ConfigError(

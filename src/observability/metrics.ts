@@ -4,6 +4,7 @@ import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
 import { ERROR_CODES, wireCodeOf, type ErrorCode } from '../errors/codes.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
+import type { NodeLoadReport } from '../routing/parse-node-load.js';
 
 /** What the collect-time gauges read; nothing here is touched per request. */
 export interface MetricsSources {
@@ -80,6 +81,7 @@ export class GatewayMetrics {
   private readonly attempts: CountedAtScrape<'node' | 'outcome'>;
   private readonly failovers: CountedAtScrape<'node'>;
   private readonly operatorRequests: CountedAtScrape<'area' | 'status'>;
+  private readonly affinity: CountedAtScrape<'model' | 'outcome'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
   private readonly spansDropped: Counter<'reason'>;
@@ -161,6 +163,12 @@ export class GatewayMetrics {
       labelNames: ['area', 'status'],
       registers,
     });
+    this.affinity = new CountedAtScrape({
+      name: 'switchyard_affinity_total',
+      help: 'Requests routed with an affinity key (a session or a conversation opening), by model served and outcome: hit (the preferred node served it), spill (another node did); none: no key or affinity off.',
+      labelNames: ['model', 'outcome'],
+      registers,
+    });
     this.dropped = new Counter({
       name: 'switchyard_connections_dropped_total',
       help: 'Client connections refused at accept because http.max_connections were open.',
@@ -202,6 +210,37 @@ export class GatewayMetrics {
         for (const node of sources.nodes()) this.set({ node: node.id }, node.load);
       },
     });
+    const reported = (name: string, help: string, read: (load: NodeLoadReport) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['node'],
+        registers,
+        collect() {
+          this.reset();
+          const now = Date.now();
+          for (const node of sources.nodes()) {
+            const load = node.reportedLoad(now);
+            const value = load && read(load);
+            if (value !== undefined) this.set({ node: node.id }, value);
+          }
+        },
+      });
+    reported(
+      'switchyard_node_reported_running',
+      "Requests the node reports running, from its own metrics (load_metrics); absent while they can't be read.",
+      (load) => load.running,
+    );
+    reported(
+      'switchyard_node_reported_waiting',
+      "Requests the node reports queued, from its own metrics (load_metrics); absent while they can't be read.",
+      (load) => load.waiting,
+    );
+    reported(
+      'switchyard_node_reported_kv_cache_usage',
+      "KV-cache usage (0..1) the node reports, from its own metrics (load_metrics); absent while it can't be read.",
+      (load) => load.kvCacheUsage,
+    );
     new Gauge({
       name: 'switchyard_node_max_concurrency',
       help: 'Configured max_concurrency of each node.',
@@ -356,6 +395,7 @@ export class GatewayMetrics {
       children.completionTokens.inc(record.usage.completion_tokens);
     }
     if (record.costUsd !== undefined && served !== undefined) this.recordCost(served, record.costUsd);
+    if (record.affinity !== undefined) this.affinityChild(record.modelServed ?? model, record.affinity).inc();
     for (let index = 0; index < attempts.length; index++) {
       const attempt = attempts[index] as (typeof attempts)[number];
       const node = this.nodeChildrenFor(attempt.node);
@@ -371,6 +411,12 @@ export class GatewayMetrics {
 
   private modelLabel(model: string): string {
     return this.sources.isKnownModel(model) ? model : OTHER_MODEL;
+  }
+
+  private affinityChild(model: string, outcome: string): CounterSeries {
+    const label = model === NO_MODEL ? model : this.modelLabel(model);
+    const key = `${label}\u0000${outcome}`;
+    return this.affinity.get(key) ?? this.affinity.series(key, () => ({ model: label, outcome }));
   }
 
   private rejectionChild(code: string): CounterSeries {

@@ -53,6 +53,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     frontDoor: 'chat',
     modelRequested: null,
     features: null,
+    affinity: 'hit',
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
   };

@@ -282,6 +282,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // before had no aliases: NULL, the model's own id.
     sql: `
       ALTER TABLE usage_ledger ADD COLUMN model_requested text;
+      `,
+  },
+  {
+    version: 12,
+    name: 'the affinity outcome of each usage row (hit, spill, none)',
+    // NULL for rows booked before affinity existed: their outcome is not known.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN affinity text;
     `,
   },
 ];

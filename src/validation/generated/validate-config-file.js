@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -13,8 +13,8 @@ const pattern3 = new RegExp("^/", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^(.*)$", "u");
 const pattern6 = new RegExp("^[A-Za-z0-9._-]+$", "u");
-const pattern9 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
-const pattern12 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern10 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern13 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6836,6 +6836,204 @@ var valid27 = _errs341 === errors;
 else {
 var valid27 = true;
 }
+if(valid27){
+if(data115.load_metrics !== undefined){
+let data153 = data115.load_metrics;
+const _errs397 = errors;
+if(errors === _errs397){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+const _errs399 = errors;
+for(const key30 in data153){
+if(!((((key30 === "url") || (key30 === "interval_ms")) || (key30 === "timeout_ms")) || (key30 === "max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data153}];
+return false;
+break;
+}
+}
+if(_errs399 === errors){
+if(data153.url !== undefined){
+let data154 = data153.url;
+const _errs400 = errors;
+if(typeof data154 !== "string"){
+let dataType139 = typeof data154;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data154;
+}
+else if(data154 === null){
+coerced139 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data154}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data154 = coerced139;
+if(data153 !== undefined){
+data153["url"] = coerced139;
+}
+}
+}
+if(errors === _errs400){
+if(typeof data154 === "string"){
+if(!pattern4.test(data154)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data154}];
+return false;
+}
+}
+}
+var valid45 = _errs400 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.interval_ms !== undefined){
+let data155 = data153.interval_ms;
+const _errs402 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType140 = typeof data155;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data155 === null
+              || (dataType140 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced140 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data155}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data155 = coerced140;
+if(data153 !== undefined){
+data153["interval_ms"] = coerced140;
+}
+}
+}
+if(errors === _errs402){
+if(typeof data155 == "number"){
+if(data155 > 600000 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data155}];
+return false;
+}
+else {
+if(data155 < 100 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data155}];
+return false;
+}
+}
+}
+}
+var valid45 = _errs402 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.timeout_ms !== undefined){
+let data156 = data153.timeout_ms;
+const _errs404 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType141 = typeof data156;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 === "boolean" || data156 === null
+              || (dataType141 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced141 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data156}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data156 = coerced141;
+if(data153 !== undefined){
+data153["timeout_ms"] = coerced141;
+}
+}
+}
+if(errors === _errs404){
+if(typeof data156 == "number"){
+if(data156 > 60000 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data156}];
+return false;
+}
+else {
+if(data156 < 10 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data156}];
+return false;
+}
+}
+}
+}
+var valid45 = _errs404 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.max_bytes !== undefined){
+let data157 = data153.max_bytes;
+const _errs406 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType142 = typeof data157;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data157 === null
+              || (dataType142 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced142 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data157}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data157 = coerced142;
+if(data153 !== undefined){
+data153["max_bytes"] = coerced142;
+}
+}
+}
+if(errors === _errs406){
+if(typeof data157 == "number"){
+if(data157 > 67108864 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data157}];
+return false;
+}
+else {
+if(data157 < 1024 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data157}];
+return false;
+}
+}
+}
+}
+var valid45 = _errs406 === errors;
+}
+else {
+var valid45 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.load_metrics.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data153}];
+return false;
+}
+}
+var valid27 = _errs397 === errors;
+}
+else {
+var valid27 = true;
+}
+}
 }
 }
 }
@@ -6875,145 +7073,145 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data153 = data.models;
-const _errs397 = errors;
-if(errors === _errs397){
-if(Array.isArray(data153)){
-if(data153.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data153}];
+let data158 = data.models;
+const _errs408 = errors;
+if(errors === _errs408){
+if(Array.isArray(data158)){
+if(data158.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data158}];
 return false;
-}
-else {
-var valid45 = true;
-const len5 = data153.length;
-for(let i5=0; i5<len5; i5++){
-let data154 = data153[i5];
-const _errs399 = errors;
-if(errors === _errs399){
-if(data154 && typeof data154 == "object" && !Array.isArray(data154)){
-let missing4;
-if(((data154.id === undefined) && (missing4 = "id")) || ((data154.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data154}];
-return false;
-}
-else {
-const _errs401 = errors;
-for(const key30 in data154){
-if(!(func2.call(schema11.properties.models.items.properties, key30))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data154}];
-return false;
-break;
-}
-}
-if(_errs401 === errors){
-if(data154.id !== undefined){
-let data155 = data154.id;
-const _errs402 = errors;
-if(typeof data155 !== "string"){
-let dataType139 = typeof data155;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data155;
-}
-else if(data155 === null){
-coerced139 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data155}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data155 = coerced139;
-if(data154 !== undefined){
-data154["id"] = coerced139;
-}
-}
-}
-if(errors === _errs402){
-if(typeof data155 === "string"){
-if(func3(data155) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data155}];
-return false;
-}
-}
-}
-var valid46 = _errs402 === errors;
 }
 else {
 var valid46 = true;
-}
-if(valid46){
-if(data154.aliases !== undefined){
-let data156 = data154.aliases;
-const _errs404 = errors;
-if(errors === _errs404){
-if(Array.isArray(data156)){
-if(data156.length > 64){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data156}];
+const len5 = data158.length;
+for(let i5=0; i5<len5; i5++){
+let data159 = data158[i5];
+const _errs410 = errors;
+if(errors === _errs410){
+if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
+let missing4;
+if(((data159.id === undefined) && (missing4 = "id")) || ((data159.routes === undefined) && (missing4 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data159}];
 return false;
 }
 else {
-var valid47 = true;
-const len6 = data156.length;
-for(let i6=0; i6<len6; i6++){
-let data157 = data156[i6];
-const _errs406 = errors;
-if(typeof data157 !== "string"){
-let dataType140 = typeof data157;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data157;
-}
-else if(data157 === null){
-coerced140 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data157}];
+const _errs412 = errors;
+for(const key31 in data159){
+if(!(func2.call(schema11.properties.models.items.properties, key31))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data159}];
 return false;
-}
-}
-if(coerced140 !== undefined){
-data157 = coerced140;
-if(data156 !== undefined){
-data156[i6] = coerced140;
-}
-}
-}
-if(errors === _errs406){
-if(typeof data157 === "string"){
-if(func3(data157) > 256){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data157}];
-return false;
-}
-else {
-if(func3(data157) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data157}];
-return false;
-}
-}
-}
-}
-var valid47 = _errs406 === errors;
-if(!valid47){
 break;
 }
 }
+if(_errs412 === errors){
+if(data159.id !== undefined){
+let data160 = data159.id;
+const _errs413 = errors;
+if(typeof data160 !== "string"){
+let dataType143 = typeof data160;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data160;
+}
+else if(data160 === null){
+coerced143 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data160}];
+return false;
+}
+}
+if(coerced143 !== undefined){
+data160 = coerced143;
+if(data159 !== undefined){
+data159["id"] = coerced143;
+}
+}
+}
+if(errors === _errs413){
+if(typeof data160 === "string"){
+if(func3(data160) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data160}];
+return false;
+}
+}
+}
+var valid47 = _errs413 === errors;
+}
+else {
+var valid47 = true;
+}
 if(valid47){
-let i7 = data156.length;
+if(data159.aliases !== undefined){
+let data161 = data159.aliases;
+const _errs415 = errors;
+if(errors === _errs415){
+if(Array.isArray(data161)){
+if(data161.length > 64){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data161}];
+return false;
+}
+else {
+var valid48 = true;
+const len6 = data161.length;
+for(let i6=0; i6<len6; i6++){
+let data162 = data161[i6];
+const _errs417 = errors;
+if(typeof data162 !== "string"){
+let dataType144 = typeof data162;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data162;
+}
+else if(data162 === null){
+coerced144 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data162}];
+return false;
+}
+}
+if(coerced144 !== undefined){
+data162 = coerced144;
+if(data161 !== undefined){
+data161[i6] = coerced144;
+}
+}
+}
+if(errors === _errs417){
+if(typeof data162 === "string"){
+if(func3(data162) > 256){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data162}];
+return false;
+}
+else {
+if(func3(data162) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data162}];
+return false;
+}
+}
+}
+}
+var valid48 = _errs417 === errors;
+if(!valid48){
+break;
+}
+}
+if(valid48){
+let i7 = data161.length;
 let j0;
 if(i7 > 1){
 const indices0 = {};
 for(;i7--;){
-let item0 = data156[i7];
+let item0 = data161[i7];
 if(typeof item0 !== "string"){
 continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data161}];
 return false;
 break;
 }
@@ -7024,241 +7222,241 @@ indices0[item0] = i7;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data156}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data161}];
 return false;
 }
 }
-var valid46 = _errs404 === errors;
+var valid47 = _errs415 === errors;
 }
 else {
-var valid46 = true;
+var valid47 = true;
 }
-if(valid46){
-if(data154.owned_by !== undefined){
-let data158 = data154.owned_by;
-const _errs408 = errors;
-if(typeof data158 !== "string"){
-let dataType141 = typeof data158;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 == "number" || dataType141 == "boolean"){
-coerced141 = "" + data158;
-}
-else if(data158 === null){
-coerced141 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data158}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data158 = coerced141;
-if(data154 !== undefined){
-data154["owned_by"] = coerced141;
-}
-}
-}
-if(errors === _errs408){
-if(typeof data158 === "string"){
-if(func3(data158) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data158}];
-return false;
-}
-}
-}
-var valid46 = _errs408 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.context_length !== undefined){
-let data159 = data154.context_length;
-const _errs410 = errors;
-if(!((typeof data159 == "number") && (!(data159 % 1) && !isNaN(data159)))){
-let dataType142 = typeof data159;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data159 === null
-              || (dataType142 === "string" && data159 && data159 == +data159 && !(data159 % 1))){
-coerced142 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data159}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data159 = coerced142;
-if(data154 !== undefined){
-data154["context_length"] = coerced142;
-}
-}
-}
-if(errors === _errs410){
-if(typeof data159 == "number"){
-if(data159 < 1 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data159}];
-return false;
-}
-}
-}
-var valid46 = _errs410 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.max_output_tokens !== undefined){
-let data160 = data154.max_output_tokens;
-const _errs412 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
-let dataType143 = typeof data160;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data160 === null
-              || (dataType143 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced143 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data160}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data160 = coerced143;
-if(data154 !== undefined){
-data154["max_output_tokens"] = coerced143;
-}
-}
-}
-if(errors === _errs412){
-if(typeof data160 == "number"){
-if(data160 < 1 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data160}];
-return false;
-}
-}
-}
-var valid46 = _errs412 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.default_max_tokens !== undefined){
-let data161 = data154.default_max_tokens;
-const _errs414 = errors;
-if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
-let dataType144 = typeof data161;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 === "boolean" || data161 === null
-              || (dataType144 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
-coerced144 = +data161;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data161}];
-return false;
-}
-}
-if(coerced144 !== undefined){
-data161 = coerced144;
-if(data154 !== undefined){
-data154["default_max_tokens"] = coerced144;
-}
-}
-}
-if(errors === _errs414){
-if(typeof data161 == "number"){
-if(data161 < 1 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data161}];
-return false;
-}
-}
-}
-var valid46 = _errs414 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.unresolved_input_tokens !== undefined){
-let data162 = data154.unresolved_input_tokens;
-const _errs416 = errors;
-if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
-let dataType145 = typeof data162;
+if(valid47){
+if(data159.owned_by !== undefined){
+let data163 = data159.owned_by;
+const _errs419 = errors;
+if(typeof data163 !== "string"){
+let dataType145 = typeof data163;
 let coerced145 = undefined;
 if(!(coerced145 !== undefined)){
-if(dataType145 === "boolean" || data162 === null
-              || (dataType145 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
-coerced145 = +data162;
+if(dataType145 == "number" || dataType145 == "boolean"){
+coerced145 = "" + data163;
+}
+else if(data163 === null){
+coerced145 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data163}];
 return false;
 }
 }
 if(coerced145 !== undefined){
-data162 = coerced145;
-if(data154 !== undefined){
-data154["unresolved_input_tokens"] = coerced145;
+data163 = coerced145;
+if(data159 !== undefined){
+data159["owned_by"] = coerced145;
 }
 }
 }
-if(errors === _errs416){
-if(typeof data162 == "number"){
-if(data162 < 1 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data162}];
+if(errors === _errs419){
+if(typeof data163 === "string"){
+if(func3(data163) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data163}];
 return false;
 }
 }
 }
-var valid46 = _errs416 === errors;
+var valid47 = _errs419 === errors;
 }
 else {
-var valid46 = true;
+var valid47 = true;
 }
-if(valid46){
-if(data154.reasoning !== undefined){
-let data163 = data154.reasoning;
-const _errs418 = errors;
-if(errors === _errs418){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
+if(valid47){
+if(data159.context_length !== undefined){
+let data164 = data159.context_length;
+const _errs421 = errors;
+if(!((typeof data164 == "number") && (!(data164 % 1) && !isNaN(data164)))){
+let dataType146 = typeof data164;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 === "boolean" || data164 === null
+              || (dataType146 === "string" && data164 && data164 == +data164 && !(data164 % 1))){
+coerced146 = +data164;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data164}];
+return false;
+}
+}
+if(coerced146 !== undefined){
+data164 = coerced146;
+if(data159 !== undefined){
+data159["context_length"] = coerced146;
+}
+}
+}
+if(errors === _errs421){
+if(typeof data164 == "number"){
+if(data164 < 1 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data164}];
+return false;
+}
+}
+}
+var valid47 = _errs421 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.max_output_tokens !== undefined){
+let data165 = data159.max_output_tokens;
+const _errs423 = errors;
+if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
+let dataType147 = typeof data165;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 === "boolean" || data165 === null
+              || (dataType147 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
+coerced147 = +data165;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data165}];
+return false;
+}
+}
+if(coerced147 !== undefined){
+data165 = coerced147;
+if(data159 !== undefined){
+data159["max_output_tokens"] = coerced147;
+}
+}
+}
+if(errors === _errs423){
+if(typeof data165 == "number"){
+if(data165 < 1 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data165}];
+return false;
+}
+}
+}
+var valid47 = _errs423 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.default_max_tokens !== undefined){
+let data166 = data159.default_max_tokens;
+const _errs425 = errors;
+if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
+let dataType148 = typeof data166;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 === "boolean" || data166 === null
+              || (dataType148 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
+coerced148 = +data166;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data166}];
+return false;
+}
+}
+if(coerced148 !== undefined){
+data166 = coerced148;
+if(data159 !== undefined){
+data159["default_max_tokens"] = coerced148;
+}
+}
+}
+if(errors === _errs425){
+if(typeof data166 == "number"){
+if(data166 < 1 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data166}];
+return false;
+}
+}
+}
+var valid47 = _errs425 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.unresolved_input_tokens !== undefined){
+let data167 = data159.unresolved_input_tokens;
+const _errs427 = errors;
+if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
+let dataType149 = typeof data167;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 === "boolean" || data167 === null
+              || (dataType149 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
+coerced149 = +data167;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data167}];
+return false;
+}
+}
+if(coerced149 !== undefined){
+data167 = coerced149;
+if(data159 !== undefined){
+data159["unresolved_input_tokens"] = coerced149;
+}
+}
+}
+if(errors === _errs427){
+if(typeof data167 == "number"){
+if(data167 < 1 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data167}];
+return false;
+}
+}
+}
+var valid47 = _errs427 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.reasoning !== undefined){
+let data168 = data159.reasoning;
+const _errs429 = errors;
+if(errors === _errs429){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
 let missing5;
-if((data163.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data163}];
+if((data168.default_effort === undefined) && (missing5 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data168}];
 return false;
 }
 else {
-const _errs420 = errors;
-for(const key31 in data163){
-if(!((((((key31 === "default_effort") || (key31 === "efforts")) || (key31 === "style")) || (key31 === "budgets")) || (key31 === "levels")) || (key31 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data163}];
+const _errs431 = errors;
+for(const key32 in data168){
+if(!((((((key32 === "default_effort") || (key32 === "efforts")) || (key32 === "style")) || (key32 === "budgets")) || (key32 === "levels")) || (key32 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data168}];
 return false;
 break;
 }
 }
-if(_errs420 === errors){
-if(data163.default_effort !== undefined){
-let data164 = data163.default_effort;
-const _errs421 = errors;
-const _errs422 = errors;
-let valid50 = false;
-const _errs423 = errors;
-if(typeof data164 !== "string"){
-let dataType146 = typeof data164;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data164;
+if(_errs431 === errors){
+if(data168.default_effort !== undefined){
+let data169 = data168.default_effort;
+const _errs432 = errors;
+const _errs433 = errors;
+let valid51 = false;
+const _errs434 = errors;
+if(typeof data169 !== "string"){
+let dataType150 = typeof data169;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data169;
 }
-else if(data164 === null){
-coerced146 = "";
+else if(data169 === null){
+coerced150 = "";
 }
 else {
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data164};
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data169};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -7268,15 +7466,15 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data164 = coerced146;
-if(data163 !== undefined){
-data163["default_effort"] = coerced146;
+if(coerced150 !== undefined){
+data169 = coerced150;
+if(data168 !== undefined){
+data168["default_effort"] = coerced150;
 }
 }
 }
-if("none" !== data164){
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data164};
+if("none" !== data169){
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data169};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -7285,22 +7483,22 @@ vErrors.push(err73);
 }
 errors++;
 }
-var _valid10 = _errs423 === errors;
-valid50 = valid50 || _valid10;
-if(!valid50){
-const _errs425 = errors;
-if(typeof data164 !== "string"){
-let dataType147 = typeof data164;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data164;
+var _valid10 = _errs434 === errors;
+valid51 = valid51 || _valid10;
+if(!valid51){
+const _errs436 = errors;
+if(typeof data169 !== "string"){
+let dataType151 = typeof data169;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data169;
 }
-else if(data164 === null){
-coerced147 = "";
+else if(data169 === null){
+coerced151 = "";
 }
 else {
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data164};
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data169};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -7310,15 +7508,15 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data164 = coerced147;
-if(data163 !== undefined){
-data163["default_effort"] = coerced147;
+if(coerced151 !== undefined){
+data169 = coerced151;
+if(data168 !== undefined){
+data168["default_effort"] = coerced151;
 }
 }
 }
-if("minimal" !== data164){
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data164};
+if("minimal" !== data169){
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data169};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -7327,22 +7525,22 @@ vErrors.push(err75);
 }
 errors++;
 }
-var _valid10 = _errs425 === errors;
-valid50 = valid50 || _valid10;
-if(!valid50){
-const _errs427 = errors;
-if(typeof data164 !== "string"){
-let dataType148 = typeof data164;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data164;
+var _valid10 = _errs436 === errors;
+valid51 = valid51 || _valid10;
+if(!valid51){
+const _errs438 = errors;
+if(typeof data169 !== "string"){
+let dataType152 = typeof data169;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data169;
 }
-else if(data164 === null){
-coerced148 = "";
+else if(data169 === null){
+coerced152 = "";
 }
 else {
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data164};
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data169};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -7352,15 +7550,15 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data164 = coerced148;
-if(data163 !== undefined){
-data163["default_effort"] = coerced148;
+if(coerced152 !== undefined){
+data169 = coerced152;
+if(data168 !== undefined){
+data168["default_effort"] = coerced152;
 }
 }
 }
-if("low" !== data164){
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data164};
+if("low" !== data169){
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data169};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -7369,22 +7567,22 @@ vErrors.push(err77);
 }
 errors++;
 }
-var _valid10 = _errs427 === errors;
-valid50 = valid50 || _valid10;
-if(!valid50){
-const _errs429 = errors;
-if(typeof data164 !== "string"){
-let dataType149 = typeof data164;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data164;
+var _valid10 = _errs438 === errors;
+valid51 = valid51 || _valid10;
+if(!valid51){
+const _errs440 = errors;
+if(typeof data169 !== "string"){
+let dataType153 = typeof data169;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data169;
 }
-else if(data164 === null){
-coerced149 = "";
+else if(data169 === null){
+coerced153 = "";
 }
 else {
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data164};
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data169};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -7394,15 +7592,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data164 = coerced149;
-if(data163 !== undefined){
-data163["default_effort"] = coerced149;
+if(coerced153 !== undefined){
+data169 = coerced153;
+if(data168 !== undefined){
+data168["default_effort"] = coerced153;
 }
 }
 }
-if("medium" !== data164){
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data164};
+if("medium" !== data169){
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data169};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -7411,22 +7609,22 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs429 === errors;
-valid50 = valid50 || _valid10;
-if(!valid50){
-const _errs431 = errors;
-if(typeof data164 !== "string"){
-let dataType150 = typeof data164;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data164;
+var _valid10 = _errs440 === errors;
+valid51 = valid51 || _valid10;
+if(!valid51){
+const _errs442 = errors;
+if(typeof data169 !== "string"){
+let dataType154 = typeof data169;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data169;
 }
-else if(data164 === null){
-coerced150 = "";
+else if(data169 === null){
+coerced154 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data164};
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data169};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -7436,15 +7634,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data164 = coerced150;
-if(data163 !== undefined){
-data163["default_effort"] = coerced150;
+if(coerced154 !== undefined){
+data169 = coerced154;
+if(data168 !== undefined){
+data168["default_effort"] = coerced154;
 }
 }
 }
-if("high" !== data164){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data164};
+if("high" !== data169){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data169};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -7453,22 +7651,22 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs431 === errors;
-valid50 = valid50 || _valid10;
-if(!valid50){
-const _errs433 = errors;
-if(typeof data164 !== "string"){
-let dataType151 = typeof data164;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data164;
+var _valid10 = _errs442 === errors;
+valid51 = valid51 || _valid10;
+if(!valid51){
+const _errs444 = errors;
+if(typeof data169 !== "string"){
+let dataType155 = typeof data169;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data169;
 }
-else if(data164 === null){
-coerced151 = "";
+else if(data169 === null){
+coerced155 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data164};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data169};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -7478,15 +7676,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data164 = coerced151;
-if(data163 !== undefined){
-data163["default_effort"] = coerced151;
+if(coerced155 !== undefined){
+data169 = coerced155;
+if(data168 !== undefined){
+data168["default_effort"] = coerced155;
 }
 }
 }
-if("xhigh" !== data164){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data164};
+if("xhigh" !== data169){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data169};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -7495,22 +7693,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs433 === errors;
-valid50 = valid50 || _valid10;
-if(!valid50){
-const _errs435 = errors;
-if(typeof data164 !== "string"){
-let dataType152 = typeof data164;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data164;
+var _valid10 = _errs444 === errors;
+valid51 = valid51 || _valid10;
+if(!valid51){
+const _errs446 = errors;
+if(typeof data169 !== "string"){
+let dataType156 = typeof data169;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data169;
 }
-else if(data164 === null){
-coerced152 = "";
+else if(data169 === null){
+coerced156 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data164};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data169};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -7520,15 +7718,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data164 = coerced152;
-if(data163 !== undefined){
-data163["default_effort"] = coerced152;
+if(coerced156 !== undefined){
+data169 = coerced156;
+if(data168 !== undefined){
+data168["default_effort"] = coerced156;
 }
 }
 }
-if("max" !== data164){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data164};
+if("max" !== data169){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data169};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -7537,16 +7735,16 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs435 === errors;
-valid50 = valid50 || _valid10;
+var _valid10 = _errs446 === errors;
+valid51 = valid51 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid50){
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data164};
+if(!valid51){
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data169};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -7558,52 +7756,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs422;
+errors = _errs433;
 if(vErrors !== null){
-if(_errs422){
-vErrors.length = _errs422;
+if(_errs433){
+vErrors.length = _errs433;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs421 === errors;
+var valid50 = _errs432 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data163.efforts !== undefined){
-let data165 = data163.efforts;
-const _errs437 = errors;
-if(errors === _errs437){
-if(Array.isArray(data165)){
-if(data165.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data165}];
+if(valid50){
+if(data168.efforts !== undefined){
+let data170 = data168.efforts;
+const _errs448 = errors;
+if(errors === _errs448){
+if(Array.isArray(data170)){
+if(data170.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data170}];
 return false;
 }
 else {
-var valid51 = true;
-const len7 = data165.length;
+var valid52 = true;
+const len7 = data170.length;
 for(let i8=0; i8<len7; i8++){
-let data166 = data165[i8];
-const _errs439 = errors;
-const _errs440 = errors;
-let valid52 = false;
-const _errs441 = errors;
-if(typeof data166 !== "string"){
-let dataType153 = typeof data166;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data166;
+let data171 = data170[i8];
+const _errs450 = errors;
+const _errs451 = errors;
+let valid53 = false;
+const _errs452 = errors;
+if(typeof data171 !== "string"){
+let dataType157 = typeof data171;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data171;
 }
-else if(data166 === null){
-coerced153 = "";
+else if(data171 === null){
+coerced157 = "";
 }
 else {
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data166};
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data171};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -7613,15 +7811,15 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data166 = coerced153;
-if(data165 !== undefined){
-data165[i8] = coerced153;
+if(coerced157 !== undefined){
+data171 = coerced157;
+if(data170 !== undefined){
+data170[i8] = coerced157;
 }
 }
 }
-if("none" !== data166){
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data166};
+if("none" !== data171){
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data171};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -7630,22 +7828,22 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid11 = _errs441 === errors;
-valid52 = valid52 || _valid11;
-if(!valid52){
-const _errs443 = errors;
-if(typeof data166 !== "string"){
-let dataType154 = typeof data166;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data166;
+var _valid11 = _errs452 === errors;
+valid53 = valid53 || _valid11;
+if(!valid53){
+const _errs454 = errors;
+if(typeof data171 !== "string"){
+let dataType158 = typeof data171;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data171;
 }
-else if(data166 === null){
-coerced154 = "";
+else if(data171 === null){
+coerced158 = "";
 }
 else {
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data166};
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data171};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -7655,15 +7853,15 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data166 = coerced154;
-if(data165 !== undefined){
-data165[i8] = coerced154;
+if(coerced158 !== undefined){
+data171 = coerced158;
+if(data170 !== undefined){
+data170[i8] = coerced158;
 }
 }
 }
-if("minimal" !== data166){
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data166};
+if("minimal" !== data171){
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data171};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -7672,22 +7870,22 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid11 = _errs443 === errors;
-valid52 = valid52 || _valid11;
-if(!valid52){
-const _errs445 = errors;
-if(typeof data166 !== "string"){
-let dataType155 = typeof data166;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data166;
+var _valid11 = _errs454 === errors;
+valid53 = valid53 || _valid11;
+if(!valid53){
+const _errs456 = errors;
+if(typeof data171 !== "string"){
+let dataType159 = typeof data171;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data171;
 }
-else if(data166 === null){
-coerced155 = "";
+else if(data171 === null){
+coerced159 = "";
 }
 else {
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data166};
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data171};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -7697,15 +7895,15 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data166 = coerced155;
-if(data165 !== undefined){
-data165[i8] = coerced155;
+if(coerced159 !== undefined){
+data171 = coerced159;
+if(data170 !== undefined){
+data170[i8] = coerced159;
 }
 }
 }
-if("low" !== data166){
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data166};
+if("low" !== data171){
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data171};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -7714,22 +7912,22 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs445 === errors;
-valid52 = valid52 || _valid11;
-if(!valid52){
-const _errs447 = errors;
-if(typeof data166 !== "string"){
-let dataType156 = typeof data166;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data166;
+var _valid11 = _errs456 === errors;
+valid53 = valid53 || _valid11;
+if(!valid53){
+const _errs458 = errors;
+if(typeof data171 !== "string"){
+let dataType160 = typeof data171;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data171;
 }
-else if(data166 === null){
-coerced156 = "";
+else if(data171 === null){
+coerced160 = "";
 }
 else {
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data166};
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data171};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -7739,15 +7937,15 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data166 = coerced156;
-if(data165 !== undefined){
-data165[i8] = coerced156;
+if(coerced160 !== undefined){
+data171 = coerced160;
+if(data170 !== undefined){
+data170[i8] = coerced160;
 }
 }
 }
-if("medium" !== data166){
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data166};
+if("medium" !== data171){
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data171};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -7756,22 +7954,22 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs447 === errors;
-valid52 = valid52 || _valid11;
-if(!valid52){
-const _errs449 = errors;
-if(typeof data166 !== "string"){
-let dataType157 = typeof data166;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data166;
+var _valid11 = _errs458 === errors;
+valid53 = valid53 || _valid11;
+if(!valid53){
+const _errs460 = errors;
+if(typeof data171 !== "string"){
+let dataType161 = typeof data171;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data171;
 }
-else if(data166 === null){
-coerced157 = "";
+else if(data171 === null){
+coerced161 = "";
 }
 else {
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data166};
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data171};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -7781,15 +7979,15 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data166 = coerced157;
-if(data165 !== undefined){
-data165[i8] = coerced157;
+if(coerced161 !== undefined){
+data171 = coerced161;
+if(data170 !== undefined){
+data170[i8] = coerced161;
 }
 }
 }
-if("high" !== data166){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data166};
+if("high" !== data171){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data171};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -7798,22 +7996,22 @@ vErrors.push(err96);
 }
 errors++;
 }
-var _valid11 = _errs449 === errors;
-valid52 = valid52 || _valid11;
-if(!valid52){
-const _errs451 = errors;
-if(typeof data166 !== "string"){
-let dataType158 = typeof data166;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data166;
+var _valid11 = _errs460 === errors;
+valid53 = valid53 || _valid11;
+if(!valid53){
+const _errs462 = errors;
+if(typeof data171 !== "string"){
+let dataType162 = typeof data171;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data171;
 }
-else if(data166 === null){
-coerced158 = "";
+else if(data171 === null){
+coerced162 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data166};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data171};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -7823,15 +8021,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data166 = coerced158;
-if(data165 !== undefined){
-data165[i8] = coerced158;
+if(coerced162 !== undefined){
+data171 = coerced162;
+if(data170 !== undefined){
+data170[i8] = coerced162;
 }
 }
 }
-if("xhigh" !== data166){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data166};
+if("xhigh" !== data171){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data171};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -7840,22 +8038,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs451 === errors;
-valid52 = valid52 || _valid11;
-if(!valid52){
-const _errs453 = errors;
-if(typeof data166 !== "string"){
-let dataType159 = typeof data166;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data166;
+var _valid11 = _errs462 === errors;
+valid53 = valid53 || _valid11;
+if(!valid53){
+const _errs464 = errors;
+if(typeof data171 !== "string"){
+let dataType163 = typeof data171;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data171;
 }
-else if(data166 === null){
-coerced159 = "";
+else if(data171 === null){
+coerced163 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data166};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data171};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -7865,15 +8063,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data166 = coerced159;
-if(data165 !== undefined){
-data165[i8] = coerced159;
+if(coerced163 !== undefined){
+data171 = coerced163;
+if(data170 !== undefined){
+data170[i8] = coerced163;
 }
 }
 }
-if("max" !== data166){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data166};
+if("max" !== data171){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data171};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -7882,16 +8080,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs453 === errors;
-valid52 = valid52 || _valid11;
+var _valid11 = _errs464 === errors;
+valid53 = valid53 || _valid11;
 }
 }
 }
 }
 }
 }
-if(!valid52){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data166};
+if(!valid53){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data171};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -7903,52 +8101,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs440;
+errors = _errs451;
 if(vErrors !== null){
-if(_errs440){
-vErrors.length = _errs440;
+if(_errs451){
+vErrors.length = _errs451;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid51 = _errs439 === errors;
-if(!valid51){
+var valid52 = _errs450 === errors;
+if(!valid52){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data170}];
 return false;
 }
 }
-var valid49 = _errs437 === errors;
+var valid50 = _errs448 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data163.style !== undefined){
-let data167 = data163.style;
-const _errs455 = errors;
-const _errs456 = errors;
-let valid53 = false;
-const _errs457 = errors;
-if(typeof data167 !== "string"){
-let dataType160 = typeof data167;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data167;
+if(valid50){
+if(data168.style !== undefined){
+let data172 = data168.style;
+const _errs466 = errors;
+const _errs467 = errors;
+let valid54 = false;
+const _errs468 = errors;
+if(typeof data172 !== "string"){
+let dataType164 = typeof data172;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data172;
 }
-else if(data167 === null){
-coerced160 = "";
+else if(data172 === null){
+coerced164 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data167};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data172};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7958,15 +8156,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data167 = coerced160;
-if(data163 !== undefined){
-data163["style"] = coerced160;
+if(coerced164 !== undefined){
+data172 = coerced164;
+if(data168 !== undefined){
+data168["style"] = coerced164;
 }
 }
 }
-if("budget" !== data167){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data167};
+if("budget" !== data172){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data172};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7975,22 +8173,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs457 === errors;
-valid53 = valid53 || _valid12;
-if(!valid53){
-const _errs459 = errors;
-if(typeof data167 !== "string"){
-let dataType161 = typeof data167;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data167;
+var _valid12 = _errs468 === errors;
+valid54 = valid54 || _valid12;
+if(!valid54){
+const _errs470 = errors;
+if(typeof data172 !== "string"){
+let dataType165 = typeof data172;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data172;
 }
-else if(data167 === null){
-coerced161 = "";
+else if(data172 === null){
+coerced165 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data167};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data172};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -8000,15 +8198,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data167 = coerced161;
-if(data163 !== undefined){
-data163["style"] = coerced161;
+if(coerced165 !== undefined){
+data172 = coerced165;
+if(data168 !== undefined){
+data168["style"] = coerced165;
 }
 }
 }
-if("level" !== data167){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data167};
+if("level" !== data172){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data172};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -8017,11 +8215,11 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs459 === errors;
-valid53 = valid53 || _valid12;
+var _valid12 = _errs470 === errors;
+valid54 = valid54 || _valid12;
 }
-if(!valid53){
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data167};
+if(!valid54){
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data172};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -8033,345 +8231,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs456;
+errors = _errs467;
 if(vErrors !== null){
-if(_errs456){
-vErrors.length = _errs456;
+if(_errs467){
+vErrors.length = _errs467;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs455 === errors;
+var valid50 = _errs466 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data163.budgets !== undefined){
-let data168 = data163.budgets;
-const _errs461 = errors;
-if(errors === _errs461){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-const _errs463 = errors;
-for(const key32 in data168){
-if(!(((((((key32 === "none") || (key32 === "minimal")) || (key32 === "low")) || (key32 === "medium")) || (key32 === "high")) || (key32 === "xhigh")) || (key32 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data168}];
+if(valid50){
+if(data168.budgets !== undefined){
+let data173 = data168.budgets;
+const _errs472 = errors;
+if(errors === _errs472){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+const _errs474 = errors;
+for(const key33 in data173){
+if(!(((((((key33 === "none") || (key33 === "minimal")) || (key33 === "low")) || (key33 === "medium")) || (key33 === "high")) || (key33 === "xhigh")) || (key33 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data173}];
 return false;
 break;
 }
 }
-if(_errs463 === errors){
-if(data168.none !== undefined){
-let data169 = data168.none;
-const _errs464 = errors;
-if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
-let dataType162 = typeof data169;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 === "boolean" || data169 === null
-              || (dataType162 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
-coerced162 = +data169;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data169}];
-return false;
-}
-}
-if(coerced162 !== undefined){
-data169 = coerced162;
-if(data168 !== undefined){
-data168["none"] = coerced162;
-}
-}
-}
-if(errors === _errs464){
-if(typeof data169 == "number"){
-if(data169 < 0 || isNaN(data169)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data169}];
-return false;
-}
-}
-}
-var valid54 = _errs464 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data168.minimal !== undefined){
-let data170 = data168.minimal;
-const _errs466 = errors;
-if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
-let dataType163 = typeof data170;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 === "boolean" || data170 === null
-              || (dataType163 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
-coerced163 = +data170;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data170}];
-return false;
-}
-}
-if(coerced163 !== undefined){
-data170 = coerced163;
-if(data168 !== undefined){
-data168["minimal"] = coerced163;
-}
-}
-}
-if(errors === _errs466){
-if(typeof data170 == "number"){
-if(data170 < 1 || isNaN(data170)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data170}];
-return false;
-}
-}
-}
-var valid54 = _errs466 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data168.low !== undefined){
-let data171 = data168.low;
-const _errs468 = errors;
-if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
-let dataType164 = typeof data171;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 === "boolean" || data171 === null
-              || (dataType164 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
-coerced164 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data171}];
-return false;
-}
-}
-if(coerced164 !== undefined){
-data171 = coerced164;
-if(data168 !== undefined){
-data168["low"] = coerced164;
-}
-}
-}
-if(errors === _errs468){
-if(typeof data171 == "number"){
-if(data171 < 1 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data171}];
-return false;
-}
-}
-}
-var valid54 = _errs468 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data168.medium !== undefined){
-let data172 = data168.medium;
-const _errs470 = errors;
-if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
-let dataType165 = typeof data172;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 === "boolean" || data172 === null
-              || (dataType165 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
-coerced165 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data172}];
-return false;
-}
-}
-if(coerced165 !== undefined){
-data172 = coerced165;
-if(data168 !== undefined){
-data168["medium"] = coerced165;
-}
-}
-}
-if(errors === _errs470){
-if(typeof data172 == "number"){
-if(data172 < 1 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data172}];
-return false;
-}
-}
-}
-var valid54 = _errs470 === errors;
-}
-else {
-var valid54 = true;
-}
-if(valid54){
-if(data168.high !== undefined){
-let data173 = data168.high;
-const _errs472 = errors;
-if(!((typeof data173 == "number") && (!(data173 % 1) && !isNaN(data173)))){
-let dataType166 = typeof data173;
+if(_errs474 === errors){
+if(data173.none !== undefined){
+let data174 = data173.none;
+const _errs475 = errors;
+if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
+let dataType166 = typeof data174;
 let coerced166 = undefined;
 if(!(coerced166 !== undefined)){
-if(dataType166 === "boolean" || data173 === null
-              || (dataType166 === "string" && data173 && data173 == +data173 && !(data173 % 1))){
-coerced166 = +data173;
+if(dataType166 === "boolean" || data174 === null
+              || (dataType166 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
+coerced166 = +data174;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data174}];
 return false;
 }
 }
 if(coerced166 !== undefined){
-data173 = coerced166;
-if(data168 !== undefined){
-data168["high"] = coerced166;
+data174 = coerced166;
+if(data173 !== undefined){
+data173["none"] = coerced166;
 }
 }
 }
-if(errors === _errs472){
-if(typeof data173 == "number"){
-if(data173 < 1 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data173}];
+if(errors === _errs475){
+if(typeof data174 == "number"){
+if(data174 < 0 || isNaN(data174)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data174}];
 return false;
 }
 }
 }
-var valid54 = _errs472 === errors;
+var valid55 = _errs475 === errors;
 }
 else {
-var valid54 = true;
+var valid55 = true;
 }
-if(valid54){
-if(data168.xhigh !== undefined){
-let data174 = data168.xhigh;
-const _errs474 = errors;
-if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
-let dataType167 = typeof data174;
+if(valid55){
+if(data173.minimal !== undefined){
+let data175 = data173.minimal;
+const _errs477 = errors;
+if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
+let dataType167 = typeof data175;
 let coerced167 = undefined;
 if(!(coerced167 !== undefined)){
-if(dataType167 === "boolean" || data174 === null
-              || (dataType167 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
-coerced167 = +data174;
+if(dataType167 === "boolean" || data175 === null
+              || (dataType167 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
+coerced167 = +data175;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data174}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data175}];
 return false;
 }
 }
 if(coerced167 !== undefined){
-data174 = coerced167;
-if(data168 !== undefined){
-data168["xhigh"] = coerced167;
+data175 = coerced167;
+if(data173 !== undefined){
+data173["minimal"] = coerced167;
 }
 }
 }
-if(errors === _errs474){
-if(typeof data174 == "number"){
-if(data174 < 1 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data174}];
+if(errors === _errs477){
+if(typeof data175 == "number"){
+if(data175 < 1 || isNaN(data175)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data175}];
 return false;
 }
 }
 }
-var valid54 = _errs474 === errors;
+var valid55 = _errs477 === errors;
 }
 else {
-var valid54 = true;
+var valid55 = true;
 }
-if(valid54){
-if(data168.max !== undefined){
-let data175 = data168.max;
-const _errs476 = errors;
-if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
-let dataType168 = typeof data175;
+if(valid55){
+if(data173.low !== undefined){
+let data176 = data173.low;
+const _errs479 = errors;
+if(!((typeof data176 == "number") && (!(data176 % 1) && !isNaN(data176)))){
+let dataType168 = typeof data176;
 let coerced168 = undefined;
 if(!(coerced168 !== undefined)){
-if(dataType168 === "boolean" || data175 === null
-              || (dataType168 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
-coerced168 = +data175;
+if(dataType168 === "boolean" || data176 === null
+              || (dataType168 === "string" && data176 && data176 == +data176 && !(data176 % 1))){
+coerced168 = +data176;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data175}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data176}];
 return false;
 }
 }
 if(coerced168 !== undefined){
-data175 = coerced168;
-if(data168 !== undefined){
-data168["max"] = coerced168;
+data176 = coerced168;
+if(data173 !== undefined){
+data173["low"] = coerced168;
 }
 }
 }
-if(errors === _errs476){
-if(typeof data175 == "number"){
-if(data175 < 1 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data175}];
+if(errors === _errs479){
+if(typeof data176 == "number"){
+if(data176 < 1 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data176}];
 return false;
 }
 }
 }
-var valid54 = _errs476 === errors;
+var valid55 = _errs479 === errors;
 }
 else {
-var valid54 = true;
+var valid55 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid55){
+if(data173.medium !== undefined){
+let data177 = data173.medium;
+const _errs481 = errors;
+if(!((typeof data177 == "number") && (!(data177 % 1) && !isNaN(data177)))){
+let dataType169 = typeof data177;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 === "boolean" || data177 === null
+              || (dataType169 === "string" && data177 && data177 == +data177 && !(data177 % 1))){
+coerced169 = +data177;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data177}];
 return false;
 }
 }
-var valid49 = _errs461 === errors;
+if(coerced169 !== undefined){
+data177 = coerced169;
+if(data173 !== undefined){
+data173["medium"] = coerced169;
+}
+}
+}
+if(errors === _errs481){
+if(typeof data177 == "number"){
+if(data177 < 1 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data177}];
+return false;
+}
+}
+}
+var valid55 = _errs481 === errors;
 }
 else {
-var valid49 = true;
+var valid55 = true;
 }
-if(valid49){
-if(data163.levels !== undefined){
-let data176 = data163.levels;
-const _errs478 = errors;
-if(errors === _errs478){
-if(data176 && typeof data176 == "object" && !Array.isArray(data176)){
-const _errs480 = errors;
-for(const key33 in data176){
-if(!(((((((key33 === "none") || (key33 === "minimal")) || (key33 === "low")) || (key33 === "medium")) || (key33 === "high")) || (key33 === "xhigh")) || (key33 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data176}];
+if(valid55){
+if(data173.high !== undefined){
+let data178 = data173.high;
+const _errs483 = errors;
+if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
+let dataType170 = typeof data178;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 === "boolean" || data178 === null
+              || (dataType170 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
+coerced170 = +data178;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data178}];
+return false;
+}
+}
+if(coerced170 !== undefined){
+data178 = coerced170;
+if(data173 !== undefined){
+data173["high"] = coerced170;
+}
+}
+}
+if(errors === _errs483){
+if(typeof data178 == "number"){
+if(data178 < 1 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data178}];
+return false;
+}
+}
+}
+var valid55 = _errs483 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data173.xhigh !== undefined){
+let data179 = data173.xhigh;
+const _errs485 = errors;
+if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+let dataType171 = typeof data179;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 === "boolean" || data179 === null
+              || (dataType171 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+coerced171 = +data179;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data179}];
+return false;
+}
+}
+if(coerced171 !== undefined){
+data179 = coerced171;
+if(data173 !== undefined){
+data173["xhigh"] = coerced171;
+}
+}
+}
+if(errors === _errs485){
+if(typeof data179 == "number"){
+if(data179 < 1 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data179}];
+return false;
+}
+}
+}
+var valid55 = _errs485 === errors;
+}
+else {
+var valid55 = true;
+}
+if(valid55){
+if(data173.max !== undefined){
+let data180 = data173.max;
+const _errs487 = errors;
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
+let dataType172 = typeof data180;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 === "boolean" || data180 === null
+              || (dataType172 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced172 = +data180;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data180}];
+return false;
+}
+}
+if(coerced172 !== undefined){
+data180 = coerced172;
+if(data173 !== undefined){
+data173["max"] = coerced172;
+}
+}
+}
+if(errors === _errs487){
+if(typeof data180 == "number"){
+if(data180 < 1 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data180}];
+return false;
+}
+}
+}
+var valid55 = _errs487 === errors;
+}
+else {
+var valid55 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data173}];
+return false;
+}
+}
+var valid50 = _errs472 === errors;
+}
+else {
+var valid50 = true;
+}
+if(valid50){
+if(data168.levels !== undefined){
+let data181 = data168.levels;
+const _errs489 = errors;
+if(errors === _errs489){
+if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
+const _errs491 = errors;
+for(const key34 in data181){
+if(!(((((((key34 === "none") || (key34 === "minimal")) || (key34 === "low")) || (key34 === "medium")) || (key34 === "high")) || (key34 === "xhigh")) || (key34 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data181}];
 return false;
 break;
 }
 }
-if(_errs480 === errors){
-if(data176.none !== undefined){
-let data177 = data176.none;
-const _errs481 = errors;
-const _errs482 = errors;
-let valid56 = false;
-const _errs483 = errors;
-if(typeof data177 !== "string"){
-let dataType169 = typeof data177;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data177;
+if(_errs491 === errors){
+if(data181.none !== undefined){
+let data182 = data181.none;
+const _errs492 = errors;
+const _errs493 = errors;
+let valid57 = false;
+const _errs494 = errors;
+if(typeof data182 !== "string"){
+let dataType173 = typeof data182;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data182;
 }
-else if(data177 === null){
-coerced169 = "";
+else if(data182 === null){
+coerced173 = "";
 }
 else {
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data177};
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data182};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -8381,15 +8579,15 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data177 = coerced169;
-if(data176 !== undefined){
-data176["none"] = coerced169;
+if(coerced173 !== undefined){
+data182 = coerced173;
+if(data181 !== undefined){
+data181["none"] = coerced173;
 }
 }
 }
-if("minimal" !== data177){
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data177};
+if("minimal" !== data182){
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data182};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -8398,22 +8596,22 @@ vErrors.push(err108);
 }
 errors++;
 }
-var _valid13 = _errs483 === errors;
-valid56 = valid56 || _valid13;
-if(!valid56){
-const _errs485 = errors;
-if(typeof data177 !== "string"){
-let dataType170 = typeof data177;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data177;
+var _valid13 = _errs494 === errors;
+valid57 = valid57 || _valid13;
+if(!valid57){
+const _errs496 = errors;
+if(typeof data182 !== "string"){
+let dataType174 = typeof data182;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data182;
 }
-else if(data177 === null){
-coerced170 = "";
+else if(data182 === null){
+coerced174 = "";
 }
 else {
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data177};
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data182};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -8423,15 +8621,15 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data177 = coerced170;
-if(data176 !== undefined){
-data176["none"] = coerced170;
+if(coerced174 !== undefined){
+data182 = coerced174;
+if(data181 !== undefined){
+data181["none"] = coerced174;
 }
 }
 }
-if("low" !== data177){
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data177};
+if("low" !== data182){
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data182};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -8440,22 +8638,22 @@ vErrors.push(err110);
 }
 errors++;
 }
-var _valid13 = _errs485 === errors;
-valid56 = valid56 || _valid13;
-if(!valid56){
-const _errs487 = errors;
-if(typeof data177 !== "string"){
-let dataType171 = typeof data177;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data177;
+var _valid13 = _errs496 === errors;
+valid57 = valid57 || _valid13;
+if(!valid57){
+const _errs498 = errors;
+if(typeof data182 !== "string"){
+let dataType175 = typeof data182;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data182;
 }
-else if(data177 === null){
-coerced171 = "";
+else if(data182 === null){
+coerced175 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data177};
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data182};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -8465,15 +8663,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data177 = coerced171;
-if(data176 !== undefined){
-data176["none"] = coerced171;
+if(coerced175 !== undefined){
+data182 = coerced175;
+if(data181 !== undefined){
+data181["none"] = coerced175;
 }
 }
 }
-if("medium" !== data177){
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data177};
+if("medium" !== data182){
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data182};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -8482,22 +8680,22 @@ vErrors.push(err112);
 }
 errors++;
 }
-var _valid13 = _errs487 === errors;
-valid56 = valid56 || _valid13;
-if(!valid56){
-const _errs489 = errors;
-if(typeof data177 !== "string"){
-let dataType172 = typeof data177;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data177;
+var _valid13 = _errs498 === errors;
+valid57 = valid57 || _valid13;
+if(!valid57){
+const _errs500 = errors;
+if(typeof data182 !== "string"){
+let dataType176 = typeof data182;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data182;
 }
-else if(data177 === null){
-coerced172 = "";
+else if(data182 === null){
+coerced176 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data177};
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data182};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -8507,15 +8705,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data177 = coerced172;
-if(data176 !== undefined){
-data176["none"] = coerced172;
+if(coerced176 !== undefined){
+data182 = coerced176;
+if(data181 !== undefined){
+data181["none"] = coerced176;
 }
 }
 }
-if("high" !== data177){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data177};
+if("high" !== data182){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data182};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -8524,22 +8722,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs489 === errors;
-valid56 = valid56 || _valid13;
-if(!valid56){
-const _errs491 = errors;
-if(typeof data177 !== "string"){
-let dataType173 = typeof data177;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data177;
+var _valid13 = _errs500 === errors;
+valid57 = valid57 || _valid13;
+if(!valid57){
+const _errs502 = errors;
+if(typeof data182 !== "string"){
+let dataType177 = typeof data182;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data182;
 }
-else if(data177 === null){
-coerced173 = "";
+else if(data182 === null){
+coerced177 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data177};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data182};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -8549,15 +8747,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data177 = coerced173;
-if(data176 !== undefined){
-data176["none"] = coerced173;
+if(coerced177 !== undefined){
+data182 = coerced177;
+if(data181 !== undefined){
+data181["none"] = coerced177;
 }
 }
 }
-if("xhigh" !== data177){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data177};
+if("xhigh" !== data182){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data182};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -8566,22 +8764,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs491 === errors;
-valid56 = valid56 || _valid13;
-if(!valid56){
-const _errs493 = errors;
-if(typeof data177 !== "string"){
-let dataType174 = typeof data177;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data177;
+var _valid13 = _errs502 === errors;
+valid57 = valid57 || _valid13;
+if(!valid57){
+const _errs504 = errors;
+if(typeof data182 !== "string"){
+let dataType178 = typeof data182;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data182;
 }
-else if(data177 === null){
-coerced174 = "";
+else if(data182 === null){
+coerced178 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data177};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data182};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -8591,15 +8789,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data177 = coerced174;
-if(data176 !== undefined){
-data176["none"] = coerced174;
+if(coerced178 !== undefined){
+data182 = coerced178;
+if(data181 !== undefined){
+data181["none"] = coerced178;
 }
 }
 }
-if("max" !== data177){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data177};
+if("max" !== data182){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data182};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -8608,15 +8806,15 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs493 === errors;
-valid56 = valid56 || _valid13;
+var _valid13 = _errs504 === errors;
+valid57 = valid57 || _valid13;
 }
 }
 }
 }
 }
-if(!valid56){
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data177};
+if(!valid57){
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data182};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -8628,40 +8826,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs482;
+errors = _errs493;
 if(vErrors !== null){
-if(_errs482){
-vErrors.length = _errs482;
+if(_errs493){
+vErrors.length = _errs493;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs481 === errors;
+var valid56 = _errs492 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data176.minimal !== undefined){
-let data178 = data176.minimal;
-const _errs495 = errors;
-const _errs496 = errors;
-let valid57 = false;
-const _errs497 = errors;
-if(typeof data178 !== "string"){
-let dataType175 = typeof data178;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data178;
+if(valid56){
+if(data181.minimal !== undefined){
+let data183 = data181.minimal;
+const _errs506 = errors;
+const _errs507 = errors;
+let valid58 = false;
+const _errs508 = errors;
+if(typeof data183 !== "string"){
+let dataType179 = typeof data183;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data183;
 }
-else if(data178 === null){
-coerced175 = "";
+else if(data183 === null){
+coerced179 = "";
 }
 else {
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data178};
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data183};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -8671,15 +8869,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data178 = coerced175;
-if(data176 !== undefined){
-data176["minimal"] = coerced175;
+if(coerced179 !== undefined){
+data183 = coerced179;
+if(data181 !== undefined){
+data181["minimal"] = coerced179;
 }
 }
 }
-if("minimal" !== data178){
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data178};
+if("minimal" !== data183){
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data183};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -8688,22 +8886,22 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid14 = _errs497 === errors;
-valid57 = valid57 || _valid14;
-if(!valid57){
-const _errs499 = errors;
-if(typeof data178 !== "string"){
-let dataType176 = typeof data178;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data178;
+var _valid14 = _errs508 === errors;
+valid58 = valid58 || _valid14;
+if(!valid58){
+const _errs510 = errors;
+if(typeof data183 !== "string"){
+let dataType180 = typeof data183;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data183;
 }
-else if(data178 === null){
-coerced176 = "";
+else if(data183 === null){
+coerced180 = "";
 }
 else {
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data178};
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data183};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -8713,15 +8911,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data178 = coerced176;
-if(data176 !== undefined){
-data176["minimal"] = coerced176;
+if(coerced180 !== undefined){
+data183 = coerced180;
+if(data181 !== undefined){
+data181["minimal"] = coerced180;
 }
 }
 }
-if("low" !== data178){
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data178};
+if("low" !== data183){
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data183};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -8730,22 +8928,22 @@ vErrors.push(err123);
 }
 errors++;
 }
-var _valid14 = _errs499 === errors;
-valid57 = valid57 || _valid14;
-if(!valid57){
-const _errs501 = errors;
-if(typeof data178 !== "string"){
-let dataType177 = typeof data178;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data178;
+var _valid14 = _errs510 === errors;
+valid58 = valid58 || _valid14;
+if(!valid58){
+const _errs512 = errors;
+if(typeof data183 !== "string"){
+let dataType181 = typeof data183;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data183;
 }
-else if(data178 === null){
-coerced177 = "";
+else if(data183 === null){
+coerced181 = "";
 }
 else {
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data178};
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data183};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -8755,15 +8953,15 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data178 = coerced177;
-if(data176 !== undefined){
-data176["minimal"] = coerced177;
+if(coerced181 !== undefined){
+data183 = coerced181;
+if(data181 !== undefined){
+data181["minimal"] = coerced181;
 }
 }
 }
-if("medium" !== data178){
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data178};
+if("medium" !== data183){
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data183};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -8772,22 +8970,22 @@ vErrors.push(err125);
 }
 errors++;
 }
-var _valid14 = _errs501 === errors;
-valid57 = valid57 || _valid14;
-if(!valid57){
-const _errs503 = errors;
-if(typeof data178 !== "string"){
-let dataType178 = typeof data178;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data178;
+var _valid14 = _errs512 === errors;
+valid58 = valid58 || _valid14;
+if(!valid58){
+const _errs514 = errors;
+if(typeof data183 !== "string"){
+let dataType182 = typeof data183;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data183;
 }
-else if(data178 === null){
-coerced178 = "";
+else if(data183 === null){
+coerced182 = "";
 }
 else {
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data178};
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data183};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -8797,15 +8995,15 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data178 = coerced178;
-if(data176 !== undefined){
-data176["minimal"] = coerced178;
+if(coerced182 !== undefined){
+data183 = coerced182;
+if(data181 !== undefined){
+data181["minimal"] = coerced182;
 }
 }
 }
-if("high" !== data178){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data178};
+if("high" !== data183){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data183};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -8814,22 +9012,22 @@ vErrors.push(err127);
 }
 errors++;
 }
-var _valid14 = _errs503 === errors;
-valid57 = valid57 || _valid14;
-if(!valid57){
-const _errs505 = errors;
-if(typeof data178 !== "string"){
-let dataType179 = typeof data178;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data178;
+var _valid14 = _errs514 === errors;
+valid58 = valid58 || _valid14;
+if(!valid58){
+const _errs516 = errors;
+if(typeof data183 !== "string"){
+let dataType183 = typeof data183;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data183;
 }
-else if(data178 === null){
-coerced179 = "";
+else if(data183 === null){
+coerced183 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data178};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data183};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -8839,15 +9037,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data178 = coerced179;
-if(data176 !== undefined){
-data176["minimal"] = coerced179;
+if(coerced183 !== undefined){
+data183 = coerced183;
+if(data181 !== undefined){
+data181["minimal"] = coerced183;
 }
 }
 }
-if("xhigh" !== data178){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data178};
+if("xhigh" !== data183){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data183};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -8856,22 +9054,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs505 === errors;
-valid57 = valid57 || _valid14;
-if(!valid57){
-const _errs507 = errors;
-if(typeof data178 !== "string"){
-let dataType180 = typeof data178;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data178;
+var _valid14 = _errs516 === errors;
+valid58 = valid58 || _valid14;
+if(!valid58){
+const _errs518 = errors;
+if(typeof data183 !== "string"){
+let dataType184 = typeof data183;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data183;
 }
-else if(data178 === null){
-coerced180 = "";
+else if(data183 === null){
+coerced184 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data178};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data183};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -8881,15 +9079,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data178 = coerced180;
-if(data176 !== undefined){
-data176["minimal"] = coerced180;
+if(coerced184 !== undefined){
+data183 = coerced184;
+if(data181 !== undefined){
+data181["minimal"] = coerced184;
 }
 }
 }
-if("max" !== data178){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data178};
+if("max" !== data183){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data183};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -8898,15 +9096,15 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs507 === errors;
-valid57 = valid57 || _valid14;
+var _valid14 = _errs518 === errors;
+valid58 = valid58 || _valid14;
 }
 }
 }
 }
 }
-if(!valid57){
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data178};
+if(!valid58){
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data183};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -8918,40 +9116,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs496;
+errors = _errs507;
 if(vErrors !== null){
-if(_errs496){
-vErrors.length = _errs496;
+if(_errs507){
+vErrors.length = _errs507;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs495 === errors;
+var valid56 = _errs506 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data176.low !== undefined){
-let data179 = data176.low;
-const _errs509 = errors;
-const _errs510 = errors;
-let valid58 = false;
-const _errs511 = errors;
-if(typeof data179 !== "string"){
-let dataType181 = typeof data179;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data179;
+if(valid56){
+if(data181.low !== undefined){
+let data184 = data181.low;
+const _errs520 = errors;
+const _errs521 = errors;
+let valid59 = false;
+const _errs522 = errors;
+if(typeof data184 !== "string"){
+let dataType185 = typeof data184;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data184;
 }
-else if(data179 === null){
-coerced181 = "";
+else if(data184 === null){
+coerced185 = "";
 }
 else {
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data179};
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data184};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -8961,15 +9159,15 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data179 = coerced181;
-if(data176 !== undefined){
-data176["low"] = coerced181;
+if(coerced185 !== undefined){
+data184 = coerced185;
+if(data181 !== undefined){
+data181["low"] = coerced185;
 }
 }
 }
-if("minimal" !== data179){
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data179};
+if("minimal" !== data184){
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data184};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -8978,22 +9176,22 @@ vErrors.push(err134);
 }
 errors++;
 }
-var _valid15 = _errs511 === errors;
-valid58 = valid58 || _valid15;
-if(!valid58){
-const _errs513 = errors;
-if(typeof data179 !== "string"){
-let dataType182 = typeof data179;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data179;
+var _valid15 = _errs522 === errors;
+valid59 = valid59 || _valid15;
+if(!valid59){
+const _errs524 = errors;
+if(typeof data184 !== "string"){
+let dataType186 = typeof data184;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data184;
 }
-else if(data179 === null){
-coerced182 = "";
+else if(data184 === null){
+coerced186 = "";
 }
 else {
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data179};
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data184};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -9003,15 +9201,15 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data179 = coerced182;
-if(data176 !== undefined){
-data176["low"] = coerced182;
+if(coerced186 !== undefined){
+data184 = coerced186;
+if(data181 !== undefined){
+data181["low"] = coerced186;
 }
 }
 }
-if("low" !== data179){
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data179};
+if("low" !== data184){
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data184};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -9020,22 +9218,22 @@ vErrors.push(err136);
 }
 errors++;
 }
-var _valid15 = _errs513 === errors;
-valid58 = valid58 || _valid15;
-if(!valid58){
-const _errs515 = errors;
-if(typeof data179 !== "string"){
-let dataType183 = typeof data179;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data179;
+var _valid15 = _errs524 === errors;
+valid59 = valid59 || _valid15;
+if(!valid59){
+const _errs526 = errors;
+if(typeof data184 !== "string"){
+let dataType187 = typeof data184;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data184;
 }
-else if(data179 === null){
-coerced183 = "";
+else if(data184 === null){
+coerced187 = "";
 }
 else {
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data179};
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data184};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -9045,15 +9243,15 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data179 = coerced183;
-if(data176 !== undefined){
-data176["low"] = coerced183;
+if(coerced187 !== undefined){
+data184 = coerced187;
+if(data181 !== undefined){
+data181["low"] = coerced187;
 }
 }
 }
-if("medium" !== data179){
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data179};
+if("medium" !== data184){
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data184};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -9062,22 +9260,22 @@ vErrors.push(err138);
 }
 errors++;
 }
-var _valid15 = _errs515 === errors;
-valid58 = valid58 || _valid15;
-if(!valid58){
-const _errs517 = errors;
-if(typeof data179 !== "string"){
-let dataType184 = typeof data179;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data179;
+var _valid15 = _errs526 === errors;
+valid59 = valid59 || _valid15;
+if(!valid59){
+const _errs528 = errors;
+if(typeof data184 !== "string"){
+let dataType188 = typeof data184;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data184;
 }
-else if(data179 === null){
-coerced184 = "";
+else if(data184 === null){
+coerced188 = "";
 }
 else {
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data179};
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data184};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -9087,15 +9285,15 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data179 = coerced184;
-if(data176 !== undefined){
-data176["low"] = coerced184;
+if(coerced188 !== undefined){
+data184 = coerced188;
+if(data181 !== undefined){
+data181["low"] = coerced188;
 }
 }
 }
-if("high" !== data179){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data179};
+if("high" !== data184){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data184};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -9104,22 +9302,22 @@ vErrors.push(err140);
 }
 errors++;
 }
-var _valid15 = _errs517 === errors;
-valid58 = valid58 || _valid15;
-if(!valid58){
-const _errs519 = errors;
-if(typeof data179 !== "string"){
-let dataType185 = typeof data179;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data179;
+var _valid15 = _errs528 === errors;
+valid59 = valid59 || _valid15;
+if(!valid59){
+const _errs530 = errors;
+if(typeof data184 !== "string"){
+let dataType189 = typeof data184;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data184;
 }
-else if(data179 === null){
-coerced185 = "";
+else if(data184 === null){
+coerced189 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data179};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data184};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -9129,15 +9327,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data179 = coerced185;
-if(data176 !== undefined){
-data176["low"] = coerced185;
+if(coerced189 !== undefined){
+data184 = coerced189;
+if(data181 !== undefined){
+data181["low"] = coerced189;
 }
 }
 }
-if("xhigh" !== data179){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data179};
+if("xhigh" !== data184){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data184};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -9146,22 +9344,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs519 === errors;
-valid58 = valid58 || _valid15;
-if(!valid58){
-const _errs521 = errors;
-if(typeof data179 !== "string"){
-let dataType186 = typeof data179;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data179;
+var _valid15 = _errs530 === errors;
+valid59 = valid59 || _valid15;
+if(!valid59){
+const _errs532 = errors;
+if(typeof data184 !== "string"){
+let dataType190 = typeof data184;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data184;
 }
-else if(data179 === null){
-coerced186 = "";
+else if(data184 === null){
+coerced190 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data179};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data184};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -9171,15 +9369,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced186 !== undefined){
-data179 = coerced186;
-if(data176 !== undefined){
-data176["low"] = coerced186;
+if(coerced190 !== undefined){
+data184 = coerced190;
+if(data181 !== undefined){
+data181["low"] = coerced190;
 }
 }
 }
-if("max" !== data179){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data179};
+if("max" !== data184){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data184};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -9188,15 +9386,15 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs521 === errors;
-valid58 = valid58 || _valid15;
+var _valid15 = _errs532 === errors;
+valid59 = valid59 || _valid15;
 }
 }
 }
 }
 }
-if(!valid58){
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data179};
+if(!valid59){
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data184};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -9208,40 +9406,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs510;
+errors = _errs521;
 if(vErrors !== null){
-if(_errs510){
-vErrors.length = _errs510;
+if(_errs521){
+vErrors.length = _errs521;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs509 === errors;
+var valid56 = _errs520 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data176.medium !== undefined){
-let data180 = data176.medium;
-const _errs523 = errors;
-const _errs524 = errors;
-let valid59 = false;
-const _errs525 = errors;
-if(typeof data180 !== "string"){
-let dataType187 = typeof data180;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data180;
+if(valid56){
+if(data181.medium !== undefined){
+let data185 = data181.medium;
+const _errs534 = errors;
+const _errs535 = errors;
+let valid60 = false;
+const _errs536 = errors;
+if(typeof data185 !== "string"){
+let dataType191 = typeof data185;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data185;
 }
-else if(data180 === null){
-coerced187 = "";
+else if(data185 === null){
+coerced191 = "";
 }
 else {
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data180};
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data185};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -9251,15 +9449,15 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(coerced187 !== undefined){
-data180 = coerced187;
-if(data176 !== undefined){
-data176["medium"] = coerced187;
+if(coerced191 !== undefined){
+data185 = coerced191;
+if(data181 !== undefined){
+data181["medium"] = coerced191;
 }
 }
 }
-if("minimal" !== data180){
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data180};
+if("minimal" !== data185){
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data185};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -9268,22 +9466,22 @@ vErrors.push(err147);
 }
 errors++;
 }
-var _valid16 = _errs525 === errors;
-valid59 = valid59 || _valid16;
-if(!valid59){
-const _errs527 = errors;
-if(typeof data180 !== "string"){
-let dataType188 = typeof data180;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data180;
+var _valid16 = _errs536 === errors;
+valid60 = valid60 || _valid16;
+if(!valid60){
+const _errs538 = errors;
+if(typeof data185 !== "string"){
+let dataType192 = typeof data185;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data185;
 }
-else if(data180 === null){
-coerced188 = "";
+else if(data185 === null){
+coerced192 = "";
 }
 else {
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data180};
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data185};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -9293,15 +9491,15 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(coerced188 !== undefined){
-data180 = coerced188;
-if(data176 !== undefined){
-data176["medium"] = coerced188;
+if(coerced192 !== undefined){
+data185 = coerced192;
+if(data181 !== undefined){
+data181["medium"] = coerced192;
 }
 }
 }
-if("low" !== data180){
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data180};
+if("low" !== data185){
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data185};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -9310,22 +9508,22 @@ vErrors.push(err149);
 }
 errors++;
 }
-var _valid16 = _errs527 === errors;
-valid59 = valid59 || _valid16;
-if(!valid59){
-const _errs529 = errors;
-if(typeof data180 !== "string"){
-let dataType189 = typeof data180;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data180;
+var _valid16 = _errs538 === errors;
+valid60 = valid60 || _valid16;
+if(!valid60){
+const _errs540 = errors;
+if(typeof data185 !== "string"){
+let dataType193 = typeof data185;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data185;
 }
-else if(data180 === null){
-coerced189 = "";
+else if(data185 === null){
+coerced193 = "";
 }
 else {
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data180};
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data185};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -9335,15 +9533,15 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(coerced189 !== undefined){
-data180 = coerced189;
-if(data176 !== undefined){
-data176["medium"] = coerced189;
+if(coerced193 !== undefined){
+data185 = coerced193;
+if(data181 !== undefined){
+data181["medium"] = coerced193;
 }
 }
 }
-if("medium" !== data180){
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data180};
+if("medium" !== data185){
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data185};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -9352,22 +9550,22 @@ vErrors.push(err151);
 }
 errors++;
 }
-var _valid16 = _errs529 === errors;
-valid59 = valid59 || _valid16;
-if(!valid59){
-const _errs531 = errors;
-if(typeof data180 !== "string"){
-let dataType190 = typeof data180;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data180;
+var _valid16 = _errs540 === errors;
+valid60 = valid60 || _valid16;
+if(!valid60){
+const _errs542 = errors;
+if(typeof data185 !== "string"){
+let dataType194 = typeof data185;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data185;
 }
-else if(data180 === null){
-coerced190 = "";
+else if(data185 === null){
+coerced194 = "";
 }
 else {
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data180};
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data185};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -9377,15 +9575,15 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(coerced190 !== undefined){
-data180 = coerced190;
-if(data176 !== undefined){
-data176["medium"] = coerced190;
+if(coerced194 !== undefined){
+data185 = coerced194;
+if(data181 !== undefined){
+data181["medium"] = coerced194;
 }
 }
 }
-if("high" !== data180){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data180};
+if("high" !== data185){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data185};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -9394,22 +9592,22 @@ vErrors.push(err153);
 }
 errors++;
 }
-var _valid16 = _errs531 === errors;
-valid59 = valid59 || _valid16;
-if(!valid59){
-const _errs533 = errors;
-if(typeof data180 !== "string"){
-let dataType191 = typeof data180;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data180;
+var _valid16 = _errs542 === errors;
+valid60 = valid60 || _valid16;
+if(!valid60){
+const _errs544 = errors;
+if(typeof data185 !== "string"){
+let dataType195 = typeof data185;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data185;
 }
-else if(data180 === null){
-coerced191 = "";
+else if(data185 === null){
+coerced195 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data180};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data185};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -9419,15 +9617,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data180 = coerced191;
-if(data176 !== undefined){
-data176["medium"] = coerced191;
+if(coerced195 !== undefined){
+data185 = coerced195;
+if(data181 !== undefined){
+data181["medium"] = coerced195;
 }
 }
 }
-if("xhigh" !== data180){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data180};
+if("xhigh" !== data185){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data185};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -9436,22 +9634,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs533 === errors;
-valid59 = valid59 || _valid16;
-if(!valid59){
-const _errs535 = errors;
-if(typeof data180 !== "string"){
-let dataType192 = typeof data180;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data180;
+var _valid16 = _errs544 === errors;
+valid60 = valid60 || _valid16;
+if(!valid60){
+const _errs546 = errors;
+if(typeof data185 !== "string"){
+let dataType196 = typeof data185;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data185;
 }
-else if(data180 === null){
-coerced192 = "";
+else if(data185 === null){
+coerced196 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data180};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data185};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -9461,15 +9659,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced192 !== undefined){
-data180 = coerced192;
-if(data176 !== undefined){
-data176["medium"] = coerced192;
+if(coerced196 !== undefined){
+data185 = coerced196;
+if(data181 !== undefined){
+data181["medium"] = coerced196;
 }
 }
 }
-if("max" !== data180){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data180};
+if("max" !== data185){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data185};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -9478,15 +9676,15 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs535 === errors;
-valid59 = valid59 || _valid16;
+var _valid16 = _errs546 === errors;
+valid60 = valid60 || _valid16;
 }
 }
 }
 }
 }
-if(!valid59){
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data180};
+if(!valid60){
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data185};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -9498,40 +9696,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs524;
+errors = _errs535;
 if(vErrors !== null){
-if(_errs524){
-vErrors.length = _errs524;
+if(_errs535){
+vErrors.length = _errs535;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs523 === errors;
+var valid56 = _errs534 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data176.high !== undefined){
-let data181 = data176.high;
-const _errs537 = errors;
-const _errs538 = errors;
-let valid60 = false;
-const _errs539 = errors;
-if(typeof data181 !== "string"){
-let dataType193 = typeof data181;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data181;
+if(valid56){
+if(data181.high !== undefined){
+let data186 = data181.high;
+const _errs548 = errors;
+const _errs549 = errors;
+let valid61 = false;
+const _errs550 = errors;
+if(typeof data186 !== "string"){
+let dataType197 = typeof data186;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data186;
 }
-else if(data181 === null){
-coerced193 = "";
+else if(data186 === null){
+coerced197 = "";
 }
 else {
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data181};
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data186};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -9541,15 +9739,15 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data181 = coerced193;
-if(data176 !== undefined){
-data176["high"] = coerced193;
+if(coerced197 !== undefined){
+data186 = coerced197;
+if(data181 !== undefined){
+data181["high"] = coerced197;
 }
 }
 }
-if("minimal" !== data181){
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data181};
+if("minimal" !== data186){
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data186};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -9558,22 +9756,22 @@ vErrors.push(err160);
 }
 errors++;
 }
-var _valid17 = _errs539 === errors;
-valid60 = valid60 || _valid17;
-if(!valid60){
-const _errs541 = errors;
-if(typeof data181 !== "string"){
-let dataType194 = typeof data181;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data181;
+var _valid17 = _errs550 === errors;
+valid61 = valid61 || _valid17;
+if(!valid61){
+const _errs552 = errors;
+if(typeof data186 !== "string"){
+let dataType198 = typeof data186;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data186;
 }
-else if(data181 === null){
-coerced194 = "";
+else if(data186 === null){
+coerced198 = "";
 }
 else {
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data181};
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data186};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -9583,15 +9781,15 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data181 = coerced194;
-if(data176 !== undefined){
-data176["high"] = coerced194;
+if(coerced198 !== undefined){
+data186 = coerced198;
+if(data181 !== undefined){
+data181["high"] = coerced198;
 }
 }
 }
-if("low" !== data181){
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data181};
+if("low" !== data186){
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data186};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -9600,22 +9798,22 @@ vErrors.push(err162);
 }
 errors++;
 }
-var _valid17 = _errs541 === errors;
-valid60 = valid60 || _valid17;
-if(!valid60){
-const _errs543 = errors;
-if(typeof data181 !== "string"){
-let dataType195 = typeof data181;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data181;
+var _valid17 = _errs552 === errors;
+valid61 = valid61 || _valid17;
+if(!valid61){
+const _errs554 = errors;
+if(typeof data186 !== "string"){
+let dataType199 = typeof data186;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data186;
 }
-else if(data181 === null){
-coerced195 = "";
+else if(data186 === null){
+coerced199 = "";
 }
 else {
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data181};
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data186};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -9625,15 +9823,15 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data181 = coerced195;
-if(data176 !== undefined){
-data176["high"] = coerced195;
+if(coerced199 !== undefined){
+data186 = coerced199;
+if(data181 !== undefined){
+data181["high"] = coerced199;
 }
 }
 }
-if("medium" !== data181){
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data181};
+if("medium" !== data186){
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data186};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -9642,22 +9840,22 @@ vErrors.push(err164);
 }
 errors++;
 }
-var _valid17 = _errs543 === errors;
-valid60 = valid60 || _valid17;
-if(!valid60){
-const _errs545 = errors;
-if(typeof data181 !== "string"){
-let dataType196 = typeof data181;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data181;
+var _valid17 = _errs554 === errors;
+valid61 = valid61 || _valid17;
+if(!valid61){
+const _errs556 = errors;
+if(typeof data186 !== "string"){
+let dataType200 = typeof data186;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data186;
 }
-else if(data181 === null){
-coerced196 = "";
+else if(data186 === null){
+coerced200 = "";
 }
 else {
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data181};
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data186};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -9667,15 +9865,15 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data181 = coerced196;
-if(data176 !== undefined){
-data176["high"] = coerced196;
+if(coerced200 !== undefined){
+data186 = coerced200;
+if(data181 !== undefined){
+data181["high"] = coerced200;
 }
 }
 }
-if("high" !== data181){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data181};
+if("high" !== data186){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data186};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -9684,22 +9882,22 @@ vErrors.push(err166);
 }
 errors++;
 }
-var _valid17 = _errs545 === errors;
-valid60 = valid60 || _valid17;
-if(!valid60){
-const _errs547 = errors;
-if(typeof data181 !== "string"){
-let dataType197 = typeof data181;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data181;
+var _valid17 = _errs556 === errors;
+valid61 = valid61 || _valid17;
+if(!valid61){
+const _errs558 = errors;
+if(typeof data186 !== "string"){
+let dataType201 = typeof data186;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data186;
 }
-else if(data181 === null){
-coerced197 = "";
+else if(data186 === null){
+coerced201 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data181};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data186};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -9709,15 +9907,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data181 = coerced197;
-if(data176 !== undefined){
-data176["high"] = coerced197;
+if(coerced201 !== undefined){
+data186 = coerced201;
+if(data181 !== undefined){
+data181["high"] = coerced201;
 }
 }
 }
-if("xhigh" !== data181){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data181};
+if("xhigh" !== data186){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data186};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -9726,22 +9924,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs547 === errors;
-valid60 = valid60 || _valid17;
-if(!valid60){
-const _errs549 = errors;
-if(typeof data181 !== "string"){
-let dataType198 = typeof data181;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data181;
+var _valid17 = _errs558 === errors;
+valid61 = valid61 || _valid17;
+if(!valid61){
+const _errs560 = errors;
+if(typeof data186 !== "string"){
+let dataType202 = typeof data186;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data186;
 }
-else if(data181 === null){
-coerced198 = "";
+else if(data186 === null){
+coerced202 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data181};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data186};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -9751,15 +9949,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data181 = coerced198;
-if(data176 !== undefined){
-data176["high"] = coerced198;
+if(coerced202 !== undefined){
+data186 = coerced202;
+if(data181 !== undefined){
+data181["high"] = coerced202;
 }
 }
 }
-if("max" !== data181){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data181};
+if("max" !== data186){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data186};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -9768,15 +9966,15 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs549 === errors;
-valid60 = valid60 || _valid17;
+var _valid17 = _errs560 === errors;
+valid61 = valid61 || _valid17;
 }
 }
 }
 }
 }
-if(!valid60){
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data181};
+if(!valid61){
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data186};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -9788,40 +9986,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs538;
+errors = _errs549;
 if(vErrors !== null){
-if(_errs538){
-vErrors.length = _errs538;
+if(_errs549){
+vErrors.length = _errs549;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs537 === errors;
+var valid56 = _errs548 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data176.xhigh !== undefined){
-let data182 = data176.xhigh;
-const _errs551 = errors;
-const _errs552 = errors;
-let valid61 = false;
-const _errs553 = errors;
-if(typeof data182 !== "string"){
-let dataType199 = typeof data182;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data182;
+if(valid56){
+if(data181.xhigh !== undefined){
+let data187 = data181.xhigh;
+const _errs562 = errors;
+const _errs563 = errors;
+let valid62 = false;
+const _errs564 = errors;
+if(typeof data187 !== "string"){
+let dataType203 = typeof data187;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data187;
 }
-else if(data182 === null){
-coerced199 = "";
+else if(data187 === null){
+coerced203 = "";
 }
 else {
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data182};
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data187};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -9831,15 +10029,15 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data182 = coerced199;
-if(data176 !== undefined){
-data176["xhigh"] = coerced199;
+if(coerced203 !== undefined){
+data187 = coerced203;
+if(data181 !== undefined){
+data181["xhigh"] = coerced203;
 }
 }
 }
-if("minimal" !== data182){
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data182};
+if("minimal" !== data187){
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data187};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -9848,22 +10046,22 @@ vErrors.push(err173);
 }
 errors++;
 }
-var _valid18 = _errs553 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs555 = errors;
-if(typeof data182 !== "string"){
-let dataType200 = typeof data182;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data182;
+var _valid18 = _errs564 === errors;
+valid62 = valid62 || _valid18;
+if(!valid62){
+const _errs566 = errors;
+if(typeof data187 !== "string"){
+let dataType204 = typeof data187;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data187;
 }
-else if(data182 === null){
-coerced200 = "";
+else if(data187 === null){
+coerced204 = "";
 }
 else {
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data182};
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data187};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -9873,15 +10071,15 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(coerced200 !== undefined){
-data182 = coerced200;
-if(data176 !== undefined){
-data176["xhigh"] = coerced200;
+if(coerced204 !== undefined){
+data187 = coerced204;
+if(data181 !== undefined){
+data181["xhigh"] = coerced204;
 }
 }
 }
-if("low" !== data182){
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data182};
+if("low" !== data187){
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data187};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -9890,22 +10088,22 @@ vErrors.push(err175);
 }
 errors++;
 }
-var _valid18 = _errs555 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs557 = errors;
-if(typeof data182 !== "string"){
-let dataType201 = typeof data182;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data182;
+var _valid18 = _errs566 === errors;
+valid62 = valid62 || _valid18;
+if(!valid62){
+const _errs568 = errors;
+if(typeof data187 !== "string"){
+let dataType205 = typeof data187;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data187;
 }
-else if(data182 === null){
-coerced201 = "";
+else if(data187 === null){
+coerced205 = "";
 }
 else {
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data182};
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data187};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -9915,15 +10113,15 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(coerced201 !== undefined){
-data182 = coerced201;
-if(data176 !== undefined){
-data176["xhigh"] = coerced201;
+if(coerced205 !== undefined){
+data187 = coerced205;
+if(data181 !== undefined){
+data181["xhigh"] = coerced205;
 }
 }
 }
-if("medium" !== data182){
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data182};
+if("medium" !== data187){
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data187};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -9932,22 +10130,22 @@ vErrors.push(err177);
 }
 errors++;
 }
-var _valid18 = _errs557 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs559 = errors;
-if(typeof data182 !== "string"){
-let dataType202 = typeof data182;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data182;
+var _valid18 = _errs568 === errors;
+valid62 = valid62 || _valid18;
+if(!valid62){
+const _errs570 = errors;
+if(typeof data187 !== "string"){
+let dataType206 = typeof data187;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data187;
 }
-else if(data182 === null){
-coerced202 = "";
+else if(data187 === null){
+coerced206 = "";
 }
 else {
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data182};
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data187};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -9957,15 +10155,15 @@ vErrors.push(err178);
 errors++;
 }
 }
-if(coerced202 !== undefined){
-data182 = coerced202;
-if(data176 !== undefined){
-data176["xhigh"] = coerced202;
+if(coerced206 !== undefined){
+data187 = coerced206;
+if(data181 !== undefined){
+data181["xhigh"] = coerced206;
 }
 }
 }
-if("high" !== data182){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data182};
+if("high" !== data187){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data187};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -9974,22 +10172,22 @@ vErrors.push(err179);
 }
 errors++;
 }
-var _valid18 = _errs559 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs561 = errors;
-if(typeof data182 !== "string"){
-let dataType203 = typeof data182;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "number" || dataType203 == "boolean"){
-coerced203 = "" + data182;
+var _valid18 = _errs570 === errors;
+valid62 = valid62 || _valid18;
+if(!valid62){
+const _errs572 = errors;
+if(typeof data187 !== "string"){
+let dataType207 = typeof data187;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data187;
 }
-else if(data182 === null){
-coerced203 = "";
+else if(data187 === null){
+coerced207 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data182};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data187};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -9999,15 +10197,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced203 !== undefined){
-data182 = coerced203;
-if(data176 !== undefined){
-data176["xhigh"] = coerced203;
+if(coerced207 !== undefined){
+data187 = coerced207;
+if(data181 !== undefined){
+data181["xhigh"] = coerced207;
 }
 }
 }
-if("xhigh" !== data182){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data182};
+if("xhigh" !== data187){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data187};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -10016,22 +10214,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs561 === errors;
-valid61 = valid61 || _valid18;
-if(!valid61){
-const _errs563 = errors;
-if(typeof data182 !== "string"){
-let dataType204 = typeof data182;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data182;
+var _valid18 = _errs572 === errors;
+valid62 = valid62 || _valid18;
+if(!valid62){
+const _errs574 = errors;
+if(typeof data187 !== "string"){
+let dataType208 = typeof data187;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data187;
 }
-else if(data182 === null){
-coerced204 = "";
+else if(data187 === null){
+coerced208 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data182};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data187};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -10041,15 +10239,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced204 !== undefined){
-data182 = coerced204;
-if(data176 !== undefined){
-data176["xhigh"] = coerced204;
+if(coerced208 !== undefined){
+data187 = coerced208;
+if(data181 !== undefined){
+data181["xhigh"] = coerced208;
 }
 }
 }
-if("max" !== data182){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data182};
+if("max" !== data187){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data187};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -10058,15 +10256,15 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs563 === errors;
-valid61 = valid61 || _valid18;
+var _valid18 = _errs574 === errors;
+valid62 = valid62 || _valid18;
 }
 }
 }
 }
 }
-if(!valid61){
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data182};
+if(!valid62){
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data187};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -10078,40 +10276,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs552;
+errors = _errs563;
 if(vErrors !== null){
-if(_errs552){
-vErrors.length = _errs552;
+if(_errs563){
+vErrors.length = _errs563;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs551 === errors;
+var valid56 = _errs562 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data176.max !== undefined){
-let data183 = data176.max;
-const _errs565 = errors;
-const _errs566 = errors;
-let valid62 = false;
-const _errs567 = errors;
-if(typeof data183 !== "string"){
-let dataType205 = typeof data183;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data183;
+if(valid56){
+if(data181.max !== undefined){
+let data188 = data181.max;
+const _errs576 = errors;
+const _errs577 = errors;
+let valid63 = false;
+const _errs578 = errors;
+if(typeof data188 !== "string"){
+let dataType209 = typeof data188;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data188;
 }
-else if(data183 === null){
-coerced205 = "";
+else if(data188 === null){
+coerced209 = "";
 }
 else {
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data183};
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data188};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -10121,15 +10319,15 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(coerced205 !== undefined){
-data183 = coerced205;
-if(data176 !== undefined){
-data176["max"] = coerced205;
+if(coerced209 !== undefined){
+data188 = coerced209;
+if(data181 !== undefined){
+data181["max"] = coerced209;
 }
 }
 }
-if("minimal" !== data183){
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data183};
+if("minimal" !== data188){
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data188};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -10138,22 +10336,22 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid19 = _errs567 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs569 = errors;
-if(typeof data183 !== "string"){
-let dataType206 = typeof data183;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data183;
+var _valid19 = _errs578 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs580 = errors;
+if(typeof data188 !== "string"){
+let dataType210 = typeof data188;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data188;
 }
-else if(data183 === null){
-coerced206 = "";
+else if(data188 === null){
+coerced210 = "";
 }
 else {
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data183};
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -10163,15 +10361,15 @@ vErrors.push(err187);
 errors++;
 }
 }
-if(coerced206 !== undefined){
-data183 = coerced206;
-if(data176 !== undefined){
-data176["max"] = coerced206;
+if(coerced210 !== undefined){
+data188 = coerced210;
+if(data181 !== undefined){
+data181["max"] = coerced210;
 }
 }
 }
-if("low" !== data183){
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data183};
+if("low" !== data188){
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -10180,22 +10378,22 @@ vErrors.push(err188);
 }
 errors++;
 }
-var _valid19 = _errs569 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs571 = errors;
-if(typeof data183 !== "string"){
-let dataType207 = typeof data183;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data183;
+var _valid19 = _errs580 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs582 = errors;
+if(typeof data188 !== "string"){
+let dataType211 = typeof data188;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data188;
 }
-else if(data183 === null){
-coerced207 = "";
+else if(data188 === null){
+coerced211 = "";
 }
 else {
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data183};
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -10205,15 +10403,15 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(coerced207 !== undefined){
-data183 = coerced207;
-if(data176 !== undefined){
-data176["max"] = coerced207;
+if(coerced211 !== undefined){
+data188 = coerced211;
+if(data181 !== undefined){
+data181["max"] = coerced211;
 }
 }
 }
-if("medium" !== data183){
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data183};
+if("medium" !== data188){
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -10222,22 +10420,22 @@ vErrors.push(err190);
 }
 errors++;
 }
-var _valid19 = _errs571 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs573 = errors;
-if(typeof data183 !== "string"){
-let dataType208 = typeof data183;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data183;
+var _valid19 = _errs582 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs584 = errors;
+if(typeof data188 !== "string"){
+let dataType212 = typeof data188;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data188;
 }
-else if(data183 === null){
-coerced208 = "";
+else if(data188 === null){
+coerced212 = "";
 }
 else {
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data183};
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -10247,15 +10445,15 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(coerced208 !== undefined){
-data183 = coerced208;
-if(data176 !== undefined){
-data176["max"] = coerced208;
+if(coerced212 !== undefined){
+data188 = coerced212;
+if(data181 !== undefined){
+data181["max"] = coerced212;
 }
 }
 }
-if("high" !== data183){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data183};
+if("high" !== data188){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -10264,22 +10462,22 @@ vErrors.push(err192);
 }
 errors++;
 }
-var _valid19 = _errs573 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs575 = errors;
-if(typeof data183 !== "string"){
-let dataType209 = typeof data183;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data183;
+var _valid19 = _errs584 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs586 = errors;
+if(typeof data188 !== "string"){
+let dataType213 = typeof data188;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data188;
 }
-else if(data183 === null){
-coerced209 = "";
+else if(data188 === null){
+coerced213 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data183};
+const err193 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10289,15 +10487,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced209 !== undefined){
-data183 = coerced209;
-if(data176 !== undefined){
-data176["max"] = coerced209;
+if(coerced213 !== undefined){
+data188 = coerced213;
+if(data181 !== undefined){
+data181["max"] = coerced213;
 }
 }
 }
-if("xhigh" !== data183){
-const err194 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data183};
+if("xhigh" !== data188){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10306,22 +10504,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs575 === errors;
-valid62 = valid62 || _valid19;
-if(!valid62){
-const _errs577 = errors;
-if(typeof data183 !== "string"){
-let dataType210 = typeof data183;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data183;
+var _valid19 = _errs586 === errors;
+valid63 = valid63 || _valid19;
+if(!valid63){
+const _errs588 = errors;
+if(typeof data188 !== "string"){
+let dataType214 = typeof data188;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data188;
 }
-else if(data183 === null){
-coerced210 = "";
+else if(data188 === null){
+coerced214 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data183};
+const err195 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -10331,15 +10529,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data183 = coerced210;
-if(data176 !== undefined){
-data176["max"] = coerced210;
+if(coerced214 !== undefined){
+data188 = coerced214;
+if(data181 !== undefined){
+data181["max"] = coerced214;
 }
 }
 }
-if("max" !== data183){
-const err196 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data183};
+if("max" !== data188){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -10348,15 +10546,15 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs577 === errors;
-valid62 = valid62 || _valid19;
+var _valid19 = _errs588 === errors;
+valid63 = valid63 || _valid19;
 }
 }
 }
 }
 }
-if(!valid62){
-const err197 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data183};
+if(!valid63){
+const err197 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data188};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -10368,20 +10566,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs566;
+errors = _errs577;
 if(vErrors !== null){
-if(_errs566){
-vErrors.length = _errs566;
+if(_errs577){
+vErrors.length = _errs577;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid55 = _errs565 === errors;
+var valid56 = _errs576 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
 }
 }
@@ -10392,476 +10590,194 @@ var valid55 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data181}];
 return false;
 }
 }
-var valid49 = _errs478 === errors;
+var valid50 = _errs489 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data163.answer_tokens !== undefined){
-let data184 = data163.answer_tokens;
-const _errs579 = errors;
-if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
-let dataType211 = typeof data184;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data184 === null
-              || (dataType211 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
-coerced211 = +data184;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data184}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data184 = coerced211;
-if(data163 !== undefined){
-data163["answer_tokens"] = coerced211;
-}
-}
-}
-if(errors === _errs579){
-if(typeof data184 == "number"){
-if(data184 < 1 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data184}];
-return false;
-}
-}
-}
-var valid49 = _errs579 === errors;
-}
-else {
-var valid49 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data163}];
-return false;
-}
-}
-var valid46 = _errs418 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.pricing !== undefined){
-let data185 = data154.pricing;
-const _errs581 = errors;
-if(errors === _errs581){
-if(data185 && typeof data185 == "object" && !Array.isArray(data185)){
-let missing6;
-if(((data185.input === undefined) && (missing6 = "input")) || ((data185.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data185}];
-return false;
-}
-else {
-const _errs583 = errors;
-for(const key34 in data185){
-if(!((((((key34 === "input") || (key34 === "output")) || (key34 === "cached_input")) || (key34 === "cache_write")) || (key34 === "cache_write_1h")) || (key34 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data185}];
-return false;
-break;
-}
-}
-if(_errs583 === errors){
-if(data185.input !== undefined){
-let data186 = data185.input;
-const _errs584 = errors;
-if(!(typeof data186 == "number")){
-let dataType212 = typeof data186;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "boolean" || data186 === null
-              || (dataType212 == "string" && data186 && data186 == +data186)){
-coerced212 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data186}];
-return false;
-}
-}
-if(coerced212 !== undefined){
-data186 = coerced212;
-if(data185 !== undefined){
-data185["input"] = coerced212;
-}
-}
-}
-if(errors === _errs584){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data186}];
-return false;
-}
-}
-}
-var valid63 = _errs584 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data185.output !== undefined){
-let data187 = data185.output;
-const _errs586 = errors;
-if(!(typeof data187 == "number")){
-let dataType213 = typeof data187;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "boolean" || data187 === null
-              || (dataType213 == "string" && data187 && data187 == +data187)){
-coerced213 = +data187;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data187}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data187 = coerced213;
-if(data185 !== undefined){
-data185["output"] = coerced213;
-}
-}
-}
-if(errors === _errs586){
-if(typeof data187 == "number"){
-if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data187}];
-return false;
-}
-}
-}
-var valid63 = _errs586 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data185.cached_input !== undefined){
-let data188 = data185.cached_input;
-const _errs588 = errors;
-if(!(typeof data188 == "number")){
-let dataType214 = typeof data188;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data188 === null
-              || (dataType214 == "string" && data188 && data188 == +data188)){
-coerced214 = +data188;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data188}];
-return false;
-}
-}
-if(coerced214 !== undefined){
-data188 = coerced214;
-if(data185 !== undefined){
-data185["cached_input"] = coerced214;
-}
-}
-}
-if(errors === _errs588){
-if(typeof data188 == "number"){
-if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data188}];
-return false;
-}
-}
-}
-var valid63 = _errs588 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data185.cache_write !== undefined){
-let data189 = data185.cache_write;
+if(valid50){
+if(data168.answer_tokens !== undefined){
+let data189 = data168.answer_tokens;
 const _errs590 = errors;
-if(!(typeof data189 == "number")){
+if(!((typeof data189 == "number") && (!(data189 % 1) && !isNaN(data189)))){
 let dataType215 = typeof data189;
 let coerced215 = undefined;
 if(!(coerced215 !== undefined)){
-if(dataType215 == "boolean" || data189 === null
-              || (dataType215 == "string" && data189 && data189 == +data189)){
+if(dataType215 === "boolean" || data189 === null
+              || (dataType215 === "string" && data189 && data189 == +data189 && !(data189 % 1))){
 coerced215 = +data189;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data189}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data189}];
 return false;
 }
 }
 if(coerced215 !== undefined){
 data189 = coerced215;
-if(data185 !== undefined){
-data185["cache_write"] = coerced215;
+if(data168 !== undefined){
+data168["answer_tokens"] = coerced215;
 }
 }
 }
 if(errors === _errs590){
 if(typeof data189 == "number"){
-if(data189 < 0 || isNaN(data189)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data189}];
+if(data189 < 1 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data189}];
 return false;
 }
 }
 }
-var valid63 = _errs590 === errors;
+var valid50 = _errs590 === errors;
 }
 else {
-var valid63 = true;
+var valid50 = true;
 }
-if(valid63){
-if(data185.cache_write_1h !== undefined){
-let data190 = data185.cache_write_1h;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data168}];
+return false;
+}
+}
+var valid47 = _errs429 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.pricing !== undefined){
+let data190 = data159.pricing;
 const _errs592 = errors;
-if(!(typeof data190 == "number")){
-let dataType216 = typeof data190;
+if(errors === _errs592){
+if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
+let missing6;
+if(((data190.input === undefined) && (missing6 = "input")) || ((data190.output === undefined) && (missing6 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data190}];
+return false;
+}
+else {
+const _errs594 = errors;
+for(const key35 in data190){
+if(!((((((key35 === "input") || (key35 === "output")) || (key35 === "cached_input")) || (key35 === "cache_write")) || (key35 === "cache_write_1h")) || (key35 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data190}];
+return false;
+break;
+}
+}
+if(_errs594 === errors){
+if(data190.input !== undefined){
+let data191 = data190.input;
+const _errs595 = errors;
+if(!(typeof data191 == "number")){
+let dataType216 = typeof data191;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 == "boolean" || data190 === null
-              || (dataType216 == "string" && data190 && data190 == +data190)){
-coerced216 = +data190;
+if(dataType216 == "boolean" || data191 === null
+              || (dataType216 == "string" && data191 && data191 == +data191)){
+coerced216 = +data191;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data190}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data191}];
 return false;
 }
 }
 if(coerced216 !== undefined){
-data190 = coerced216;
-if(data185 !== undefined){
-data185["cache_write_1h"] = coerced216;
+data191 = coerced216;
+if(data190 !== undefined){
+data190["input"] = coerced216;
 }
 }
 }
-if(errors === _errs592){
-if(typeof data190 == "number"){
-if(data190 < 0 || isNaN(data190)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data190}];
+if(errors === _errs595){
+if(typeof data191 == "number"){
+if(data191 < 0 || isNaN(data191)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data191}];
 return false;
 }
 }
 }
-var valid63 = _errs592 === errors;
+var valid64 = _errs595 === errors;
 }
 else {
-var valid63 = true;
+var valid64 = true;
 }
-if(valid63){
-if(data185.reasoning !== undefined){
-let data191 = data185.reasoning;
-const _errs594 = errors;
-if(!(typeof data191 == "number")){
-let dataType217 = typeof data191;
+if(valid64){
+if(data190.output !== undefined){
+let data192 = data190.output;
+const _errs597 = errors;
+if(!(typeof data192 == "number")){
+let dataType217 = typeof data192;
 let coerced217 = undefined;
 if(!(coerced217 !== undefined)){
-if(dataType217 == "boolean" || data191 === null
-              || (dataType217 == "string" && data191 && data191 == +data191)){
-coerced217 = +data191;
+if(dataType217 == "boolean" || data192 === null
+              || (dataType217 == "string" && data192 && data192 == +data192)){
+coerced217 = +data192;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data191}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data192}];
 return false;
 }
 }
 if(coerced217 !== undefined){
-data191 = coerced217;
-if(data185 !== undefined){
-data185["reasoning"] = coerced217;
+data192 = coerced217;
+if(data190 !== undefined){
+data190["output"] = coerced217;
 }
 }
 }
-if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 < 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data191}];
+if(errors === _errs597){
+if(typeof data192 == "number"){
+if(data192 < 0 || isNaN(data192)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data192}];
 return false;
 }
 }
 }
-var valid63 = _errs594 === errors;
+var valid64 = _errs597 === errors;
 }
 else {
-var valid63 = true;
+var valid64 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data185}];
-return false;
-}
-}
-var valid46 = _errs581 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.priced_features !== undefined){
-let data192 = data154.priced_features;
-const _errs596 = errors;
-if(errors === _errs596){
-if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
-const _errs598 = errors;
-for(const key35 in data192){
-if(!(((key35 === "server_tools") || (key35 === "service_tiers")) || (key35 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data192}];
-return false;
-break;
-}
-}
-if(_errs598 === errors){
-if(data192.server_tools !== undefined){
-let data193 = data192.server_tools;
+if(valid64){
+if(data190.cached_input !== undefined){
+let data193 = data190.cached_input;
 const _errs599 = errors;
-if(errors === _errs599){
-if(data193 && typeof data193 == "object" && !Array.isArray(data193)){
-if(Object.keys(data193).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data193}];
-return false;
-}
-else {
-var valid65 = true;
-for(const key36 in data193){
-if(pattern9.test(key36)){
-let data194 = data193[key36];
-const _errs601 = errors;
-if(errors === _errs601){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
-let missing7;
-if((data194.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data194}];
-return false;
-}
-else {
-const _errs603 = errors;
-for(const key37 in data194){
-if(!((key37 === "usd_per_call") || (key37 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data194}];
-return false;
-break;
-}
-}
-if(_errs603 === errors){
-if(data194.usd_per_call !== undefined){
-let data195 = data194.usd_per_call;
-const _errs604 = errors;
-if(!(typeof data195 == "number")){
-let dataType218 = typeof data195;
+if(!(typeof data193 == "number")){
+let dataType218 = typeof data193;
 let coerced218 = undefined;
 if(!(coerced218 !== undefined)){
-if(dataType218 == "boolean" || data195 === null
-              || (dataType218 == "string" && data195 && data195 == +data195)){
-coerced218 = +data195;
+if(dataType218 == "boolean" || data193 === null
+              || (dataType218 == "string" && data193 && data193 == +data193)){
+coerced218 = +data193;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data193}];
 return false;
 }
 }
 if(coerced218 !== undefined){
-data195 = coerced218;
-if(data194 !== undefined){
-data194["usd_per_call"] = coerced218;
+data193 = coerced218;
+if(data190 !== undefined){
+data190["cached_input"] = coerced218;
 }
 }
 }
-if(errors === _errs604){
-if(typeof data195 == "number"){
-if(data195 < 0 || isNaN(data195)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data195}];
+if(errors === _errs599){
+if(typeof data193 == "number"){
+if(data193 < 0 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data193}];
 return false;
 }
-}
-}
-var valid66 = _errs604 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data194.max_calls !== undefined){
-let data196 = data194.max_calls;
-const _errs606 = errors;
-if(!((typeof data196 == "number") && (!(data196 % 1) && !isNaN(data196)))){
-let dataType219 = typeof data196;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 === "boolean" || data196 === null
-              || (dataType219 === "string" && data196 && data196 == +data196 && !(data196 % 1))){
-coerced219 = +data196;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data196}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data196 = coerced219;
-if(data194 !== undefined){
-data194["max_calls"] = coerced219;
-}
-}
-}
-if(errors === _errs606){
-if(typeof data196 == "number"){
-if(data196 > 1000 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data196}];
-return false;
-}
-else {
-if(data196 < 1 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data196}];
-return false;
-}
-}
-}
-}
-var valid66 = _errs606 === errors;
-}
-else {
-var valid66 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data194}];
-return false;
-}
-}
-var valid65 = _errs601 === errors;
-if(!valid65){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data193}];
-return false;
 }
 }
 var valid64 = _errs599 === errors;
@@ -10870,549 +10786,886 @@ else {
 var valid64 = true;
 }
 if(valid64){
-if(data192.service_tiers !== undefined){
-let data197 = data192.service_tiers;
-const _errs608 = errors;
-if(errors === _errs608){
-if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
-if(Object.keys(data197).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data197}];
-return false;
+if(data190.cache_write !== undefined){
+let data194 = data190.cache_write;
+const _errs601 = errors;
+if(!(typeof data194 == "number")){
+let dataType219 = typeof data194;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "boolean" || data194 === null
+              || (dataType219 == "string" && data194 && data194 == +data194)){
+coerced219 = +data194;
 }
 else {
-var valid67 = true;
-for(const key38 in data197){
-if(pattern9.test(key38)){
-let data198 = data197[key38];
-const _errs610 = errors;
-if(errors === _errs610){
-if(data198 && typeof data198 == "object" && !Array.isArray(data198)){
-let missing8;
-if((data198.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data198}];
-return false;
-}
-else {
-const _errs612 = errors;
-for(const key39 in data198){
-if(!(key39 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data198}];
-return false;
-break;
-}
-}
-if(_errs612 === errors){
-if(data198.pricing !== undefined){
-let data199 = data198.pricing;
-const _errs613 = errors;
-if(errors === _errs613){
-if(data199 && typeof data199 == "object" && !Array.isArray(data199)){
-let missing9;
-if(((data199.input === undefined) && (missing9 = "input")) || ((data199.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data199}];
-return false;
-}
-else {
-const _errs615 = errors;
-for(const key40 in data199){
-if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data199}];
-return false;
-break;
-}
-}
-if(_errs615 === errors){
-if(data199.input !== undefined){
-let data200 = data199.input;
-const _errs616 = errors;
-if(!(typeof data200 == "number")){
-let dataType220 = typeof data200;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "boolean" || data200 === null
-              || (dataType220 == "string" && data200 && data200 == +data200)){
-coerced220 = +data200;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data194}];
 return false;
 }
 }
-if(coerced220 !== undefined){
-data200 = coerced220;
-if(data199 !== undefined){
-data199["input"] = coerced220;
+if(coerced219 !== undefined){
+data194 = coerced219;
+if(data190 !== undefined){
+data190["cache_write"] = coerced219;
 }
 }
 }
-if(errors === _errs616){
-if(typeof data200 == "number"){
-if(data200 < 0 || isNaN(data200)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data200}];
+if(errors === _errs601){
+if(typeof data194 == "number"){
+if(data194 < 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data194}];
 return false;
 }
 }
 }
-var valid69 = _errs616 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data199.output !== undefined){
-let data201 = data199.output;
-const _errs618 = errors;
-if(!(typeof data201 == "number")){
-let dataType221 = typeof data201;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "boolean" || data201 === null
-              || (dataType221 == "string" && data201 && data201 == +data201)){
-coerced221 = +data201;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data201}];
-return false;
-}
-}
-if(coerced221 !== undefined){
-data201 = coerced221;
-if(data199 !== undefined){
-data199["output"] = coerced221;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data201 == "number"){
-if(data201 < 0 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data201}];
-return false;
-}
-}
-}
-var valid69 = _errs618 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data199.cached_input !== undefined){
-let data202 = data199.cached_input;
-const _errs620 = errors;
-if(!(typeof data202 == "number")){
-let dataType222 = typeof data202;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "boolean" || data202 === null
-              || (dataType222 == "string" && data202 && data202 == +data202)){
-coerced222 = +data202;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data202}];
-return false;
-}
-}
-if(coerced222 !== undefined){
-data202 = coerced222;
-if(data199 !== undefined){
-data199["cached_input"] = coerced222;
-}
-}
-}
-if(errors === _errs620){
-if(typeof data202 == "number"){
-if(data202 < 0 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data202}];
-return false;
-}
-}
-}
-var valid69 = _errs620 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data199.cache_write !== undefined){
-let data203 = data199.cache_write;
-const _errs622 = errors;
-if(!(typeof data203 == "number")){
-let dataType223 = typeof data203;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "boolean" || data203 === null
-              || (dataType223 == "string" && data203 && data203 == +data203)){
-coerced223 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data203}];
-return false;
-}
-}
-if(coerced223 !== undefined){
-data203 = coerced223;
-if(data199 !== undefined){
-data199["cache_write"] = coerced223;
-}
-}
-}
-if(errors === _errs622){
-if(typeof data203 == "number"){
-if(data203 < 0 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data203}];
-return false;
-}
-}
-}
-var valid69 = _errs622 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data199.cache_write_1h !== undefined){
-let data204 = data199.cache_write_1h;
-const _errs624 = errors;
-if(!(typeof data204 == "number")){
-let dataType224 = typeof data204;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "boolean" || data204 === null
-              || (dataType224 == "string" && data204 && data204 == +data204)){
-coerced224 = +data204;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data204}];
-return false;
-}
-}
-if(coerced224 !== undefined){
-data204 = coerced224;
-if(data199 !== undefined){
-data199["cache_write_1h"] = coerced224;
-}
-}
-}
-if(errors === _errs624){
-if(typeof data204 == "number"){
-if(data204 < 0 || isNaN(data204)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data204}];
-return false;
-}
-}
-}
-var valid69 = _errs624 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data199.reasoning !== undefined){
-let data205 = data199.reasoning;
-const _errs626 = errors;
-if(!(typeof data205 == "number")){
-let dataType225 = typeof data205;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "boolean" || data205 === null
-              || (dataType225 == "string" && data205 && data205 == +data205)){
-coerced225 = +data205;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data205}];
-return false;
-}
-}
-if(coerced225 !== undefined){
-data205 = coerced225;
-if(data199 !== undefined){
-data199["reasoning"] = coerced225;
-}
-}
-}
-if(errors === _errs626){
-if(typeof data205 == "number"){
-if(data205 < 0 || isNaN(data205)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data205}];
-return false;
-}
-}
-}
-var valid69 = _errs626 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data199}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data198}];
-return false;
-}
-}
-var valid67 = _errs610 === errors;
-if(!valid67){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data197}];
-return false;
-}
-}
-var valid64 = _errs608 === errors;
+var valid64 = _errs601 === errors;
 }
 else {
 var valid64 = true;
 }
 if(valid64){
-if(data192.betas !== undefined){
-let data206 = data192.betas;
-const _errs628 = errors;
-if(errors === _errs628){
-if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
-if(Object.keys(data206).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data206}];
+if(data190.cache_write_1h !== undefined){
+let data195 = data190.cache_write_1h;
+const _errs603 = errors;
+if(!(typeof data195 == "number")){
+let dataType220 = typeof data195;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 == "boolean" || data195 === null
+              || (dataType220 == "string" && data195 && data195 == +data195)){
+coerced220 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data195}];
 return false;
+}
+}
+if(coerced220 !== undefined){
+data195 = coerced220;
+if(data190 !== undefined){
+data190["cache_write_1h"] = coerced220;
+}
+}
+}
+if(errors === _errs603){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data195}];
+return false;
+}
+}
+}
+var valid64 = _errs603 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data190.reasoning !== undefined){
+let data196 = data190.reasoning;
+const _errs605 = errors;
+if(!(typeof data196 == "number")){
+let dataType221 = typeof data196;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "boolean" || data196 === null
+              || (dataType221 == "string" && data196 && data196 == +data196)){
+coerced221 = +data196;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data196}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data196 = coerced221;
+if(data190 !== undefined){
+data190["reasoning"] = coerced221;
+}
+}
+}
+if(errors === _errs605){
+if(typeof data196 == "number"){
+if(data196 < 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data196}];
+return false;
+}
+}
+}
+var valid64 = _errs605 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data190}];
+return false;
+}
+}
+var valid47 = _errs592 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.priced_features !== undefined){
+let data197 = data159.priced_features;
+const _errs607 = errors;
+if(errors === _errs607){
+if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
+const _errs609 = errors;
+for(const key36 in data197){
+if(!(((key36 === "server_tools") || (key36 === "service_tiers")) || (key36 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data197}];
+return false;
+break;
+}
+}
+if(_errs609 === errors){
+if(data197.server_tools !== undefined){
+let data198 = data197.server_tools;
+const _errs610 = errors;
+if(errors === _errs610){
+if(data198 && typeof data198 == "object" && !Array.isArray(data198)){
+if(Object.keys(data198).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data198}];
+return false;
+}
+else {
+var valid66 = true;
+for(const key37 in data198){
+if(pattern10.test(key37)){
+let data199 = data198[key37];
+const _errs612 = errors;
+if(errors === _errs612){
+if(data199 && typeof data199 == "object" && !Array.isArray(data199)){
+let missing7;
+if((data199.usd_per_call === undefined) && (missing7 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data199}];
+return false;
+}
+else {
+const _errs614 = errors;
+for(const key38 in data199){
+if(!((key38 === "usd_per_call") || (key38 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data199}];
+return false;
+break;
+}
+}
+if(_errs614 === errors){
+if(data199.usd_per_call !== undefined){
+let data200 = data199.usd_per_call;
+const _errs615 = errors;
+if(!(typeof data200 == "number")){
+let dataType222 = typeof data200;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "boolean" || data200 === null
+              || (dataType222 == "string" && data200 && data200 == +data200)){
+coerced222 = +data200;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data200}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data200 = coerced222;
+if(data199 !== undefined){
+data199["usd_per_call"] = coerced222;
+}
+}
+}
+if(errors === _errs615){
+if(typeof data200 == "number"){
+if(data200 < 0 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data200}];
+return false;
+}
+}
+}
+var valid67 = _errs615 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data199.max_calls !== undefined){
+let data201 = data199.max_calls;
+const _errs617 = errors;
+if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
+let dataType223 = typeof data201;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 === "boolean" || data201 === null
+              || (dataType223 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
+coerced223 = +data201;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data201}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data201 = coerced223;
+if(data199 !== undefined){
+data199["max_calls"] = coerced223;
+}
+}
+}
+if(errors === _errs617){
+if(typeof data201 == "number"){
+if(data201 > 1000 || isNaN(data201)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data201}];
+return false;
+}
+else {
+if(data201 < 1 || isNaN(data201)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data201}];
+return false;
+}
+}
+}
+}
+var valid67 = _errs617 === errors;
+}
+else {
+var valid67 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data199}];
+return false;
+}
+}
+var valid66 = _errs612 === errors;
+if(!valid66){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data198}];
+return false;
+}
+}
+var valid65 = _errs610 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data197.service_tiers !== undefined){
+let data202 = data197.service_tiers;
+const _errs619 = errors;
+if(errors === _errs619){
+if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
+if(Object.keys(data202).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data202}];
+return false;
+}
+else {
+var valid68 = true;
+for(const key39 in data202){
+if(pattern10.test(key39)){
+let data203 = data202[key39];
+const _errs621 = errors;
+if(errors === _errs621){
+if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
+let missing8;
+if((data203.pricing === undefined) && (missing8 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data203}];
+return false;
+}
+else {
+const _errs623 = errors;
+for(const key40 in data203){
+if(!(key40 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data203}];
+return false;
+break;
+}
+}
+if(_errs623 === errors){
+if(data203.pricing !== undefined){
+let data204 = data203.pricing;
+const _errs624 = errors;
+if(errors === _errs624){
+if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+let missing9;
+if(((data204.input === undefined) && (missing9 = "input")) || ((data204.output === undefined) && (missing9 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data204}];
+return false;
+}
+else {
+const _errs626 = errors;
+for(const key41 in data204){
+if(!((((((key41 === "input") || (key41 === "output")) || (key41 === "cached_input")) || (key41 === "cache_write")) || (key41 === "cache_write_1h")) || (key41 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data204}];
+return false;
+break;
+}
+}
+if(_errs626 === errors){
+if(data204.input !== undefined){
+let data205 = data204.input;
+const _errs627 = errors;
+if(!(typeof data205 == "number")){
+let dataType224 = typeof data205;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "boolean" || data205 === null
+              || (dataType224 == "string" && data205 && data205 == +data205)){
+coerced224 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data205}];
+return false;
+}
+}
+if(coerced224 !== undefined){
+data205 = coerced224;
+if(data204 !== undefined){
+data204["input"] = coerced224;
+}
+}
+}
+if(errors === _errs627){
+if(typeof data205 == "number"){
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data205}];
+return false;
+}
+}
+}
+var valid70 = _errs627 === errors;
 }
 else {
 var valid70 = true;
-for(const key41 in data206){
-if(pattern9.test(key41)){
-let data207 = data206[key41];
-const _errs630 = errors;
-if(errors === _errs630){
-if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
-let missing10;
-if((data207.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data207}];
-return false;
+}
+if(valid70){
+if(data204.output !== undefined){
+let data206 = data204.output;
+const _errs629 = errors;
+if(!(typeof data206 == "number")){
+let dataType225 = typeof data206;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "boolean" || data206 === null
+              || (dataType225 == "string" && data206 && data206 == +data206)){
+coerced225 = +data206;
 }
 else {
-const _errs632 = errors;
-for(const key42 in data207){
-if(!((key42 === "pricing") || (key42 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data207}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data206}];
 return false;
-break;
 }
 }
-if(_errs632 === errors){
-if(data207.pricing !== undefined){
-let data208 = data207.pricing;
-const _errs633 = errors;
-if(errors === _errs633){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-let missing11;
-if(((data208.input === undefined) && (missing11 = "input")) || ((data208.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data208}];
+if(coerced225 !== undefined){
+data206 = coerced225;
+if(data204 !== undefined){
+data204["output"] = coerced225;
+}
+}
+}
+if(errors === _errs629){
+if(typeof data206 == "number"){
+if(data206 < 0 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data206}];
 return false;
+}
+}
+}
+var valid70 = _errs629 === errors;
 }
 else {
-const _errs635 = errors;
-for(const key43 in data208){
-if(!((((((key43 === "input") || (key43 === "output")) || (key43 === "cached_input")) || (key43 === "cache_write")) || (key43 === "cache_write_1h")) || (key43 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data208}];
-return false;
-break;
+var valid70 = true;
 }
-}
-if(_errs635 === errors){
-if(data208.input !== undefined){
-let data209 = data208.input;
-const _errs636 = errors;
-if(!(typeof data209 == "number")){
-let dataType226 = typeof data209;
+if(valid70){
+if(data204.cached_input !== undefined){
+let data207 = data204.cached_input;
+const _errs631 = errors;
+if(!(typeof data207 == "number")){
+let dataType226 = typeof data207;
 let coerced226 = undefined;
 if(!(coerced226 !== undefined)){
-if(dataType226 == "boolean" || data209 === null
-              || (dataType226 == "string" && data209 && data209 == +data209)){
-coerced226 = +data209;
+if(dataType226 == "boolean" || data207 === null
+              || (dataType226 == "string" && data207 && data207 == +data207)){
+coerced226 = +data207;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data209}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data207}];
 return false;
 }
 }
 if(coerced226 !== undefined){
-data209 = coerced226;
-if(data208 !== undefined){
-data208["input"] = coerced226;
+data207 = coerced226;
+if(data204 !== undefined){
+data204["cached_input"] = coerced226;
 }
 }
 }
-if(errors === _errs636){
-if(typeof data209 == "number"){
-if(data209 < 0 || isNaN(data209)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data209}];
+if(errors === _errs631){
+if(typeof data207 == "number"){
+if(data207 < 0 || isNaN(data207)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data207}];
 return false;
 }
 }
 }
-var valid72 = _errs636 === errors;
+var valid70 = _errs631 === errors;
 }
 else {
-var valid72 = true;
+var valid70 = true;
 }
-if(valid72){
-if(data208.output !== undefined){
-let data210 = data208.output;
-const _errs638 = errors;
-if(!(typeof data210 == "number")){
-let dataType227 = typeof data210;
+if(valid70){
+if(data204.cache_write !== undefined){
+let data208 = data204.cache_write;
+const _errs633 = errors;
+if(!(typeof data208 == "number")){
+let dataType227 = typeof data208;
 let coerced227 = undefined;
 if(!(coerced227 !== undefined)){
-if(dataType227 == "boolean" || data210 === null
-              || (dataType227 == "string" && data210 && data210 == +data210)){
-coerced227 = +data210;
+if(dataType227 == "boolean" || data208 === null
+              || (dataType227 == "string" && data208 && data208 == +data208)){
+coerced227 = +data208;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data208}];
 return false;
 }
 }
 if(coerced227 !== undefined){
-data210 = coerced227;
-if(data208 !== undefined){
-data208["output"] = coerced227;
+data208 = coerced227;
+if(data204 !== undefined){
+data204["cache_write"] = coerced227;
 }
 }
 }
-if(errors === _errs638){
-if(typeof data210 == "number"){
-if(data210 < 0 || isNaN(data210)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data210}];
+if(errors === _errs633){
+if(typeof data208 == "number"){
+if(data208 < 0 || isNaN(data208)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data208}];
 return false;
 }
 }
 }
-var valid72 = _errs638 === errors;
+var valid70 = _errs633 === errors;
 }
 else {
-var valid72 = true;
+var valid70 = true;
 }
-if(valid72){
-if(data208.cached_input !== undefined){
-let data211 = data208.cached_input;
-const _errs640 = errors;
-if(!(typeof data211 == "number")){
-let dataType228 = typeof data211;
+if(valid70){
+if(data204.cache_write_1h !== undefined){
+let data209 = data204.cache_write_1h;
+const _errs635 = errors;
+if(!(typeof data209 == "number")){
+let dataType228 = typeof data209;
 let coerced228 = undefined;
 if(!(coerced228 !== undefined)){
-if(dataType228 == "boolean" || data211 === null
-              || (dataType228 == "string" && data211 && data211 == +data211)){
-coerced228 = +data211;
+if(dataType228 == "boolean" || data209 === null
+              || (dataType228 == "string" && data209 && data209 == +data209)){
+coerced228 = +data209;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data211}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data209}];
 return false;
 }
 }
 if(coerced228 !== undefined){
-data211 = coerced228;
-if(data208 !== undefined){
-data208["cached_input"] = coerced228;
+data209 = coerced228;
+if(data204 !== undefined){
+data204["cache_write_1h"] = coerced228;
 }
 }
 }
-if(errors === _errs640){
-if(typeof data211 == "number"){
-if(data211 < 0 || isNaN(data211)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data211}];
+if(errors === _errs635){
+if(typeof data209 == "number"){
+if(data209 < 0 || isNaN(data209)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data209}];
 return false;
 }
 }
 }
-var valid72 = _errs640 === errors;
+var valid70 = _errs635 === errors;
 }
 else {
-var valid72 = true;
+var valid70 = true;
 }
-if(valid72){
-if(data208.cache_write !== undefined){
-let data212 = data208.cache_write;
-const _errs642 = errors;
-if(!(typeof data212 == "number")){
-let dataType229 = typeof data212;
+if(valid70){
+if(data204.reasoning !== undefined){
+let data210 = data204.reasoning;
+const _errs637 = errors;
+if(!(typeof data210 == "number")){
+let dataType229 = typeof data210;
 let coerced229 = undefined;
 if(!(coerced229 !== undefined)){
-if(dataType229 == "boolean" || data212 === null
-              || (dataType229 == "string" && data212 && data212 == +data212)){
-coerced229 = +data212;
+if(dataType229 == "boolean" || data210 === null
+              || (dataType229 == "string" && data210 && data210 == +data210)){
+coerced229 = +data210;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data212}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data210}];
 return false;
 }
 }
 if(coerced229 !== undefined){
-data212 = coerced229;
-if(data208 !== undefined){
-data208["cache_write"] = coerced229;
+data210 = coerced229;
+if(data204 !== undefined){
+data204["reasoning"] = coerced229;
 }
 }
 }
-if(errors === _errs642){
-if(typeof data212 == "number"){
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data212}];
+if(errors === _errs637){
+if(typeof data210 == "number"){
+if(data210 < 0 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data210}];
 return false;
 }
 }
 }
-var valid72 = _errs642 === errors;
+var valid70 = _errs637 === errors;
 }
 else {
-var valid72 = true;
+var valid70 = true;
 }
-if(valid72){
-if(data208.cache_write_1h !== undefined){
-let data213 = data208.cache_write_1h;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data204}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data203}];
+return false;
+}
+}
+var valid68 = _errs621 === errors;
+if(!valid68){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data202}];
+return false;
+}
+}
+var valid65 = _errs619 === errors;
+}
+else {
+var valid65 = true;
+}
+if(valid65){
+if(data197.betas !== undefined){
+let data211 = data197.betas;
+const _errs639 = errors;
+if(errors === _errs639){
+if(data211 && typeof data211 == "object" && !Array.isArray(data211)){
+if(Object.keys(data211).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data211}];
+return false;
+}
+else {
+var valid71 = true;
+for(const key42 in data211){
+if(pattern10.test(key42)){
+let data212 = data211[key42];
+const _errs641 = errors;
+if(errors === _errs641){
+if(data212 && typeof data212 == "object" && !Array.isArray(data212)){
+let missing10;
+if((data212.pricing === undefined) && (missing10 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data212}];
+return false;
+}
+else {
+const _errs643 = errors;
+for(const key43 in data212){
+if(!((key43 === "pricing") || (key43 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data212}];
+return false;
+break;
+}
+}
+if(_errs643 === errors){
+if(data212.pricing !== undefined){
+let data213 = data212.pricing;
 const _errs644 = errors;
-if(!(typeof data213 == "number")){
-let dataType230 = typeof data213;
+if(errors === _errs644){
+if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
+let missing11;
+if(((data213.input === undefined) && (missing11 = "input")) || ((data213.output === undefined) && (missing11 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data213}];
+return false;
+}
+else {
+const _errs646 = errors;
+for(const key44 in data213){
+if(!((((((key44 === "input") || (key44 === "output")) || (key44 === "cached_input")) || (key44 === "cache_write")) || (key44 === "cache_write_1h")) || (key44 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data213}];
+return false;
+break;
+}
+}
+if(_errs646 === errors){
+if(data213.input !== undefined){
+let data214 = data213.input;
+const _errs647 = errors;
+if(!(typeof data214 == "number")){
+let dataType230 = typeof data214;
 let coerced230 = undefined;
 if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data213 === null
-              || (dataType230 == "string" && data213 && data213 == +data213)){
-coerced230 = +data213;
+if(dataType230 == "boolean" || data214 === null
+              || (dataType230 == "string" && data214 && data214 == +data214)){
+coerced230 = +data214;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data214}];
 return false;
 }
 }
 if(coerced230 !== undefined){
-data213 = coerced230;
-if(data208 !== undefined){
-data208["cache_write_1h"] = coerced230;
+data214 = coerced230;
+if(data213 !== undefined){
+data213["input"] = coerced230;
 }
 }
 }
-if(errors === _errs644){
-if(typeof data213 == "number"){
-if(data213 < 0 || isNaN(data213)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data213}];
+if(errors === _errs647){
+if(typeof data214 == "number"){
+if(data214 < 0 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data214}];
 return false;
 }
+}
+}
+var valid73 = _errs647 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data213.output !== undefined){
+let data215 = data213.output;
+const _errs649 = errors;
+if(!(typeof data215 == "number")){
+let dataType231 = typeof data215;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "boolean" || data215 === null
+              || (dataType231 == "string" && data215 && data215 == +data215)){
+coerced231 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data215}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data215 = coerced231;
+if(data213 !== undefined){
+data213["output"] = coerced231;
+}
+}
+}
+if(errors === _errs649){
+if(typeof data215 == "number"){
+if(data215 < 0 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data215}];
+return false;
+}
+}
+}
+var valid73 = _errs649 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data213.cached_input !== undefined){
+let data216 = data213.cached_input;
+const _errs651 = errors;
+if(!(typeof data216 == "number")){
+let dataType232 = typeof data216;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "boolean" || data216 === null
+              || (dataType232 == "string" && data216 && data216 == +data216)){
+coerced232 = +data216;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data216}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data216 = coerced232;
+if(data213 !== undefined){
+data213["cached_input"] = coerced232;
+}
+}
+}
+if(errors === _errs651){
+if(typeof data216 == "number"){
+if(data216 < 0 || isNaN(data216)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data216}];
+return false;
+}
+}
+}
+var valid73 = _errs651 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data213.cache_write !== undefined){
+let data217 = data213.cache_write;
+const _errs653 = errors;
+if(!(typeof data217 == "number")){
+let dataType233 = typeof data217;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "boolean" || data217 === null
+              || (dataType233 == "string" && data217 && data217 == +data217)){
+coerced233 = +data217;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data217}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data217 = coerced233;
+if(data213 !== undefined){
+data213["cache_write"] = coerced233;
+}
+}
+}
+if(errors === _errs653){
+if(typeof data217 == "number"){
+if(data217 < 0 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data217}];
+return false;
+}
+}
+}
+var valid73 = _errs653 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data213.cache_write_1h !== undefined){
+let data218 = data213.cache_write_1h;
+const _errs655 = errors;
+if(!(typeof data218 == "number")){
+let dataType234 = typeof data218;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "boolean" || data218 === null
+              || (dataType234 == "string" && data218 && data218 == +data218)){
+coerced234 = +data218;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data218}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data218 = coerced234;
+if(data213 !== undefined){
+data213["cache_write_1h"] = coerced234;
+}
+}
+}
+if(errors === _errs655){
+if(typeof data218 == "number"){
+if(data218 < 0 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data218}];
+return false;
+}
+}
+}
+var valid73 = _errs655 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data213.reasoning !== undefined){
+let data219 = data213.reasoning;
+const _errs657 = errors;
+if(!(typeof data219 == "number")){
+let dataType235 = typeof data219;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "boolean" || data219 === null
+              || (dataType235 == "string" && data219 && data219 == +data219)){
+coerced235 = +data219;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data219}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data219 = coerced235;
+if(data213 !== undefined){
+data213["reasoning"] = coerced235;
+}
+}
+}
+if(errors === _errs657){
+if(typeof data219 == "number"){
+if(data219 < 0 || isNaN(data219)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data219}];
+return false;
+}
+}
+}
+var valid73 = _errs657 === errors;
+}
+else {
+var valid73 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data213}];
+return false;
 }
 }
 var valid72 = _errs644 === errors;
@@ -11421,38 +11674,38 @@ else {
 var valid72 = true;
 }
 if(valid72){
-if(data208.reasoning !== undefined){
-let data214 = data208.reasoning;
-const _errs646 = errors;
-if(!(typeof data214 == "number")){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "boolean" || data214 === null
-              || (dataType231 == "string" && data214 && data214 == +data214)){
-coerced231 = +data214;
+if(data212.min_prompt_tokens !== undefined){
+let data220 = data212.min_prompt_tokens;
+const _errs659 = errors;
+if(!((typeof data220 == "number") && (!(data220 % 1) && !isNaN(data220)))){
+let dataType236 = typeof data220;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 === "boolean" || data220 === null
+              || (dataType236 === "string" && data220 && data220 == +data220 && !(data220 % 1))){
+coerced236 = +data220;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data220}];
 return false;
 }
 }
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data208 !== undefined){
-data208["reasoning"] = coerced231;
+if(coerced236 !== undefined){
+data220 = coerced236;
+if(data212 !== undefined){
+data212["min_prompt_tokens"] = coerced236;
 }
 }
 }
-if(errors === _errs646){
-if(typeof data214 == "number"){
-if(data214 < 0 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data214}];
+if(errors === _errs659){
+if(typeof data220 == "number"){
+if(data220 < 0 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data220}];
 return false;
 }
 }
 }
-var valid72 = _errs646 === errors;
+var valid72 = _errs659 === errors;
 }
 else {
 var valid72 = true;
@@ -11461,68 +11714,13 @@ var valid72 = true;
 }
 }
 }
-}
-}
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data212}];
 return false;
 }
 }
-var valid71 = _errs633 === errors;
-}
-else {
-var valid71 = true;
-}
-if(valid71){
-if(data207.min_prompt_tokens !== undefined){
-let data215 = data207.min_prompt_tokens;
-const _errs648 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data207 !== undefined){
-data207["min_prompt_tokens"] = coerced232;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data215 == "number"){
-if(data215 < 0 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data215}];
-return false;
-}
-}
-}
-var valid71 = _errs648 === errors;
-}
-else {
-var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key41.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data207}];
-return false;
-}
-}
-var valid70 = _errs630 === errors;
-if(!valid70){
+var valid71 = _errs641 === errors;
+if(!valid71){
 break;
 }
 }
@@ -11530,733 +11728,62 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data206}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data211}];
 return false;
 }
 }
-var valid64 = _errs628 === errors;
+var valid65 = _errs639 === errors;
 }
 else {
-var valid64 = true;
+var valid65 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data197}];
 return false;
 }
 }
-var valid46 = _errs596 === errors;
+var valid47 = _errs607 === errors;
 }
 else {
-var valid46 = true;
+var valid47 = true;
 }
-if(valid46){
-if(data154.routes !== undefined){
-let data216 = data154.routes;
-const _errs650 = errors;
-if(errors === _errs650){
-if(Array.isArray(data216)){
-if(data216.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data216}];
-return false;
-}
-else {
-var valid73 = true;
-const len8 = data216.length;
-for(let i9=0; i9<len8; i9++){
-let data217 = data216[i9];
-const _errs652 = errors;
-if(errors === _errs652){
-if(data217 && typeof data217 == "object" && !Array.isArray(data217)){
-let missing12;
-if((data217.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data217}];
-return false;
-}
-else {
-const _errs654 = errors;
-for(const key44 in data217){
-if(!((((key44 === "node") || (key44 === "model")) || (key44 === "weight")) || (key44 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data217}];
-return false;
-break;
-}
-}
-if(_errs654 === errors){
-if(data217.node !== undefined){
-let data218 = data217.node;
-const _errs655 = errors;
-if(typeof data218 !== "string"){
-let dataType233 = typeof data218;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data218;
-}
-else if(data218 === null){
-coerced233 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data218}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data218 = coerced233;
-if(data217 !== undefined){
-data217["node"] = coerced233;
-}
-}
-}
-if(errors === _errs655){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data218}];
-return false;
-}
-}
-}
-var valid74 = _errs655 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data217.model !== undefined){
-let data219 = data217.model;
-const _errs657 = errors;
-if(typeof data219 !== "string"){
-let dataType234 = typeof data219;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data219;
-}
-else if(data219 === null){
-coerced234 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data219}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data219 = coerced234;
-if(data217 !== undefined){
-data217["model"] = coerced234;
-}
-}
-}
-if(errors === _errs657){
-if(typeof data219 === "string"){
-if(func3(data219) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data219}];
-return false;
-}
-}
-}
-var valid74 = _errs657 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data217.weight !== undefined){
-let data220 = data217.weight;
-const _errs659 = errors;
-if(!(typeof data220 == "number")){
-let dataType235 = typeof data220;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "boolean" || data220 === null
-              || (dataType235 == "string" && data220 && data220 == +data220)){
-coerced235 = +data220;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data220}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data217 !== undefined){
-data217["weight"] = coerced235;
-}
-}
-}
-if(errors === _errs659){
-if(typeof data220 == "number"){
-if(data220 <= 0 || isNaN(data220)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data220}];
-return false;
-}
-}
-}
-var valid74 = _errs659 === errors;
-}
-else {
-var valid74 = true;
-}
-if(valid74){
-if(data217.priority !== undefined){
-let data221 = data217.priority;
+if(valid47){
+if(data159.routing !== undefined){
+let data221 = data159.routing;
 const _errs661 = errors;
-if(!((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221)))){
-let dataType236 = typeof data221;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 === "boolean" || data221 === null
-              || (dataType236 === "string" && data221 && data221 == +data221 && !(data221 % 1))){
-coerced236 = +data221;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data221}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data217 !== undefined){
-data217["priority"] = coerced236;
-}
-}
-}
 if(errors === _errs661){
-if(typeof data221 == "number"){
-if(data221 < 0 || isNaN(data221)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data221}];
-return false;
-}
-}
-}
-var valid74 = _errs661 === errors;
-}
-else {
-var valid74 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data217}];
-return false;
-}
-}
-var valid73 = _errs652 === errors;
-if(!valid73){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data216}];
-return false;
-}
-}
-var valid46 = _errs650 === errors;
-}
-else {
-var valid46 = true;
-}
-if(valid46){
-if(data154.request_log !== undefined){
-let data222 = data154.request_log;
+if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
 const _errs663 = errors;
-if(errors === _errs663){
-if(data222 && typeof data222 == "object" && !Array.isArray(data222)){
-const _errs665 = errors;
-for(const key45 in data222){
-if(!(key45 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data222}];
+for(const key45 in data221){
+if(!((key45 === "affinity") || (key45 === "affinity_load_factor"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data221}];
 return false;
 break;
 }
 }
-if(_errs665 === errors){
-if(data222.bodies !== undefined){
-let data223 = data222.bodies;
-if(typeof data223 !== "boolean"){
+if(_errs663 === errors){
+if(data221.affinity !== undefined){
+let data222 = data221.affinity;
+const _errs664 = errors;
+const _errs665 = errors;
+let valid75 = false;
+const _errs666 = errors;
+if(typeof data222 !== "string"){
+let dataType237 = typeof data222;
 let coerced237 = undefined;
 if(!(coerced237 !== undefined)){
-if(data223 === "false" || data223 === 0 || data223 === null){
-coerced237 = false;
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data222;
 }
-else if(data223 === "true" || data223 === 1){
-coerced237 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data223}];
-return false;
-}
-}
-if(coerced237 !== undefined){
-data223 = coerced237;
-if(data222 !== undefined){
-data222["bodies"] = coerced237;
-}
-}
-}
-}
-}
+else if(data222 === null){
+coerced237 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data222}];
-return false;
-}
-}
-var valid46 = _errs663 === errors;
-}
-else {
-var valid46 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data154}];
-return false;
-}
-}
-var valid45 = _errs399 === errors;
-if(!valid45){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data153}];
-return false;
-}
-}
-var valid0 = _errs397 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data224 = data.accounts;
-const _errs668 = errors;
-if(errors === _errs668){
-if(Array.isArray(data224)){
-var valid76 = true;
-const len9 = data224.length;
-for(let i10=0; i10<len9; i10++){
-let data225 = data224[i10];
-const _errs670 = errors;
-if(errors === _errs670){
-if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
-let missing13;
-if((data225.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data225}];
-return false;
-}
-else {
-const _errs672 = errors;
-for(const key46 in data225){
-if(!(((((((key46 === "id") || (key46 === "name")) || (key46 === "balance")) || (key46 === "allowed_models")) || (key46 === "limits")) || (key46 === "policy")) || (key46 === "request_log"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data225}];
-return false;
-break;
-}
-}
-if(_errs672 === errors){
-if(data225.id !== undefined){
-let data226 = data225.id;
-const _errs673 = errors;
-if(typeof data226 !== "string"){
-let dataType238 = typeof data226;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data226;
-}
-else if(data226 === null){
-coerced238 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data226}];
-return false;
-}
-}
-if(coerced238 !== undefined){
-data226 = coerced238;
-if(data225 !== undefined){
-data225["id"] = coerced238;
-}
-}
-}
-if(errors === _errs673){
-if(typeof data226 === "string"){
-if(func3(data226) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data226}];
-return false;
-}
-else {
-if(!pattern12.test(data226)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data226}];
-return false;
-}
-}
-}
-}
-var valid77 = _errs673 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data225.name !== undefined){
-let data227 = data225.name;
-const _errs675 = errors;
-if(typeof data227 !== "string"){
-let dataType239 = typeof data227;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data227;
-}
-else if(data227 === null){
-coerced239 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data227}];
-return false;
-}
-}
-if(coerced239 !== undefined){
-data227 = coerced239;
-if(data225 !== undefined){
-data225["name"] = coerced239;
-}
-}
-}
-var valid77 = _errs675 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data225.balance !== undefined){
-let data228 = data225.balance;
-const _errs677 = errors;
-if(!(typeof data228 == "number")){
-let dataType240 = typeof data228;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "boolean" || data228 === null
-              || (dataType240 == "string" && data228 && data228 == +data228)){
-coerced240 = +data228;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data228}];
-return false;
-}
-}
-if(coerced240 !== undefined){
-data228 = coerced240;
-if(data225 !== undefined){
-data225["balance"] = coerced240;
-}
-}
-}
-if(errors === _errs677){
-if(typeof data228 == "number"){
-if(data228 > 1000000 || isNaN(data228)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data228}];
-return false;
-}
-else {
-if(data228 < -1000000 || isNaN(data228)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data228}];
-return false;
-}
-}
-}
-}
-var valid77 = _errs677 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data225.allowed_models !== undefined){
-let data229 = data225.allowed_models;
-const _errs679 = errors;
-if(errors === _errs679){
-if(Array.isArray(data229)){
-var valid78 = true;
-const len10 = data229.length;
-for(let i11=0; i11<len10; i11++){
-let data230 = data229[i11];
-const _errs681 = errors;
-if(typeof data230 !== "string"){
-let dataType241 = typeof data230;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data230;
-}
-else if(data230 === null){
-coerced241 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data230}];
-return false;
-}
-}
-if(coerced241 !== undefined){
-data230 = coerced241;
-if(data229 !== undefined){
-data229[i11] = coerced241;
-}
-}
-}
-if(errors === _errs681){
-if(typeof data230 === "string"){
-if(func3(data230) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data230}];
-return false;
-}
-}
-}
-var valid78 = _errs681 === errors;
-if(!valid78){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data229}];
-return false;
-}
-}
-var valid77 = _errs679 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data225.limits !== undefined){
-let data231 = data225.limits;
-const _errs683 = errors;
-if(errors === _errs683){
-if(data231 && typeof data231 == "object" && !Array.isArray(data231)){
-const _errs685 = errors;
-for(const key47 in data231){
-if(!(((key47 === "rpm") || (key47 === "rps")) || (key47 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data231}];
-return false;
-break;
-}
-}
-if(_errs685 === errors){
-if(data231.rpm !== undefined){
-let data232 = data231.rpm;
-const _errs686 = errors;
-if(!((typeof data232 == "number") && (!(data232 % 1) && !isNaN(data232)))){
-let dataType242 = typeof data232;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 === "boolean" || data232 === null
-              || (dataType242 === "string" && data232 && data232 == +data232 && !(data232 % 1))){
-coerced242 = +data232;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data232}];
-return false;
-}
-}
-if(coerced242 !== undefined){
-data232 = coerced242;
-if(data231 !== undefined){
-data231["rpm"] = coerced242;
-}
-}
-}
-if(errors === _errs686){
-if(typeof data232 == "number"){
-if(data232 < 1 || isNaN(data232)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data232}];
-return false;
-}
-}
-}
-var valid79 = _errs686 === errors;
-}
-else {
-var valid79 = true;
-}
-if(valid79){
-if(data231.rps !== undefined){
-let data233 = data231.rps;
-const _errs688 = errors;
-if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
-let dataType243 = typeof data233;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 === "boolean" || data233 === null
-              || (dataType243 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
-coerced243 = +data233;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data233}];
-return false;
-}
-}
-if(coerced243 !== undefined){
-data233 = coerced243;
-if(data231 !== undefined){
-data231["rps"] = coerced243;
-}
-}
-}
-if(errors === _errs688){
-if(typeof data233 == "number"){
-if(data233 < 1 || isNaN(data233)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data233}];
-return false;
-}
-}
-}
-var valid79 = _errs688 === errors;
-}
-else {
-var valid79 = true;
-}
-if(valid79){
-if(data231.tpm !== undefined){
-let data234 = data231.tpm;
-const _errs690 = errors;
-if(!((typeof data234 == "number") && (!(data234 % 1) && !isNaN(data234)))){
-let dataType244 = typeof data234;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 === "boolean" || data234 === null
-              || (dataType244 === "string" && data234 && data234 == +data234 && !(data234 % 1))){
-coerced244 = +data234;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data234}];
-return false;
-}
-}
-if(coerced244 !== undefined){
-data234 = coerced244;
-if(data231 !== undefined){
-data231["tpm"] = coerced244;
-}
-}
-}
-if(errors === _errs690){
-if(typeof data234 == "number"){
-if(data234 < 1 || isNaN(data234)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data234}];
-return false;
-}
-}
-}
-var valid79 = _errs690 === errors;
-}
-else {
-var valid79 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data231}];
-return false;
-}
-}
-var valid77 = _errs683 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data225.policy !== undefined){
-let data235 = data225.policy;
-const _errs692 = errors;
-if(errors === _errs692){
-if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
-const _errs694 = errors;
-for(const key48 in data235){
-if(!((key48 === "streaming") || (key48 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data235}];
-return false;
-break;
-}
-}
-if(_errs694 === errors){
-if(data235.streaming !== undefined){
-let data236 = data235.streaming;
-const _errs695 = errors;
-if(typeof data236 !== "boolean"){
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(data236 === "false" || data236 === 0 || data236 === null){
-coerced245 = false;
-}
-else if(data236 === "true" || data236 === 1){
-coerced245 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data236}];
-return false;
-}
-}
-if(coerced245 !== undefined){
-data236 = coerced245;
-if(data235 !== undefined){
-data235["streaming"] = coerced245;
-}
-}
-}
-var valid80 = _errs695 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data235.max_reasoning_effort !== undefined){
-let data237 = data235.max_reasoning_effort;
-const _errs697 = errors;
-const _errs698 = errors;
-let valid81 = false;
-const _errs699 = errors;
-if(typeof data237 !== "string"){
-let dataType246 = typeof data237;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data237;
-}
-else if(data237 === null){
-coerced246 = "";
-}
-else {
-const err198 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
+const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data222};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -12266,15 +11793,15 @@ vErrors.push(err198);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data237 = coerced246;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced246;
+if(coerced237 !== undefined){
+data222 = coerced237;
+if(data221 !== undefined){
+data221["affinity"] = coerced237;
 }
 }
 }
-if("none" !== data237){
-const err199 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data237};
+if("session" !== data222){
+const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data222};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -12283,22 +11810,22 @@ vErrors.push(err199);
 }
 errors++;
 }
-var _valid20 = _errs699 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs701 = errors;
-if(typeof data237 !== "string"){
-let dataType247 = typeof data237;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data237;
+var _valid20 = _errs666 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
+const _errs668 = errors;
+if(typeof data222 !== "string"){
+let dataType238 = typeof data222;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data222;
 }
-else if(data237 === null){
-coerced247 = "";
+else if(data222 === null){
+coerced238 = "";
 }
 else {
-const err200 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
+const err200 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data222};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -12308,15 +11835,15 @@ vErrors.push(err200);
 errors++;
 }
 }
-if(coerced247 !== undefined){
-data237 = coerced247;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced247;
+if(coerced238 !== undefined){
+data222 = coerced238;
+if(data221 !== undefined){
+data221["affinity"] = coerced238;
 }
 }
 }
-if("minimal" !== data237){
-const err201 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data237};
+if("prefix" !== data222){
+const err201 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data222};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -12325,22 +11852,22 @@ vErrors.push(err201);
 }
 errors++;
 }
-var _valid20 = _errs701 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs703 = errors;
-if(typeof data237 !== "string"){
-let dataType248 = typeof data237;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data237;
+var _valid20 = _errs668 === errors;
+valid75 = valid75 || _valid20;
+if(!valid75){
+const _errs670 = errors;
+if(typeof data222 !== "string"){
+let dataType239 = typeof data222;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data222;
 }
-else if(data237 === null){
-coerced248 = "";
+else if(data222 === null){
+coerced239 = "";
 }
 else {
-const err202 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
+const err202 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data222};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -12350,15 +11877,15 @@ vErrors.push(err202);
 errors++;
 }
 }
-if(coerced248 !== undefined){
-data237 = coerced248;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced248;
+if(coerced239 !== undefined){
+data222 = coerced239;
+if(data221 !== undefined){
+data221["affinity"] = coerced239;
 }
 }
 }
-if("low" !== data237){
-const err203 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data237};
+if("none" !== data222){
+const err203 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data222};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -12367,22 +11894,12 @@ vErrors.push(err203);
 }
 errors++;
 }
-var _valid20 = _errs703 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs705 = errors;
-if(typeof data237 !== "string"){
-let dataType249 = typeof data237;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data237;
+var _valid20 = _errs670 === errors;
+valid75 = valid75 || _valid20;
 }
-else if(data237 === null){
-coerced249 = "";
 }
-else {
-const err204 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
+if(!valid75){
+const err204 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data222};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -12390,179 +11907,445 @@ else {
 vErrors.push(err204);
 }
 errors++;
-}
-}
-if(coerced249 !== undefined){
-data237 = coerced249;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced249;
-}
-}
-}
-if("medium" !== data237){
-const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data237};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-var _valid20 = _errs705 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs707 = errors;
-if(typeof data237 !== "string"){
-let dataType250 = typeof data237;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "number" || dataType250 == "boolean"){
-coerced250 = "" + data237;
-}
-else if(data237 === null){
-coerced250 = "";
-}
-else {
-const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-}
-if(coerced250 !== undefined){
-data237 = coerced250;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced250;
-}
-}
-}
-if("high" !== data237){
-const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data237};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-}
-var _valid20 = _errs707 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs709 = errors;
-if(typeof data237 !== "string"){
-let dataType251 = typeof data237;
-let coerced251 = undefined;
-if(!(coerced251 !== undefined)){
-if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data237;
-}
-else if(data237 === null){
-coerced251 = "";
-}
-else {
-const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
-if(vErrors === null){
-vErrors = [err208];
-}
-else {
-vErrors.push(err208);
-}
-errors++;
-}
-}
-if(coerced251 !== undefined){
-data237 = coerced251;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced251;
-}
-}
-}
-if("xhigh" !== data237){
-const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data237};
-if(vErrors === null){
-vErrors = [err209];
-}
-else {
-vErrors.push(err209);
-}
-errors++;
-}
-var _valid20 = _errs709 === errors;
-valid81 = valid81 || _valid20;
-if(!valid81){
-const _errs711 = errors;
-if(typeof data237 !== "string"){
-let dataType252 = typeof data237;
-let coerced252 = undefined;
-if(!(coerced252 !== undefined)){
-if(dataType252 == "number" || dataType252 == "boolean"){
-coerced252 = "" + data237;
-}
-else if(data237 === null){
-coerced252 = "";
-}
-else {
-const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
-if(vErrors === null){
-vErrors = [err210];
-}
-else {
-vErrors.push(err210);
-}
-errors++;
-}
-}
-if(coerced252 !== undefined){
-data237 = coerced252;
-if(data235 !== undefined){
-data235["max_reasoning_effort"] = coerced252;
-}
-}
-}
-if("max" !== data237){
-const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data237};
-if(vErrors === null){
-vErrors = [err211];
-}
-else {
-vErrors.push(err211);
-}
-errors++;
-}
-var _valid20 = _errs711 === errors;
-valid81 = valid81 || _valid20;
-}
-}
-}
-}
-}
-}
-if(!valid81){
-const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data237};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs698;
+errors = _errs665;
 if(vErrors !== null){
-if(_errs698){
-vErrors.length = _errs698;
+if(_errs665){
+vErrors.length = _errs665;
 }
 else {
 vErrors = null;
+}
+}
+}
+var valid74 = _errs664 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data221.affinity_load_factor !== undefined){
+let data223 = data221.affinity_load_factor;
+const _errs672 = errors;
+if(!(typeof data223 == "number")){
+let dataType240 = typeof data223;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "boolean" || data223 === null
+              || (dataType240 == "string" && data223 && data223 == +data223)){
+coerced240 = +data223;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data223}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data223 = coerced240;
+if(data221 !== undefined){
+data221["affinity_load_factor"] = coerced240;
+}
+}
+}
+if(errors === _errs672){
+if(typeof data223 == "number"){
+if(data223 > 100 || isNaN(data223)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data223}];
+return false;
+}
+else {
+if(data223 < 1 || isNaN(data223)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data223}];
+return false;
+}
+}
+}
+}
+var valid74 = _errs672 === errors;
+}
+else {
+var valid74 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data221}];
+return false;
+}
+}
+var valid47 = _errs661 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.routes !== undefined){
+let data224 = data159.routes;
+const _errs674 = errors;
+if(errors === _errs674){
+if(Array.isArray(data224)){
+if(data224.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data224}];
+return false;
+}
+else {
+var valid76 = true;
+const len8 = data224.length;
+for(let i9=0; i9<len8; i9++){
+let data225 = data224[i9];
+const _errs676 = errors;
+if(errors === _errs676){
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
+let missing12;
+if((data225.node === undefined) && (missing12 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data225}];
+return false;
+}
+else {
+const _errs678 = errors;
+for(const key46 in data225){
+if(!((((key46 === "node") || (key46 === "model")) || (key46 === "weight")) || (key46 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data225}];
+return false;
+break;
+}
+}
+if(_errs678 === errors){
+if(data225.node !== undefined){
+let data226 = data225.node;
+const _errs679 = errors;
+if(typeof data226 !== "string"){
+let dataType241 = typeof data226;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data226;
+}
+else if(data226 === null){
+coerced241 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data226}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data226 = coerced241;
+if(data225 !== undefined){
+data225["node"] = coerced241;
+}
+}
+}
+if(errors === _errs679){
+if(typeof data226 === "string"){
+if(func3(data226) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data226}];
+return false;
+}
+}
+}
+var valid77 = _errs679 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.model !== undefined){
+let data227 = data225.model;
+const _errs681 = errors;
+if(typeof data227 !== "string"){
+let dataType242 = typeof data227;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data227;
+}
+else if(data227 === null){
+coerced242 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data227}];
+return false;
+}
+}
+if(coerced242 !== undefined){
+data227 = coerced242;
+if(data225 !== undefined){
+data225["model"] = coerced242;
+}
+}
+}
+if(errors === _errs681){
+if(typeof data227 === "string"){
+if(func3(data227) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data227}];
+return false;
+}
+}
+}
+var valid77 = _errs681 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.weight !== undefined){
+let data228 = data225.weight;
+const _errs683 = errors;
+if(!(typeof data228 == "number")){
+let dataType243 = typeof data228;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "boolean" || data228 === null
+              || (dataType243 == "string" && data228 && data228 == +data228)){
+coerced243 = +data228;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data228}];
+return false;
+}
+}
+if(coerced243 !== undefined){
+data228 = coerced243;
+if(data225 !== undefined){
+data225["weight"] = coerced243;
+}
+}
+}
+if(errors === _errs683){
+if(typeof data228 == "number"){
+if(data228 <= 0 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data228}];
+return false;
+}
+}
+}
+var valid77 = _errs683 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data225.priority !== undefined){
+let data229 = data225.priority;
+const _errs685 = errors;
+if(!((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229)))){
+let dataType244 = typeof data229;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 === "boolean" || data229 === null
+              || (dataType244 === "string" && data229 && data229 == +data229 && !(data229 % 1))){
+coerced244 = +data229;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data229}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data229 = coerced244;
+if(data225 !== undefined){
+data225["priority"] = coerced244;
+}
+}
+}
+if(errors === _errs685){
+if(typeof data229 == "number"){
+if(data229 < 0 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data229}];
+return false;
+}
+}
+}
+var valid77 = _errs685 === errors;
+}
+else {
+var valid77 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data225}];
+return false;
+}
+}
+var valid76 = _errs676 === errors;
+if(!valid76){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data224}];
+return false;
+}
+}
+var valid47 = _errs674 === errors;
+}
+else {
+var valid47 = true;
+}
+if(valid47){
+if(data159.request_log !== undefined){
+let data230 = data159.request_log;
+const _errs687 = errors;
+if(errors === _errs687){
+if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
+const _errs689 = errors;
+for(const key47 in data230){
+if(!(key47 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data230}];
+return false;
+break;
+}
+}
+if(_errs689 === errors){
+if(data230.bodies !== undefined){
+let data231 = data230.bodies;
+if(typeof data231 !== "boolean"){
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(data231 === "false" || data231 === 0 || data231 === null){
+coerced245 = false;
+}
+else if(data231 === "true" || data231 === 1){
+coerced245 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data231}];
+return false;
+}
+}
+if(coerced245 !== undefined){
+data231 = coerced245;
+if(data230 !== undefined){
+data230["bodies"] = coerced245;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data230}];
+return false;
+}
+}
+var valid47 = _errs687 === errors;
+}
+else {
+var valid47 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data159}];
+return false;
+}
+}
+var valid46 = _errs410 === errors;
+if(!valid46){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data158}];
+return false;
+}
+}
+var valid0 = _errs408 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data232 = data.accounts;
+const _errs692 = errors;
+if(errors === _errs692){
+if(Array.isArray(data232)){
+var valid79 = true;
+const len9 = data232.length;
+for(let i10=0; i10<len9; i10++){
+let data233 = data232[i10];
+const _errs694 = errors;
+if(errors === _errs694){
+if(data233 && typeof data233 == "object" && !Array.isArray(data233)){
+let missing13;
+if((data233.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data233}];
+return false;
+}
+else {
+const _errs696 = errors;
+for(const key48 in data233){
+if(!(((((((key48 === "id") || (key48 === "name")) || (key48 === "balance")) || (key48 === "allowed_models")) || (key48 === "limits")) || (key48 === "policy")) || (key48 === "request_log"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data233}];
+return false;
+break;
+}
+}
+if(_errs696 === errors){
+if(data233.id !== undefined){
+let data234 = data233.id;
+const _errs697 = errors;
+if(typeof data234 !== "string"){
+let dataType246 = typeof data234;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data234;
+}
+else if(data234 === null){
+coerced246 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data234}];
+return false;
+}
+}
+if(coerced246 !== undefined){
+data234 = coerced246;
+if(data233 !== undefined){
+data233["id"] = coerced246;
+}
+}
+}
+if(errors === _errs697){
+if(typeof data234 === "string"){
+if(func3(data234) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data234}];
+return false;
+}
+else {
+if(!pattern13.test(data234)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data234}];
+return false;
+}
 }
 }
 }
@@ -12571,538 +12354,507 @@ var valid80 = _errs697 === errors;
 else {
 var valid80 = true;
 }
+if(valid80){
+if(data233.name !== undefined){
+let data235 = data233.name;
+const _errs699 = errors;
+if(typeof data235 !== "string"){
+let dataType247 = typeof data235;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data235;
 }
-}
+else if(data235 === null){
+coerced247 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data235}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data235}];
 return false;
 }
 }
-var valid77 = _errs692 === errors;
+if(coerced247 !== undefined){
+data235 = coerced247;
+if(data233 !== undefined){
+data233["name"] = coerced247;
+}
+}
+}
+var valid80 = _errs699 === errors;
 }
 else {
-var valid77 = true;
+var valid80 = true;
 }
-if(valid77){
-if(data225.request_log !== undefined){
-let data238 = data225.request_log;
-const _errs713 = errors;
-if(errors === _errs713){
-if(data238 && typeof data238 == "object" && !Array.isArray(data238)){
-const _errs715 = errors;
-for(const key49 in data238){
-if(!(key49 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data238}];
+if(valid80){
+if(data233.balance !== undefined){
+let data236 = data233.balance;
+const _errs701 = errors;
+if(!(typeof data236 == "number")){
+let dataType248 = typeof data236;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "boolean" || data236 === null
+              || (dataType248 == "string" && data236 && data236 == +data236)){
+coerced248 = +data236;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data236}];
+return false;
+}
+}
+if(coerced248 !== undefined){
+data236 = coerced248;
+if(data233 !== undefined){
+data233["balance"] = coerced248;
+}
+}
+}
+if(errors === _errs701){
+if(typeof data236 == "number"){
+if(data236 > 1000000 || isNaN(data236)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data236}];
+return false;
+}
+else {
+if(data236 < -1000000 || isNaN(data236)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data236}];
+return false;
+}
+}
+}
+}
+var valid80 = _errs701 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data233.allowed_models !== undefined){
+let data237 = data233.allowed_models;
+const _errs703 = errors;
+if(errors === _errs703){
+if(Array.isArray(data237)){
+var valid81 = true;
+const len10 = data237.length;
+for(let i11=0; i11<len10; i11++){
+let data238 = data237[i11];
+const _errs705 = errors;
+if(typeof data238 !== "string"){
+let dataType249 = typeof data238;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data238;
+}
+else if(data238 === null){
+coerced249 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data238}];
+return false;
+}
+}
+if(coerced249 !== undefined){
+data238 = coerced249;
+if(data237 !== undefined){
+data237[i11] = coerced249;
+}
+}
+}
+if(errors === _errs705){
+if(typeof data238 === "string"){
+if(func3(data238) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data238}];
+return false;
+}
+}
+}
+var valid81 = _errs705 === errors;
+if(!valid81){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data237}];
+return false;
+}
+}
+var valid80 = _errs703 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data233.limits !== undefined){
+let data239 = data233.limits;
+const _errs707 = errors;
+if(errors === _errs707){
+if(data239 && typeof data239 == "object" && !Array.isArray(data239)){
+const _errs709 = errors;
+for(const key49 in data239){
+if(!(((key49 === "rpm") || (key49 === "rps")) || (key49 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data239}];
 return false;
 break;
 }
 }
-if(_errs715 === errors){
-if(data238.bodies !== undefined){
-let data239 = data238.bodies;
-if(typeof data239 !== "boolean"){
+if(_errs709 === errors){
+if(data239.rpm !== undefined){
+let data240 = data239.rpm;
+const _errs710 = errors;
+if(!((typeof data240 == "number") && (!(data240 % 1) && !isNaN(data240)))){
+let dataType250 = typeof data240;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 === "boolean" || data240 === null
+              || (dataType250 === "string" && data240 && data240 == +data240 && !(data240 % 1))){
+coerced250 = +data240;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data240}];
+return false;
+}
+}
+if(coerced250 !== undefined){
+data240 = coerced250;
+if(data239 !== undefined){
+data239["rpm"] = coerced250;
+}
+}
+}
+if(errors === _errs710){
+if(typeof data240 == "number"){
+if(data240 < 1 || isNaN(data240)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data240}];
+return false;
+}
+}
+}
+var valid82 = _errs710 === errors;
+}
+else {
+var valid82 = true;
+}
+if(valid82){
+if(data239.rps !== undefined){
+let data241 = data239.rps;
+const _errs712 = errors;
+if(!((typeof data241 == "number") && (!(data241 % 1) && !isNaN(data241)))){
+let dataType251 = typeof data241;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 === "boolean" || data241 === null
+              || (dataType251 === "string" && data241 && data241 == +data241 && !(data241 % 1))){
+coerced251 = +data241;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data241}];
+return false;
+}
+}
+if(coerced251 !== undefined){
+data241 = coerced251;
+if(data239 !== undefined){
+data239["rps"] = coerced251;
+}
+}
+}
+if(errors === _errs712){
+if(typeof data241 == "number"){
+if(data241 < 1 || isNaN(data241)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data241}];
+return false;
+}
+}
+}
+var valid82 = _errs712 === errors;
+}
+else {
+var valid82 = true;
+}
+if(valid82){
+if(data239.tpm !== undefined){
+let data242 = data239.tpm;
+const _errs714 = errors;
+if(!((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242)))){
+let dataType252 = typeof data242;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 === "boolean" || data242 === null
+              || (dataType252 === "string" && data242 && data242 == +data242 && !(data242 % 1))){
+coerced252 = +data242;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data242}];
+return false;
+}
+}
+if(coerced252 !== undefined){
+data242 = coerced252;
+if(data239 !== undefined){
+data239["tpm"] = coerced252;
+}
+}
+}
+if(errors === _errs714){
+if(typeof data242 == "number"){
+if(data242 < 1 || isNaN(data242)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data242}];
+return false;
+}
+}
+}
+var valid82 = _errs714 === errors;
+}
+else {
+var valid82 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data239}];
+return false;
+}
+}
+var valid80 = _errs707 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data233.policy !== undefined){
+let data243 = data233.policy;
+const _errs716 = errors;
+if(errors === _errs716){
+if(data243 && typeof data243 == "object" && !Array.isArray(data243)){
+const _errs718 = errors;
+for(const key50 in data243){
+if(!((key50 === "streaming") || (key50 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data243}];
+return false;
+break;
+}
+}
+if(_errs718 === errors){
+if(data243.streaming !== undefined){
+let data244 = data243.streaming;
+const _errs719 = errors;
+if(typeof data244 !== "boolean"){
 let coerced253 = undefined;
 if(!(coerced253 !== undefined)){
-if(data239 === "false" || data239 === 0 || data239 === null){
+if(data244 === "false" || data244 === 0 || data244 === null){
 coerced253 = false;
 }
-else if(data239 === "true" || data239 === 1){
+else if(data244 === "true" || data244 === 1){
 coerced253 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data239}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data244}];
 return false;
 }
 }
 if(coerced253 !== undefined){
-data239 = coerced253;
-if(data238 !== undefined){
-data238["bodies"] = coerced253;
+data244 = coerced253;
+if(data243 !== undefined){
+data243["streaming"] = coerced253;
 }
 }
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data238}];
-return false;
-}
-}
-var valid77 = _errs713 === errors;
+var valid83 = _errs719 === errors;
 }
 else {
-var valid77 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data225}];
-return false;
-}
-}
-var valid76 = _errs670 === errors;
-if(!valid76){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data224}];
-return false;
-}
-}
-var valid0 = _errs668 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data240 = data.keys;
-const _errs718 = errors;
-if(errors === _errs718){
-if(Array.isArray(data240)){
 var valid83 = true;
-const len11 = data240.length;
-for(let i12=0; i12<len11; i12++){
-let data241 = data240[i12];
-const _errs720 = errors;
-if(errors === _errs720){
-if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
-let missing14;
-if((data241.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data241}];
-return false;
 }
-else {
+if(valid83){
+if(data243.max_reasoning_effort !== undefined){
+let data245 = data243.max_reasoning_effort;
+const _errs721 = errors;
 const _errs722 = errors;
-for(const key50 in data241){
-if(!(func2.call(schema11.properties.keys.items.properties, key50))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data241}];
-return false;
-break;
-}
-}
-if(_errs722 === errors){
-if(data241.key !== undefined){
-let data242 = data241.key;
+let valid84 = false;
 const _errs723 = errors;
-if(typeof data242 !== "string"){
-let dataType254 = typeof data242;
+if(typeof data245 !== "string"){
+let dataType254 = typeof data245;
 let coerced254 = undefined;
 if(!(coerced254 !== undefined)){
 if(dataType254 == "number" || dataType254 == "boolean"){
-coerced254 = "" + data242;
+coerced254 = "" + data245;
 }
-else if(data242 === null){
+else if(data245 === null){
 coerced254 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data242}];
-return false;
+const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data245};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
 }
 }
 if(coerced254 !== undefined){
-data242 = coerced254;
-if(data241 !== undefined){
-data241["key"] = coerced254;
+data245 = coerced254;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced254;
 }
 }
 }
-if(errors === _errs723){
-if(typeof data242 === "string"){
-if(func3(data242) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data242}];
-return false;
-}
-}
-}
-var valid84 = _errs723 === errors;
+if("none" !== data245){
+const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data245};
+if(vErrors === null){
+vErrors = [err206];
 }
 else {
-var valid84 = true;
+vErrors.push(err206);
 }
-if(valid84){
-if(data241.account !== undefined){
-let data243 = data241.account;
+errors++;
+}
+var _valid21 = _errs723 === errors;
+valid84 = valid84 || _valid21;
+if(!valid84){
 const _errs725 = errors;
-if(typeof data243 !== "string"){
-let dataType255 = typeof data243;
+if(typeof data245 !== "string"){
+let dataType255 = typeof data245;
 let coerced255 = undefined;
 if(!(coerced255 !== undefined)){
 if(dataType255 == "number" || dataType255 == "boolean"){
-coerced255 = "" + data243;
+coerced255 = "" + data245;
 }
-else if(data243 === null){
+else if(data245 === null){
 coerced255 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data243}];
-return false;
+const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data245};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
 }
 }
 if(coerced255 !== undefined){
-data243 = coerced255;
-if(data241 !== undefined){
-data241["account"] = coerced255;
+data245 = coerced255;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced255;
 }
 }
 }
-if(errors === _errs725){
-if(typeof data243 === "string"){
-if(func3(data243) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data243}];
-return false;
-}
-}
-}
-var valid84 = _errs725 === errors;
+if("minimal" !== data245){
+const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data245};
+if(vErrors === null){
+vErrors = [err208];
 }
 else {
-var valid84 = true;
+vErrors.push(err208);
 }
-if(valid84){
-if(data241.name !== undefined){
-let data244 = data241.name;
+errors++;
+}
+var _valid21 = _errs725 === errors;
+valid84 = valid84 || _valid21;
+if(!valid84){
 const _errs727 = errors;
-if(typeof data244 !== "string"){
-let dataType256 = typeof data244;
+if(typeof data245 !== "string"){
+let dataType256 = typeof data245;
 let coerced256 = undefined;
 if(!(coerced256 !== undefined)){
 if(dataType256 == "number" || dataType256 == "boolean"){
-coerced256 = "" + data244;
+coerced256 = "" + data245;
 }
-else if(data244 === null){
+else if(data245 === null){
 coerced256 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data244}];
-return false;
+const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data245};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
 }
 }
 if(coerced256 !== undefined){
-data244 = coerced256;
-if(data241 !== undefined){
-data241["name"] = coerced256;
+data245 = coerced256;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced256;
 }
 }
 }
-var valid84 = _errs727 === errors;
+if("low" !== data245){
+const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data245};
+if(vErrors === null){
+vErrors = [err210];
 }
 else {
-var valid84 = true;
+vErrors.push(err210);
 }
-if(valid84){
-if(data241.spend_limit !== undefined){
-let data245 = data241.spend_limit;
+errors++;
+}
+var _valid21 = _errs727 === errors;
+valid84 = valid84 || _valid21;
+if(!valid84){
 const _errs729 = errors;
-if(!(typeof data245 == "number")){
+if(typeof data245 !== "string"){
 let dataType257 = typeof data245;
 let coerced257 = undefined;
 if(!(coerced257 !== undefined)){
-if(dataType257 == "boolean" || data245 === null
-              || (dataType257 == "string" && data245 && data245 == +data245)){
-coerced257 = +data245;
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data245;
+}
+else if(data245 === null){
+coerced257 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data245}];
-return false;
+const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data245};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
 }
 }
 if(coerced257 !== undefined){
 data245 = coerced257;
-if(data241 !== undefined){
-data241["spend_limit"] = coerced257;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced257;
 }
 }
 }
-if(errors === _errs729){
-if(typeof data245 == "number"){
-if(data245 > 1000000 || isNaN(data245)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data245}];
-return false;
-}
-else {
-if(data245 < 0 || isNaN(data245)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data245}];
-return false;
-}
-}
-}
-}
-var valid84 = _errs729 === errors;
+if("medium" !== data245){
+const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data245};
+if(vErrors === null){
+vErrors = [err212];
 }
 else {
-var valid84 = true;
+vErrors.push(err212);
 }
-if(valid84){
-if(data241.limits !== undefined){
-let data246 = data241.limits;
+errors++;
+}
+var _valid21 = _errs729 === errors;
+valid84 = valid84 || _valid21;
+if(!valid84){
 const _errs731 = errors;
-if(errors === _errs731){
-if(data246 && typeof data246 == "object" && !Array.isArray(data246)){
-const _errs733 = errors;
-for(const key51 in data246){
-if(!(((key51 === "rpm") || (key51 === "rps")) || (key51 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data246}];
-return false;
-break;
-}
-}
-if(_errs733 === errors){
-if(data246.rpm !== undefined){
-let data247 = data246.rpm;
-const _errs734 = errors;
-if(!((typeof data247 == "number") && (!(data247 % 1) && !isNaN(data247)))){
-let dataType258 = typeof data247;
+if(typeof data245 !== "string"){
+let dataType258 = typeof data245;
 let coerced258 = undefined;
 if(!(coerced258 !== undefined)){
-if(dataType258 === "boolean" || data247 === null
-              || (dataType258 === "string" && data247 && data247 == +data247 && !(data247 % 1))){
-coerced258 = +data247;
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data245;
+}
+else if(data245 === null){
+coerced258 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data247}];
-return false;
-}
-}
-if(coerced258 !== undefined){
-data247 = coerced258;
-if(data246 !== undefined){
-data246["rpm"] = coerced258;
-}
-}
-}
-if(errors === _errs734){
-if(typeof data247 == "number"){
-if(data247 < 1 || isNaN(data247)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data247}];
-return false;
-}
-}
-}
-var valid85 = _errs734 === errors;
-}
-else {
-var valid85 = true;
-}
-if(valid85){
-if(data246.rps !== undefined){
-let data248 = data246.rps;
-const _errs736 = errors;
-if(!((typeof data248 == "number") && (!(data248 % 1) && !isNaN(data248)))){
-let dataType259 = typeof data248;
-let coerced259 = undefined;
-if(!(coerced259 !== undefined)){
-if(dataType259 === "boolean" || data248 === null
-              || (dataType259 === "string" && data248 && data248 == +data248 && !(data248 % 1))){
-coerced259 = +data248;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data248}];
-return false;
-}
-}
-if(coerced259 !== undefined){
-data248 = coerced259;
-if(data246 !== undefined){
-data246["rps"] = coerced259;
-}
-}
-}
-if(errors === _errs736){
-if(typeof data248 == "number"){
-if(data248 < 1 || isNaN(data248)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data248}];
-return false;
-}
-}
-}
-var valid85 = _errs736 === errors;
-}
-else {
-var valid85 = true;
-}
-if(valid85){
-if(data246.tpm !== undefined){
-let data249 = data246.tpm;
-const _errs738 = errors;
-if(!((typeof data249 == "number") && (!(data249 % 1) && !isNaN(data249)))){
-let dataType260 = typeof data249;
-let coerced260 = undefined;
-if(!(coerced260 !== undefined)){
-if(dataType260 === "boolean" || data249 === null
-              || (dataType260 === "string" && data249 && data249 == +data249 && !(data249 % 1))){
-coerced260 = +data249;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data249}];
-return false;
-}
-}
-if(coerced260 !== undefined){
-data249 = coerced260;
-if(data246 !== undefined){
-data246["tpm"] = coerced260;
-}
-}
-}
-if(errors === _errs738){
-if(typeof data249 == "number"){
-if(data249 < 1 || isNaN(data249)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data249}];
-return false;
-}
-}
-}
-var valid85 = _errs738 === errors;
-}
-else {
-var valid85 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data246}];
-return false;
-}
-}
-var valid84 = _errs731 === errors;
-}
-else {
-var valid84 = true;
-}
-if(valid84){
-if(data241.allowed_models !== undefined){
-let data250 = data241.allowed_models;
-const _errs740 = errors;
-if(errors === _errs740){
-if(Array.isArray(data250)){
-var valid86 = true;
-const len12 = data250.length;
-for(let i13=0; i13<len12; i13++){
-let data251 = data250[i13];
-const _errs742 = errors;
-if(typeof data251 !== "string"){
-let dataType261 = typeof data251;
-let coerced261 = undefined;
-if(!(coerced261 !== undefined)){
-if(dataType261 == "number" || dataType261 == "boolean"){
-coerced261 = "" + data251;
-}
-else if(data251 === null){
-coerced261 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data251}];
-return false;
-}
-}
-if(coerced261 !== undefined){
-data251 = coerced261;
-if(data250 !== undefined){
-data250[i13] = coerced261;
-}
-}
-}
-if(errors === _errs742){
-if(typeof data251 === "string"){
-if(func3(data251) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data251}];
-return false;
-}
-}
-}
-var valid86 = _errs742 === errors;
-if(!valid86){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data250}];
-return false;
-}
-}
-var valid84 = _errs740 === errors;
-}
-else {
-var valid84 = true;
-}
-if(valid84){
-if(data241.policy !== undefined){
-let data252 = data241.policy;
-const _errs744 = errors;
-if(errors === _errs744){
-if(data252 && typeof data252 == "object" && !Array.isArray(data252)){
-const _errs746 = errors;
-for(const key52 in data252){
-if(!((key52 === "streaming") || (key52 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data252}];
-return false;
-break;
-}
-}
-if(_errs746 === errors){
-if(data252.streaming !== undefined){
-let data253 = data252.streaming;
-const _errs747 = errors;
-if(typeof data253 !== "boolean"){
-let coerced262 = undefined;
-if(!(coerced262 !== undefined)){
-if(data253 === "false" || data253 === 0 || data253 === null){
-coerced262 = false;
-}
-else if(data253 === "true" || data253 === 1){
-coerced262 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data253}];
-return false;
-}
-}
-if(coerced262 !== undefined){
-data253 = coerced262;
-if(data252 !== undefined){
-data252["streaming"] = coerced262;
-}
-}
-}
-var valid87 = _errs747 === errors;
-}
-else {
-var valid87 = true;
-}
-if(valid87){
-if(data252.max_reasoning_effort !== undefined){
-let data254 = data252.max_reasoning_effort;
-const _errs749 = errors;
-const _errs750 = errors;
-let valid88 = false;
-const _errs751 = errors;
-if(typeof data254 !== "string"){
-let dataType263 = typeof data254;
-let coerced263 = undefined;
-if(!(coerced263 !== undefined)){
-if(dataType263 == "number" || dataType263 == "boolean"){
-coerced263 = "" + data254;
-}
-else if(data254 === null){
-coerced263 = "";
-}
-else {
-const err213 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data254};
+const err213 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data245};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -13112,15 +12864,15 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(coerced263 !== undefined){
-data254 = coerced263;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced263;
+if(coerced258 !== undefined){
+data245 = coerced258;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced258;
 }
 }
 }
-if("none" !== data254){
-const err214 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data254};
+if("high" !== data245){
+const err214 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data245};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -13129,22 +12881,22 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid21 = _errs751 === errors;
-valid88 = valid88 || _valid21;
-if(!valid88){
-const _errs753 = errors;
-if(typeof data254 !== "string"){
-let dataType264 = typeof data254;
-let coerced264 = undefined;
-if(!(coerced264 !== undefined)){
-if(dataType264 == "number" || dataType264 == "boolean"){
-coerced264 = "" + data254;
+var _valid21 = _errs731 === errors;
+valid84 = valid84 || _valid21;
+if(!valid84){
+const _errs733 = errors;
+if(typeof data245 !== "string"){
+let dataType259 = typeof data245;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 == "number" || dataType259 == "boolean"){
+coerced259 = "" + data245;
 }
-else if(data254 === null){
-coerced264 = "";
+else if(data245 === null){
+coerced259 = "";
 }
 else {
-const err215 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data254};
+const err215 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data245};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -13154,15 +12906,15 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(coerced264 !== undefined){
-data254 = coerced264;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced264;
+if(coerced259 !== undefined){
+data245 = coerced259;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced259;
 }
 }
 }
-if("minimal" !== data254){
-const err216 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data254};
+if("xhigh" !== data245){
+const err216 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data245};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -13171,22 +12923,22 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid21 = _errs753 === errors;
-valid88 = valid88 || _valid21;
-if(!valid88){
-const _errs755 = errors;
-if(typeof data254 !== "string"){
-let dataType265 = typeof data254;
-let coerced265 = undefined;
-if(!(coerced265 !== undefined)){
-if(dataType265 == "number" || dataType265 == "boolean"){
-coerced265 = "" + data254;
+var _valid21 = _errs733 === errors;
+valid84 = valid84 || _valid21;
+if(!valid84){
+const _errs735 = errors;
+if(typeof data245 !== "string"){
+let dataType260 = typeof data245;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data245;
 }
-else if(data254 === null){
-coerced265 = "";
+else if(data245 === null){
+coerced260 = "";
 }
 else {
-const err217 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data254};
+const err217 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data245};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -13196,15 +12948,15 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(coerced265 !== undefined){
-data254 = coerced265;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced265;
+if(coerced260 !== undefined){
+data245 = coerced260;
+if(data243 !== undefined){
+data243["max_reasoning_effort"] = coerced260;
 }
 }
 }
-if("low" !== data254){
-const err218 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data254};
+if("max" !== data245){
+const err218 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data245};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -13213,22 +12965,16 @@ vErrors.push(err218);
 }
 errors++;
 }
-var _valid21 = _errs755 === errors;
-valid88 = valid88 || _valid21;
-if(!valid88){
-const _errs757 = errors;
-if(typeof data254 !== "string"){
-let dataType266 = typeof data254;
-let coerced266 = undefined;
-if(!(coerced266 !== undefined)){
-if(dataType266 == "number" || dataType266 == "boolean"){
-coerced266 = "" + data254;
+var _valid21 = _errs735 === errors;
+valid84 = valid84 || _valid21;
 }
-else if(data254 === null){
-coerced266 = "";
 }
-else {
-const err219 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data254};
+}
+}
+}
+}
+if(!valid84){
+const err219 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data245};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -13236,179 +12982,216 @@ else {
 vErrors.push(err219);
 }
 errors++;
-}
-}
-if(coerced266 !== undefined){
-data254 = coerced266;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced266;
-}
-}
-}
-if("medium" !== data254){
-const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data254};
-if(vErrors === null){
-vErrors = [err220];
-}
-else {
-vErrors.push(err220);
-}
-errors++;
-}
-var _valid21 = _errs757 === errors;
-valid88 = valid88 || _valid21;
-if(!valid88){
-const _errs759 = errors;
-if(typeof data254 !== "string"){
-let dataType267 = typeof data254;
-let coerced267 = undefined;
-if(!(coerced267 !== undefined)){
-if(dataType267 == "number" || dataType267 == "boolean"){
-coerced267 = "" + data254;
-}
-else if(data254 === null){
-coerced267 = "";
-}
-else {
-const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data254};
-if(vErrors === null){
-vErrors = [err221];
-}
-else {
-vErrors.push(err221);
-}
-errors++;
-}
-}
-if(coerced267 !== undefined){
-data254 = coerced267;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced267;
-}
-}
-}
-if("high" !== data254){
-const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data254};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-}
-var _valid21 = _errs759 === errors;
-valid88 = valid88 || _valid21;
-if(!valid88){
-const _errs761 = errors;
-if(typeof data254 !== "string"){
-let dataType268 = typeof data254;
-let coerced268 = undefined;
-if(!(coerced268 !== undefined)){
-if(dataType268 == "number" || dataType268 == "boolean"){
-coerced268 = "" + data254;
-}
-else if(data254 === null){
-coerced268 = "";
-}
-else {
-const err223 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data254};
-if(vErrors === null){
-vErrors = [err223];
-}
-else {
-vErrors.push(err223);
-}
-errors++;
-}
-}
-if(coerced268 !== undefined){
-data254 = coerced268;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced268;
-}
-}
-}
-if("xhigh" !== data254){
-const err224 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data254};
-if(vErrors === null){
-vErrors = [err224];
-}
-else {
-vErrors.push(err224);
-}
-errors++;
-}
-var _valid21 = _errs761 === errors;
-valid88 = valid88 || _valid21;
-if(!valid88){
-const _errs763 = errors;
-if(typeof data254 !== "string"){
-let dataType269 = typeof data254;
-let coerced269 = undefined;
-if(!(coerced269 !== undefined)){
-if(dataType269 == "number" || dataType269 == "boolean"){
-coerced269 = "" + data254;
-}
-else if(data254 === null){
-coerced269 = "";
-}
-else {
-const err225 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data254};
-if(vErrors === null){
-vErrors = [err225];
-}
-else {
-vErrors.push(err225);
-}
-errors++;
-}
-}
-if(coerced269 !== undefined){
-data254 = coerced269;
-if(data252 !== undefined){
-data252["max_reasoning_effort"] = coerced269;
-}
-}
-}
-if("max" !== data254){
-const err226 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data254};
-if(vErrors === null){
-vErrors = [err226];
-}
-else {
-vErrors.push(err226);
-}
-errors++;
-}
-var _valid21 = _errs763 === errors;
-valid88 = valid88 || _valid21;
-}
-}
-}
-}
-}
-}
-if(!valid88){
-const err227 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data254};
-if(vErrors === null){
-vErrors = [err227];
-}
-else {
-vErrors.push(err227);
-}
-errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs750;
+errors = _errs722;
 if(vErrors !== null){
-if(_errs750){
-vErrors.length = _errs750;
+if(_errs722){
+vErrors.length = _errs722;
 }
 else {
 vErrors = null;
+}
+}
+}
+var valid83 = _errs721 === errors;
+}
+else {
+var valid83 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data243}];
+return false;
+}
+}
+var valid80 = _errs716 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data233.request_log !== undefined){
+let data246 = data233.request_log;
+const _errs737 = errors;
+if(errors === _errs737){
+if(data246 && typeof data246 == "object" && !Array.isArray(data246)){
+const _errs739 = errors;
+for(const key51 in data246){
+if(!(key51 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data246}];
+return false;
+break;
+}
+}
+if(_errs739 === errors){
+if(data246.bodies !== undefined){
+let data247 = data246.bodies;
+if(typeof data247 !== "boolean"){
+let coerced261 = undefined;
+if(!(coerced261 !== undefined)){
+if(data247 === "false" || data247 === 0 || data247 === null){
+coerced261 = false;
+}
+else if(data247 === "true" || data247 === 1){
+coerced261 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data247}];
+return false;
+}
+}
+if(coerced261 !== undefined){
+data247 = coerced261;
+if(data246 !== undefined){
+data246["bodies"] = coerced261;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data246}];
+return false;
+}
+}
+var valid80 = _errs737 === errors;
+}
+else {
+var valid80 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data233}];
+return false;
+}
+}
+var valid79 = _errs694 === errors;
+if(!valid79){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data232}];
+return false;
+}
+}
+var valid0 = _errs692 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data248 = data.keys;
+const _errs742 = errors;
+if(errors === _errs742){
+if(Array.isArray(data248)){
+var valid86 = true;
+const len11 = data248.length;
+for(let i12=0; i12<len11; i12++){
+let data249 = data248[i12];
+const _errs744 = errors;
+if(errors === _errs744){
+if(data249 && typeof data249 == "object" && !Array.isArray(data249)){
+let missing14;
+if((data249.key === undefined) && (missing14 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data249}];
+return false;
+}
+else {
+const _errs746 = errors;
+for(const key52 in data249){
+if(!(func2.call(schema11.properties.keys.items.properties, key52))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data249}];
+return false;
+break;
+}
+}
+if(_errs746 === errors){
+if(data249.key !== undefined){
+let data250 = data249.key;
+const _errs747 = errors;
+if(typeof data250 !== "string"){
+let dataType262 = typeof data250;
+let coerced262 = undefined;
+if(!(coerced262 !== undefined)){
+if(dataType262 == "number" || dataType262 == "boolean"){
+coerced262 = "" + data250;
+}
+else if(data250 === null){
+coerced262 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data250}];
+return false;
+}
+}
+if(coerced262 !== undefined){
+data250 = coerced262;
+if(data249 !== undefined){
+data249["key"] = coerced262;
+}
+}
+}
+if(errors === _errs747){
+if(typeof data250 === "string"){
+if(func3(data250) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data250}];
+return false;
+}
+}
+}
+var valid87 = _errs747 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data249.account !== undefined){
+let data251 = data249.account;
+const _errs749 = errors;
+if(typeof data251 !== "string"){
+let dataType263 = typeof data251;
+let coerced263 = undefined;
+if(!(coerced263 !== undefined)){
+if(dataType263 == "number" || dataType263 == "boolean"){
+coerced263 = "" + data251;
+}
+else if(data251 === null){
+coerced263 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data251}];
+return false;
+}
+}
+if(coerced263 !== undefined){
+data251 = coerced263;
+if(data249 !== undefined){
+data249["account"] = coerced263;
+}
+}
+}
+if(errors === _errs749){
+if(typeof data251 === "string"){
+if(func3(data251) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data251}];
+return false;
 }
 }
 }
@@ -13417,38 +13200,507 @@ var valid87 = _errs749 === errors;
 else {
 var valid87 = true;
 }
+if(valid87){
+if(data249.name !== undefined){
+let data252 = data249.name;
+const _errs751 = errors;
+if(typeof data252 !== "string"){
+let dataType264 = typeof data252;
+let coerced264 = undefined;
+if(!(coerced264 !== undefined)){
+if(dataType264 == "number" || dataType264 == "boolean"){
+coerced264 = "" + data252;
 }
-}
+else if(data252 === null){
+coerced264 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data252}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data252}];
 return false;
 }
 }
-var valid84 = _errs744 === errors;
+if(coerced264 !== undefined){
+data252 = coerced264;
+if(data249 !== undefined){
+data249["name"] = coerced264;
+}
+}
+}
+var valid87 = _errs751 === errors;
 }
 else {
-var valid84 = true;
+var valid87 = true;
 }
-if(valid84){
-if(data241.status !== undefined){
-let data255 = data241.status;
-const _errs765 = errors;
+if(valid87){
+if(data249.spend_limit !== undefined){
+let data253 = data249.spend_limit;
+const _errs753 = errors;
+if(!(typeof data253 == "number")){
+let dataType265 = typeof data253;
+let coerced265 = undefined;
+if(!(coerced265 !== undefined)){
+if(dataType265 == "boolean" || data253 === null
+              || (dataType265 == "string" && data253 && data253 == +data253)){
+coerced265 = +data253;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data253}];
+return false;
+}
+}
+if(coerced265 !== undefined){
+data253 = coerced265;
+if(data249 !== undefined){
+data249["spend_limit"] = coerced265;
+}
+}
+}
+if(errors === _errs753){
+if(typeof data253 == "number"){
+if(data253 > 1000000 || isNaN(data253)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data253}];
+return false;
+}
+else {
+if(data253 < 0 || isNaN(data253)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data253}];
+return false;
+}
+}
+}
+}
+var valid87 = _errs753 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data249.limits !== undefined){
+let data254 = data249.limits;
+const _errs755 = errors;
+if(errors === _errs755){
+if(data254 && typeof data254 == "object" && !Array.isArray(data254)){
+const _errs757 = errors;
+for(const key53 in data254){
+if(!(((key53 === "rpm") || (key53 === "rps")) || (key53 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data254}];
+return false;
+break;
+}
+}
+if(_errs757 === errors){
+if(data254.rpm !== undefined){
+let data255 = data254.rpm;
+const _errs758 = errors;
+if(!((typeof data255 == "number") && (!(data255 % 1) && !isNaN(data255)))){
+let dataType266 = typeof data255;
+let coerced266 = undefined;
+if(!(coerced266 !== undefined)){
+if(dataType266 === "boolean" || data255 === null
+              || (dataType266 === "string" && data255 && data255 == +data255 && !(data255 % 1))){
+coerced266 = +data255;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data255}];
+return false;
+}
+}
+if(coerced266 !== undefined){
+data255 = coerced266;
+if(data254 !== undefined){
+data254["rpm"] = coerced266;
+}
+}
+}
+if(errors === _errs758){
+if(typeof data255 == "number"){
+if(data255 < 1 || isNaN(data255)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data255}];
+return false;
+}
+}
+}
+var valid88 = _errs758 === errors;
+}
+else {
+var valid88 = true;
+}
+if(valid88){
+if(data254.rps !== undefined){
+let data256 = data254.rps;
+const _errs760 = errors;
+if(!((typeof data256 == "number") && (!(data256 % 1) && !isNaN(data256)))){
+let dataType267 = typeof data256;
+let coerced267 = undefined;
+if(!(coerced267 !== undefined)){
+if(dataType267 === "boolean" || data256 === null
+              || (dataType267 === "string" && data256 && data256 == +data256 && !(data256 % 1))){
+coerced267 = +data256;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data256}];
+return false;
+}
+}
+if(coerced267 !== undefined){
+data256 = coerced267;
+if(data254 !== undefined){
+data254["rps"] = coerced267;
+}
+}
+}
+if(errors === _errs760){
+if(typeof data256 == "number"){
+if(data256 < 1 || isNaN(data256)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data256}];
+return false;
+}
+}
+}
+var valid88 = _errs760 === errors;
+}
+else {
+var valid88 = true;
+}
+if(valid88){
+if(data254.tpm !== undefined){
+let data257 = data254.tpm;
+const _errs762 = errors;
+if(!((typeof data257 == "number") && (!(data257 % 1) && !isNaN(data257)))){
+let dataType268 = typeof data257;
+let coerced268 = undefined;
+if(!(coerced268 !== undefined)){
+if(dataType268 === "boolean" || data257 === null
+              || (dataType268 === "string" && data257 && data257 == +data257 && !(data257 % 1))){
+coerced268 = +data257;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data257}];
+return false;
+}
+}
+if(coerced268 !== undefined){
+data257 = coerced268;
+if(data254 !== undefined){
+data254["tpm"] = coerced268;
+}
+}
+}
+if(errors === _errs762){
+if(typeof data257 == "number"){
+if(data257 < 1 || isNaN(data257)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data257}];
+return false;
+}
+}
+}
+var valid88 = _errs762 === errors;
+}
+else {
+var valid88 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data254}];
+return false;
+}
+}
+var valid87 = _errs755 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data249.allowed_models !== undefined){
+let data258 = data249.allowed_models;
+const _errs764 = errors;
+if(errors === _errs764){
+if(Array.isArray(data258)){
+var valid89 = true;
+const len12 = data258.length;
+for(let i13=0; i13<len12; i13++){
+let data259 = data258[i13];
 const _errs766 = errors;
-let valid89 = false;
-const _errs767 = errors;
-if(typeof data255 !== "string"){
-let dataType270 = typeof data255;
+if(typeof data259 !== "string"){
+let dataType269 = typeof data259;
+let coerced269 = undefined;
+if(!(coerced269 !== undefined)){
+if(dataType269 == "number" || dataType269 == "boolean"){
+coerced269 = "" + data259;
+}
+else if(data259 === null){
+coerced269 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data259}];
+return false;
+}
+}
+if(coerced269 !== undefined){
+data259 = coerced269;
+if(data258 !== undefined){
+data258[i13] = coerced269;
+}
+}
+}
+if(errors === _errs766){
+if(typeof data259 === "string"){
+if(func3(data259) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data259}];
+return false;
+}
+}
+}
+var valid89 = _errs766 === errors;
+if(!valid89){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data258}];
+return false;
+}
+}
+var valid87 = _errs764 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data249.policy !== undefined){
+let data260 = data249.policy;
+const _errs768 = errors;
+if(errors === _errs768){
+if(data260 && typeof data260 == "object" && !Array.isArray(data260)){
+const _errs770 = errors;
+for(const key54 in data260){
+if(!((key54 === "streaming") || (key54 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data260}];
+return false;
+break;
+}
+}
+if(_errs770 === errors){
+if(data260.streaming !== undefined){
+let data261 = data260.streaming;
+const _errs771 = errors;
+if(typeof data261 !== "boolean"){
 let coerced270 = undefined;
 if(!(coerced270 !== undefined)){
-if(dataType270 == "number" || dataType270 == "boolean"){
-coerced270 = "" + data255;
+if(data261 === "false" || data261 === 0 || data261 === null){
+coerced270 = false;
 }
-else if(data255 === null){
-coerced270 = "";
+else if(data261 === "true" || data261 === 1){
+coerced270 = true;
 }
 else {
-const err228 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data255};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data261}];
+return false;
+}
+}
+if(coerced270 !== undefined){
+data261 = coerced270;
+if(data260 !== undefined){
+data260["streaming"] = coerced270;
+}
+}
+}
+var valid90 = _errs771 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data260.max_reasoning_effort !== undefined){
+let data262 = data260.max_reasoning_effort;
+const _errs773 = errors;
+const _errs774 = errors;
+let valid91 = false;
+const _errs775 = errors;
+if(typeof data262 !== "string"){
+let dataType271 = typeof data262;
+let coerced271 = undefined;
+if(!(coerced271 !== undefined)){
+if(dataType271 == "number" || dataType271 == "boolean"){
+coerced271 = "" + data262;
+}
+else if(data262 === null){
+coerced271 = "";
+}
+else {
+const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data262};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+if(coerced271 !== undefined){
+data262 = coerced271;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced271;
+}
+}
+}
+if("none" !== data262){
+const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data262};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+var _valid22 = _errs775 === errors;
+valid91 = valid91 || _valid22;
+if(!valid91){
+const _errs777 = errors;
+if(typeof data262 !== "string"){
+let dataType272 = typeof data262;
+let coerced272 = undefined;
+if(!(coerced272 !== undefined)){
+if(dataType272 == "number" || dataType272 == "boolean"){
+coerced272 = "" + data262;
+}
+else if(data262 === null){
+coerced272 = "";
+}
+else {
+const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data262};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
+}
+if(coerced272 !== undefined){
+data262 = coerced272;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced272;
+}
+}
+}
+if("minimal" !== data262){
+const err223 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data262};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+var _valid22 = _errs777 === errors;
+valid91 = valid91 || _valid22;
+if(!valid91){
+const _errs779 = errors;
+if(typeof data262 !== "string"){
+let dataType273 = typeof data262;
+let coerced273 = undefined;
+if(!(coerced273 !== undefined)){
+if(dataType273 == "number" || dataType273 == "boolean"){
+coerced273 = "" + data262;
+}
+else if(data262 === null){
+coerced273 = "";
+}
+else {
+const err224 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data262};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+}
+if(coerced273 !== undefined){
+data262 = coerced273;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced273;
+}
+}
+}
+if("low" !== data262){
+const err225 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data262};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+var _valid22 = _errs779 === errors;
+valid91 = valid91 || _valid22;
+if(!valid91){
+const _errs781 = errors;
+if(typeof data262 !== "string"){
+let dataType274 = typeof data262;
+let coerced274 = undefined;
+if(!(coerced274 !== undefined)){
+if(dataType274 == "number" || dataType274 == "boolean"){
+coerced274 = "" + data262;
+}
+else if(data262 === null){
+coerced274 = "";
+}
+else {
+const err226 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data262};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+}
+if(coerced274 !== undefined){
+data262 = coerced274;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced274;
+}
+}
+}
+if("medium" !== data262){
+const err227 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data262};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+var _valid22 = _errs781 === errors;
+valid91 = valid91 || _valid22;
+if(!valid91){
+const _errs783 = errors;
+if(typeof data262 !== "string"){
+let dataType275 = typeof data262;
+let coerced275 = undefined;
+if(!(coerced275 !== undefined)){
+if(dataType275 == "number" || dataType275 == "boolean"){
+coerced275 = "" + data262;
+}
+else if(data262 === null){
+coerced275 = "";
+}
+else {
+const err228 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data262};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -13458,15 +13710,15 @@ vErrors.push(err228);
 errors++;
 }
 }
-if(coerced270 !== undefined){
-data255 = coerced270;
-if(data241 !== undefined){
-data241["status"] = coerced270;
+if(coerced275 !== undefined){
+data262 = coerced275;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced275;
 }
 }
 }
-if("active" !== data255){
-const err229 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data255};
+if("high" !== data262){
+const err229 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data262};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -13475,22 +13727,22 @@ vErrors.push(err229);
 }
 errors++;
 }
-var _valid22 = _errs767 === errors;
-valid89 = valid89 || _valid22;
-if(!valid89){
-const _errs769 = errors;
-if(typeof data255 !== "string"){
-let dataType271 = typeof data255;
-let coerced271 = undefined;
-if(!(coerced271 !== undefined)){
-if(dataType271 == "number" || dataType271 == "boolean"){
-coerced271 = "" + data255;
+var _valid22 = _errs783 === errors;
+valid91 = valid91 || _valid22;
+if(!valid91){
+const _errs785 = errors;
+if(typeof data262 !== "string"){
+let dataType276 = typeof data262;
+let coerced276 = undefined;
+if(!(coerced276 !== undefined)){
+if(dataType276 == "number" || dataType276 == "boolean"){
+coerced276 = "" + data262;
 }
-else if(data255 === null){
-coerced271 = "";
+else if(data262 === null){
+coerced276 = "";
 }
 else {
-const err230 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data255};
+const err230 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data262};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -13500,15 +13752,15 @@ vErrors.push(err230);
 errors++;
 }
 }
-if(coerced271 !== undefined){
-data255 = coerced271;
-if(data241 !== undefined){
-data241["status"] = coerced271;
+if(coerced276 !== undefined){
+data262 = coerced276;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced276;
 }
 }
 }
-if("blocked" !== data255){
-const err231 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data255};
+if("xhigh" !== data262){
+const err231 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data262};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -13517,22 +13769,22 @@ vErrors.push(err231);
 }
 errors++;
 }
-var _valid22 = _errs769 === errors;
-valid89 = valid89 || _valid22;
-if(!valid89){
-const _errs771 = errors;
-if(typeof data255 !== "string"){
-let dataType272 = typeof data255;
-let coerced272 = undefined;
-if(!(coerced272 !== undefined)){
-if(dataType272 == "number" || dataType272 == "boolean"){
-coerced272 = "" + data255;
+var _valid22 = _errs785 === errors;
+valid91 = valid91 || _valid22;
+if(!valid91){
+const _errs787 = errors;
+if(typeof data262 !== "string"){
+let dataType277 = typeof data262;
+let coerced277 = undefined;
+if(!(coerced277 !== undefined)){
+if(dataType277 == "number" || dataType277 == "boolean"){
+coerced277 = "" + data262;
 }
-else if(data255 === null){
-coerced272 = "";
+else if(data262 === null){
+coerced277 = "";
 }
 else {
-const err232 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data255};
+const err232 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data262};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -13542,15 +13794,15 @@ vErrors.push(err232);
 errors++;
 }
 }
-if(coerced272 !== undefined){
-data255 = coerced272;
-if(data241 !== undefined){
-data241["status"] = coerced272;
+if(coerced277 !== undefined){
+data262 = coerced277;
+if(data260 !== undefined){
+data260["max_reasoning_effort"] = coerced277;
 }
 }
 }
-if("revoked" !== data255){
-const err233 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data255};
+if("max" !== data262){
+const err233 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data262};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -13559,22 +13811,16 @@ vErrors.push(err233);
 }
 errors++;
 }
-var _valid22 = _errs771 === errors;
-valid89 = valid89 || _valid22;
-if(!valid89){
-const _errs773 = errors;
-if(typeof data255 !== "string"){
-let dataType273 = typeof data255;
-let coerced273 = undefined;
-if(!(coerced273 !== undefined)){
-if(dataType273 == "number" || dataType273 == "boolean"){
-coerced273 = "" + data255;
+var _valid22 = _errs787 === errors;
+valid91 = valid91 || _valid22;
 }
-else if(data255 === null){
-coerced273 = "";
 }
-else {
-const err234 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data255};
+}
+}
+}
+}
+if(!valid91){
+const err234 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data262};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -13582,17 +13828,57 @@ else {
 vErrors.push(err234);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs774;
+if(vErrors !== null){
+if(_errs774){
+vErrors.length = _errs774;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced273 !== undefined){
-data255 = coerced273;
-if(data241 !== undefined){
-data241["status"] = coerced273;
+}
+var valid90 = _errs773 === errors;
+}
+else {
+var valid90 = true;
 }
 }
 }
-if("deleted" !== data255){
-const err235 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data255};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data260}];
+return false;
+}
+}
+var valid87 = _errs768 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data249.status !== undefined){
+let data263 = data249.status;
+const _errs789 = errors;
+const _errs790 = errors;
+let valid92 = false;
+const _errs791 = errors;
+if(typeof data263 !== "string"){
+let dataType278 = typeof data263;
+let coerced278 = undefined;
+if(!(coerced278 !== undefined)){
+if(dataType278 == "number" || dataType278 == "boolean"){
+coerced278 = "" + data263;
+}
+else if(data263 === null){
+coerced278 = "";
+}
+else {
+const err235 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data263};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -13601,13 +13887,16 @@ vErrors.push(err235);
 }
 errors++;
 }
-var _valid22 = _errs773 === errors;
-valid89 = valid89 || _valid22;
+}
+if(coerced278 !== undefined){
+data263 = coerced278;
+if(data249 !== undefined){
+data249["status"] = coerced278;
 }
 }
 }
-if(!valid89){
-const err236 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data255};
+if("active" !== data263){
+const err236 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data263};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -13615,60 +13904,201 @@ else {
 vErrors.push(err236);
 }
 errors++;
+}
+var _valid23 = _errs791 === errors;
+valid92 = valid92 || _valid23;
+if(!valid92){
+const _errs793 = errors;
+if(typeof data263 !== "string"){
+let dataType279 = typeof data263;
+let coerced279 = undefined;
+if(!(coerced279 !== undefined)){
+if(dataType279 == "number" || dataType279 == "boolean"){
+coerced279 = "" + data263;
+}
+else if(data263 === null){
+coerced279 = "";
+}
+else {
+const err237 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data263};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+if(coerced279 !== undefined){
+data263 = coerced279;
+if(data249 !== undefined){
+data249["status"] = coerced279;
+}
+}
+}
+if("blocked" !== data263){
+const err238 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data263};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+var _valid23 = _errs793 === errors;
+valid92 = valid92 || _valid23;
+if(!valid92){
+const _errs795 = errors;
+if(typeof data263 !== "string"){
+let dataType280 = typeof data263;
+let coerced280 = undefined;
+if(!(coerced280 !== undefined)){
+if(dataType280 == "number" || dataType280 == "boolean"){
+coerced280 = "" + data263;
+}
+else if(data263 === null){
+coerced280 = "";
+}
+else {
+const err239 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data263};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+if(coerced280 !== undefined){
+data263 = coerced280;
+if(data249 !== undefined){
+data249["status"] = coerced280;
+}
+}
+}
+if("revoked" !== data263){
+const err240 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data263};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+var _valid23 = _errs795 === errors;
+valid92 = valid92 || _valid23;
+if(!valid92){
+const _errs797 = errors;
+if(typeof data263 !== "string"){
+let dataType281 = typeof data263;
+let coerced281 = undefined;
+if(!(coerced281 !== undefined)){
+if(dataType281 == "number" || dataType281 == "boolean"){
+coerced281 = "" + data263;
+}
+else if(data263 === null){
+coerced281 = "";
+}
+else {
+const err241 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data263};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+if(coerced281 !== undefined){
+data263 = coerced281;
+if(data249 !== undefined){
+data249["status"] = coerced281;
+}
+}
+}
+if("deleted" !== data263){
+const err242 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data263};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+var _valid23 = _errs797 === errors;
+valid92 = valid92 || _valid23;
+}
+}
+}
+if(!valid92){
+const err243 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data263};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs766;
+errors = _errs790;
 if(vErrors !== null){
-if(_errs766){
-vErrors.length = _errs766;
+if(_errs790){
+vErrors.length = _errs790;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid84 = _errs765 === errors;
+var valid87 = _errs789 === errors;
 }
 else {
-var valid84 = true;
+var valid87 = true;
 }
-if(valid84){
-if(data241.request_log !== undefined){
-let data256 = data241.request_log;
-const _errs775 = errors;
-if(errors === _errs775){
-if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
-const _errs777 = errors;
-for(const key53 in data256){
-if(!(key53 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data256}];
+if(valid87){
+if(data249.request_log !== undefined){
+let data264 = data249.request_log;
+const _errs799 = errors;
+if(errors === _errs799){
+if(data264 && typeof data264 == "object" && !Array.isArray(data264)){
+const _errs801 = errors;
+for(const key55 in data264){
+if(!(key55 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data264}];
 return false;
 break;
 }
 }
-if(_errs777 === errors){
-if(data256.bodies !== undefined){
-let data257 = data256.bodies;
-if(typeof data257 !== "boolean"){
-let coerced274 = undefined;
-if(!(coerced274 !== undefined)){
-if(data257 === "false" || data257 === 0 || data257 === null){
-coerced274 = false;
+if(_errs801 === errors){
+if(data264.bodies !== undefined){
+let data265 = data264.bodies;
+if(typeof data265 !== "boolean"){
+let coerced282 = undefined;
+if(!(coerced282 !== undefined)){
+if(data265 === "false" || data265 === 0 || data265 === null){
+coerced282 = false;
 }
-else if(data257 === "true" || data257 === 1){
-coerced274 = true;
+else if(data265 === "true" || data265 === 1){
+coerced282 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data257}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data265}];
 return false;
 }
 }
-if(coerced274 !== undefined){
-data257 = coerced274;
-if(data256 !== undefined){
-data256["bodies"] = coerced274;
+if(coerced282 !== undefined){
+data265 = coerced282;
+if(data264 !== undefined){
+data264["bodies"] = coerced282;
 }
 }
 }
@@ -13676,14 +14106,14 @@ data256["bodies"] = coerced274;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data256}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data264}];
 return false;
 }
 }
-var valid84 = _errs775 === errors;
+var valid87 = _errs799 === errors;
 }
 else {
-var valid84 = true;
+var valid87 = true;
 }
 }
 }
@@ -13697,22 +14127,22 @@ var valid84 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data241}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data249}];
 return false;
 }
 }
-var valid83 = _errs720 === errors;
-if(!valid83){
+var valid86 = _errs744 === errors;
+if(!valid86){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data240}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data248}];
 return false;
 }
 }
-var valid0 = _errs718 === errors;
+var valid0 = _errs742 === errors;
 }
 else {
 var valid0 = true;
