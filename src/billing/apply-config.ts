@@ -1,6 +1,6 @@
 import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
-import type { GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
-import type { FeaturePolicy, RateLimits } from '../store/records.js';
+import type { BudgetConfig, GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
+import type { BudgetRule, FeaturePolicy, RateLimits } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './next-file-key-state.js';
 import { usdToNano } from './money.js';
@@ -38,6 +38,13 @@ export interface AppliedKeys {
   readonly restored: readonly string[];
 }
 
+/** Budgets of the file as the store keeps them (nano-USD); null: none. */
+export function budgetRulesOf(budgets: readonly BudgetConfig[] | undefined): BudgetRule[] | null {
+  return budgets === undefined || budgets.length === 0
+    ? null
+    : budgets.map((budget) => ({ period: budget.period, limitNano: usdToNano(budget.limit) }));
+}
+
 /**
  * Applies the configuration's accounts, keys and prices to the store, at start and on
  * reload. An account's `balance` is its starting balance, booked once when the account is
@@ -56,6 +63,7 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       allowedModels: account.allowedModels ?? null,
       limits: limitsOf(account.limits),
       policy: policyOf(account.policy),
+      budgets: budgetRulesOf(account.budgets),
     };
     const created = await store.insertAccountIfAbsent(
       { id: account.id, balanceNano: usdToNano(account.balance), ...fields },
@@ -74,6 +82,8 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       limits: limitsOf(key.limits),
       allowedModels: key.allowedModels ?? null,
       policy: policyOf(key.policy),
+      budgets: budgetRulesOf(key.budgets),
+      endUserBudgets: budgetRulesOf(key.endUserBudgets),
     };
     const created = await store.insertKeyIfAbsent({
       id,

@@ -37,7 +37,7 @@ export async function runRequest(
   context.record.stream = request.stream;
   context.record.endUser = request.endUser;
   const { model, effort } = authorize(services.models, admission, request);
-  const reserved = reserve(services, admission, model, chat, effort, request.features);
+  const reserved = reserve(services, admission, model, chat, effort, request.features, request.endUser);
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
   const { config } = services;
   let stream: StreamSink | undefined;

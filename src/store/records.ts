@@ -1,5 +1,5 @@
 import type { ClusterChange } from './cluster-store.js';
-import type { KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
+import type { BudgetPeriod, KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
 
 /**
  * What the store keeps, in the gateway's own terms. Money is integer nano-USD
@@ -11,6 +11,26 @@ export interface RateLimits {
   readonly rpm?: number;
   readonly rps?: number;
   readonly tpm?: number;
+}
+
+/** A budget that resets: at most `limitNano` spent per calendar `period` (PRODUCT.md decision 27). */
+export interface BudgetRule {
+  readonly period: BudgetPeriod;
+  readonly limitNano: number;
+}
+
+/** Whose budget a window is: a key's or an account's (`endUser` null), or one end user's of a key. */
+export type BudgetOwnerKind = 'key' | 'account';
+
+/** One calendar window of one budget, as a usage row books into it. */
+export interface BudgetWindowRef {
+  readonly ownerKind: BudgetOwnerKind;
+  readonly ownerId: string;
+  /** The end user of a key's `end_user_budgets`; null for the key's or account's own budgets. */
+  readonly endUser: string | null;
+  readonly period: BudgetPeriod;
+  /** ISO time the window starts (in the gateway's budget time zone). */
+  readonly start: string;
 }
 
 /** Features an account (or key) may be denied (issue 4, 403 access_denied). */
@@ -30,6 +50,8 @@ export interface AccountRecord {
   readonly allowedModels: readonly string[] | null;
   readonly limits: RateLimits | null;
   readonly policy: FeaturePolicy | null;
+  /** Budgets that reset (null: none). */
+  readonly budgets: readonly BudgetRule[] | null;
   readonly createdAt: string;
 }
 
@@ -60,6 +82,10 @@ export interface KeyRecord {
   /** null: whatever the account allows. */
   readonly allowedModels: readonly string[] | null;
   readonly policy: FeaturePolicy | null;
+  /** Budgets that reset (null: none). */
+  readonly budgets: readonly BudgetRule[] | null;
+  /** Budgets applied to each end user of the key apart (null: none). */
+  readonly endUserBudgets: readonly BudgetRule[] | null;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
 }
@@ -108,6 +134,13 @@ export interface UsageRow {
   readonly frontDoor: string;
   /** Priced node features the reply used (server-tool calls, the service tier, betas priced); absent or null: none. */
   readonly features?: UsageFeatures | null;
+  /** The end user the request was made for (absent or null: none). */
+  readonly endUser?: string | null;
+  /**
+   * The budget windows the cost books into: those of the request's start, whenever it
+   * settles; booked in the same transaction as the row (absent: none).
+   */
+  readonly budgetWindows?: readonly BudgetWindowRef[] | null;
   readonly createdAt: string;
 }
 
@@ -187,9 +220,17 @@ export interface UsageReport {
 export interface SettledBalances {
   readonly accounts: ReadonlyMap<string, number>;
   readonly keys: ReadonlyMap<string, number>;
+  /** The committed spend of every budget window the batch booked into, by budgetWindowKey. */
+  readonly windows?: ReadonlyMap<string, number>;
+}
+
+/** One string per window: the spend-hold subject id and the caches' key. */
+export function budgetWindowKey(window: BudgetWindowRef): string {
+  return `${window.ownerKind}:${window.ownerId}:${window.period}:${window.start}:${window.endUser ?? ''}`;
 }
 
 export interface NewAccount {
+  readonly budgets?: readonly BudgetRule[] | null;
   readonly id: string;
   readonly name?: string | null;
   readonly balanceNano: number;
@@ -199,6 +240,7 @@ export interface NewAccount {
 }
 
 export interface AccountPatch {
+  readonly budgets?: readonly BudgetRule[] | null;
   readonly name?: string | null;
   readonly allowedModels?: readonly string[] | null;
   readonly limits?: RateLimits | null;
@@ -206,6 +248,8 @@ export interface AccountPatch {
 }
 
 export interface NewKey {
+  readonly budgets?: readonly BudgetRule[] | null;
+  readonly endUserBudgets?: readonly BudgetRule[] | null;
   readonly id: string;
   readonly hash: string;
   readonly prefix: string;
@@ -222,6 +266,8 @@ export interface NewKey {
 }
 
 export interface KeyPatch {
+  readonly budgets?: readonly BudgetRule[] | null;
+  readonly endUserBudgets?: readonly BudgetRule[] | null;
   readonly name?: string | null;
   readonly status?: KeyStatus;
   readonly statusReason?: string | null;

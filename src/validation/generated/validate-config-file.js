@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"budget_timezone":{"minLength":1,"type":"string"},"budget_cached_windows":{"minimum":100,"maximum":10000000,"type":"integer"},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"end_user_budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -10562,141 +10562,149 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.accounts !== undefined){
-let data193 = data.accounts;
+if(data.budget_timezone !== undefined){
+let data193 = data.budget_timezone;
 const _errs598 = errors;
-if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
-let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-else {
-const _errs602 = errors;
-for(const key41 in data194){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-break;
-}
-}
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
+if(typeof data193 !== "string"){
+let dataType212 = typeof data193;
 let coerced212 = undefined;
 if(!(coerced212 !== undefined)){
 if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
+coerced212 = "" + data193;
 }
-else if(data195 === null){
+else if(data193 === null){
 coerced212 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budget_timezone.type,parentSchema:schema11.properties.budget_timezone,data:data193}];
 return false;
 }
 }
 if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
+data193 = coerced212;
+if(data !== undefined){
+data["budget_timezone"] = coerced212;
 }
 }
 }
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
+if(errors === _errs598){
+if(typeof data193 === "string"){
+if(func3(data193) < 1){
+validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.budget_timezone,data:data193}];
 return false;
 }
 }
 }
-}
-var valid69 = _errs603 === errors;
+var valid0 = _errs598 === errors;
 }
 else {
-var valid69 = true;
+var valid0 = true;
 }
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
-const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
+if(valid0){
+if(data.budget_cached_windows !== undefined){
+let data194 = data.budget_cached_windows;
+const _errs600 = errors;
+if(!((typeof data194 == "number") && (!(data194 % 1) && !isNaN(data194)))){
+let dataType213 = typeof data194;
 let coerced213 = undefined;
 if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
-}
-else if(data196 === null){
-coerced213 = "";
+if(dataType213 === "boolean" || data194 === null
+              || (dataType213 === "string" && data194 && data194 == +data194 && !(data194 % 1))){
+coerced213 = +data194;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.budget_cached_windows.type,parentSchema:schema11.properties.budget_cached_windows,data:data194}];
 return false;
 }
 }
 if(coerced213 !== undefined){
-data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
+data194 = coerced213;
+if(data !== undefined){
+data["budget_cached_windows"] = coerced213;
 }
 }
 }
-var valid69 = _errs605 === errors;
+if(errors === _errs600){
+if(typeof data194 == "number"){
+if(data194 > 10000000 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema11.properties.budget_cached_windows,data:data194}];
+return false;
 }
 else {
-var valid69 = true;
+if(data194 < 100 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.budget_cached_windows,data:data194}];
+return false;
 }
-if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
+}
+}
+}
+var valid0 = _errs600 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data195 = data.accounts;
+const _errs602 = errors;
+if(errors === _errs602){
+if(Array.isArray(data195)){
+var valid68 = true;
+const len8 = data195.length;
+for(let i8=0; i8<len8; i8++){
+let data196 = data195[i8];
+const _errs604 = errors;
+if(errors === _errs604){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
+let missing13;
+if((data196.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data196}];
+return false;
+}
+else {
+const _errs606 = errors;
+for(const key41 in data196){
+if(!(((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy")) || (key41 === "budgets"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data196}];
+return false;
+break;
+}
+}
+if(_errs606 === errors){
+if(data196.id !== undefined){
+let data197 = data196.id;
 const _errs607 = errors;
-if(!(typeof data197 == "number")){
+if(typeof data197 !== "string"){
 let dataType214 = typeof data197;
 let coerced214 = undefined;
 if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data197;
+}
+else if(data197 === null){
+coerced214 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
 return false;
 }
 }
 if(coerced214 !== undefined){
 data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
+if(data196 !== undefined){
+data196["id"] = coerced214;
 }
 }
 }
 if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+if(typeof data197 === "string"){
+if(func3(data197) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
 return false;
 }
 else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+if(!pattern9.test(data197)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data197}];
 return false;
 }
 }
@@ -10708,55 +10716,29 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
+if(data196.name !== undefined){
+let data198 = data196.name;
 const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
-const _errs611 = errors;
-if(typeof data199 !== "string"){
-let dataType215 = typeof data199;
+if(typeof data198 !== "string"){
+let dataType215 = typeof data198;
 let coerced215 = undefined;
 if(!(coerced215 !== undefined)){
 if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
+coerced215 = "" + data198;
 }
-else if(data199 === null){
+else if(data198 === null){
 coerced215 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data198}];
 return false;
 }
 }
 if(coerced215 !== undefined){
-data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
+data198 = coerced215;
+if(data196 !== undefined){
+data196["name"] = coerced215;
 }
-}
-}
-if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-}
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
-return false;
 }
 }
 var valid69 = _errs609 === errors;
@@ -10765,96 +10747,122 @@ else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
-const _errs613 = errors;
-if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-break;
-}
-}
-if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
-const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType216 = typeof data201;
+if(data196.balance !== undefined){
+let data199 = data196.balance;
+const _errs611 = errors;
+if(!(typeof data199 == "number")){
+let dataType216 = typeof data199;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
+if(dataType216 == "boolean" || data199 === null
+              || (dataType216 == "string" && data199 && data199 == +data199)){
+coerced216 = +data199;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
 return false;
 }
 }
 if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200["rpm"] = coerced216;
+data199 = coerced216;
+if(data196 !== undefined){
+data196["balance"] = coerced216;
 }
 }
 }
-if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+if(errors === _errs611){
+if(typeof data199 == "number"){
+if(data199 > 1000000 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
+return false;
+}
+else {
+if(data199 < -1000000 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data199}];
 return false;
 }
 }
 }
-var valid71 = _errs616 === errors;
+}
+var valid69 = _errs611 === errors;
 }
 else {
-var valid71 = true;
+var valid69 = true;
 }
-if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
-const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
+if(valid69){
+if(data196.allowed_models !== undefined){
+let data200 = data196.allowed_models;
+const _errs613 = errors;
+if(errors === _errs613){
+if(Array.isArray(data200)){
+var valid70 = true;
+const len9 = data200.length;
+for(let i9=0; i9<len9; i9++){
+let data201 = data200[i9];
+const _errs615 = errors;
+if(typeof data201 !== "string"){
+let dataType217 = typeof data201;
 let coerced217 = undefined;
 if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data201;
+}
+else if(data201 === null){
+coerced217 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data201}];
 return false;
 }
 }
 if(coerced217 !== undefined){
-data202 = coerced217;
+data201 = coerced217;
 if(data200 !== undefined){
-data200["rps"] = coerced217;
+data200[i9] = coerced217;
 }
 }
 }
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+if(errors === _errs615){
+if(typeof data201 === "string"){
+if(func3(data201) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data201}];
 return false;
 }
 }
 }
-var valid71 = _errs618 === errors;
+var valid70 = _errs615 === errors;
+if(!valid70){
+break;
+}
+}
 }
 else {
-var valid71 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data200}];
+return false;
 }
-if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
+}
+var valid69 = _errs613 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data196.limits !== undefined){
+let data202 = data196.limits;
+const _errs617 = errors;
+if(errors === _errs617){
+if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
+const _errs619 = errors;
+for(const key42 in data202){
+if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data202}];
+return false;
+break;
+}
+}
+if(_errs619 === errors){
+if(data202.rpm !== undefined){
+let data203 = data202.rpm;
 const _errs620 = errors;
 if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
 let dataType218 = typeof data203;
@@ -10865,21 +10873,21 @@ if(dataType218 === "boolean" || data203 === null
 coerced218 = +data203;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data203}];
 return false;
 }
 }
 if(coerced218 !== undefined){
 data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
+if(data202 !== undefined){
+data202["rpm"] = coerced218;
 }
 }
 }
 if(errors === _errs620){
 if(typeof data203 == "number"){
 if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data203}];
 return false;
 }
 }
@@ -10889,83 +10897,157 @@ var valid71 = _errs620 === errors;
 else {
 var valid71 = true;
 }
+if(valid71){
+if(data202.rps !== undefined){
+let data204 = data202.rps;
+const _errs622 = errors;
+if(!((typeof data204 == "number") && (!(data204 % 1) && !isNaN(data204)))){
+let dataType219 = typeof data204;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data204 === null
+              || (dataType219 === "string" && data204 && data204 == +data204 && !(data204 % 1))){
+coerced219 = +data204;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data204}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data204 = coerced219;
+if(data202 !== undefined){
+data202["rps"] = coerced219;
+}
+}
+}
+if(errors === _errs622){
+if(typeof data204 == "number"){
+if(data204 < 1 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data204}];
+return false;
+}
+}
+}
+var valid71 = _errs622 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data202.tpm !== undefined){
+let data205 = data202.tpm;
+const _errs624 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType220 = typeof data205;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 === "boolean" || data205 === null
+              || (dataType220 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced220 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data205}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data205 = coerced220;
+if(data202 !== undefined){
+data202["tpm"] = coerced220;
+}
+}
+}
+if(errors === _errs624){
+if(typeof data205 == "number"){
+if(data205 < 1 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data205}];
+return false;
+}
+}
+}
+var valid71 = _errs624 === errors;
+}
+else {
+var valid71 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data202}];
 return false;
 }
 }
-var valid69 = _errs613 === errors;
+var valid69 = _errs617 === errors;
 }
 else {
 var valid69 = true;
 }
 if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
-const _errs622 = errors;
-if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-const _errs624 = errors;
-for(const key43 in data204){
+if(data196.policy !== undefined){
+let data206 = data196.policy;
+const _errs626 = errors;
+if(errors === _errs626){
+if(data206 && typeof data206 == "object" && !Array.isArray(data206)){
+const _errs628 = errors;
+for(const key43 in data206){
 if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data206}];
 return false;
 break;
 }
 }
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
+if(_errs628 === errors){
+if(data206.streaming !== undefined){
+let data207 = data206.streaming;
+const _errs629 = errors;
+if(typeof data207 !== "boolean"){
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(data207 === "false" || data207 === 0 || data207 === null){
+coerced221 = false;
 }
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
+else if(data207 === "true" || data207 === 1){
+coerced221 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data207}];
 return false;
 }
 }
-if(coerced219 !== undefined){
-data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
+if(coerced221 !== undefined){
+data207 = coerced221;
+if(data206 !== undefined){
+data206["streaming"] = coerced221;
 }
 }
 }
-var valid72 = _errs625 === errors;
+var valid72 = _errs629 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
-const _errs628 = errors;
+if(data206.max_reasoning_effort !== undefined){
+let data208 = data206.max_reasoning_effort;
+const _errs631 = errors;
+const _errs632 = errors;
 let valid73 = false;
-const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
+const _errs633 = errors;
+if(typeof data208 !== "string"){
+let dataType222 = typeof data208;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 == "number" || dataType222 == "boolean"){
+coerced222 = "" + data208;
 }
-else if(data206 === null){
-coerced220 = "";
+else if(data208 === null){
+coerced222 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data208};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10975,15 +11057,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+if(coerced222 !== undefined){
+data208 = coerced222;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced222;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+if("none" !== data208){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data208};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10992,22 +11074,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs629 === errors;
+var _valid19 = _errs633 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
+const _errs635 = errors;
+if(typeof data208 !== "string"){
+let dataType223 = typeof data208;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data208;
 }
-else if(data206 === null){
-coerced221 = "";
+else if(data208 === null){
+coerced223 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data208};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11017,15 +11099,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+if(coerced223 !== undefined){
+data208 = coerced223;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced223;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+if("minimal" !== data208){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data208};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11034,22 +11116,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
+var _valid19 = _errs635 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs633 = errors;
-if(typeof data206 !== "string"){
-let dataType222 = typeof data206;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
+const _errs637 = errors;
+if(typeof data208 !== "string"){
+let dataType224 = typeof data208;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data208;
 }
-else if(data206 === null){
-coerced222 = "";
+else if(data208 === null){
+coerced224 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data208};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11059,15 +11141,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(coerced224 !== undefined){
+data208 = coerced224;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced224;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+if("low" !== data208){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data208};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11076,22 +11158,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
+var _valid19 = _errs637 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+const _errs639 = errors;
+if(typeof data208 !== "string"){
+let dataType225 = typeof data208;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data208;
 }
-else if(data206 === null){
-coerced223 = "";
+else if(data208 === null){
+coerced225 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data208};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11101,15 +11183,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+if(coerced225 !== undefined){
+data208 = coerced225;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced225;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+if("medium" !== data208){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data208};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11200,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
+var _valid19 = _errs639 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
+const _errs641 = errors;
+if(typeof data208 !== "string"){
+let dataType226 = typeof data208;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data208;
 }
-else if(data206 === null){
-coerced224 = "";
+else if(data208 === null){
+coerced226 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data208};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11143,15 +11225,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+if(coerced226 !== undefined){
+data208 = coerced226;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced226;
 }
 }
 }
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if("high" !== data208){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data208};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,22 +11242,22 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
+var _valid19 = _errs641 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
+const _errs643 = errors;
+if(typeof data208 !== "string"){
+let dataType227 = typeof data208;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data208;
 }
-else if(data206 === null){
-coerced225 = "";
+else if(data208 === null){
+coerced227 = "";
 }
 else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data208};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11185,15 +11267,15 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
+if(coerced227 !== undefined){
+data208 = coerced227;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced227;
 }
 }
 }
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
+if("xhigh" !== data208){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data208};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11202,22 +11284,22 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs639 === errors;
+var _valid19 = _errs643 === errors;
 valid73 = valid73 || _valid19;
 if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
+const _errs645 = errors;
+if(typeof data208 !== "string"){
+let dataType228 = typeof data208;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data208;
 }
-else if(data206 === null){
-coerced226 = "";
+else if(data208 === null){
+coerced228 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data208};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11227,15 +11309,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
+if(coerced228 !== undefined){
+data208 = coerced228;
+if(data206 !== undefined){
+data206["max_reasoning_effort"] = coerced228;
 }
 }
 }
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
+if("max" !== data208){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data208};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11244,7 +11326,7 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid19 = _errs641 === errors;
+var _valid19 = _errs645 === errors;
 valid73 = valid73 || _valid19;
 }
 }
@@ -11253,7 +11335,7 @@ valid73 = valid73 || _valid19;
 }
 }
 if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data208};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11265,17 +11347,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs628;
+errors = _errs632;
 if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
+if(_errs632){
+vErrors.length = _errs632;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid72 = _errs627 === errors;
+var valid72 = _errs631 === errors;
 }
 else {
 var valid72 = true;
@@ -11284,11 +11366,273 @@ var valid72 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data206}];
 return false;
 }
 }
-var valid69 = _errs622 === errors;
+var valid69 = _errs626 === errors;
+}
+else {
+var valid69 = true;
+}
+if(valid69){
+if(data196.budgets !== undefined){
+let data209 = data196.budgets;
+const _errs647 = errors;
+if(errors === _errs647){
+if(Array.isArray(data209)){
+if(data209.length > 3){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data209}];
+return false;
+}
+else {
+var valid74 = true;
+const len10 = data209.length;
+for(let i10=0; i10<len10; i10++){
+let data210 = data209[i10];
+const _errs649 = errors;
+if(errors === _errs649){
+if(data210 && typeof data210 == "object" && !Array.isArray(data210)){
+let missing14;
+if(((data210.limit === undefined) && (missing14 = "limit")) || ((data210.period === undefined) && (missing14 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10,schemaPath:"#/properties/accounts/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.properties.budgets.items.required,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data210}];
+return false;
+}
+else {
+const _errs651 = errors;
+for(const key44 in data210){
+if(!((key44 === "limit") || (key44 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10,schemaPath:"#/properties/accounts/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data210}];
+return false;
+break;
+}
+}
+if(_errs651 === errors){
+if(data210.limit !== undefined){
+let data211 = data210.limit;
+const _errs652 = errors;
+if(!(typeof data211 == "number")){
+let dataType229 = typeof data211;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "boolean" || data211 === null
+              || (dataType229 == "string" && data211 && data211 == +data211)){
+coerced229 = +data211;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data211}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data211 = coerced229;
+if(data210 !== undefined){
+data210["limit"] = coerced229;
+}
+}
+}
+if(errors === _errs652){
+if(typeof data211 == "number"){
+if(data211 > 1000000 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data211}];
+return false;
+}
+else {
+if(data211 < 0 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data211}];
+return false;
+}
+}
+}
+}
+var valid75 = _errs652 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data210.period !== undefined){
+let data212 = data210.period;
+const _errs654 = errors;
+const _errs655 = errors;
+let valid76 = false;
+const _errs656 = errors;
+if(typeof data212 !== "string"){
+let dataType230 = typeof data212;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data212;
+}
+else if(data212 === null){
+coerced230 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data212};
+if(vErrors === null){
+vErrors = [err208];
+}
+else {
+vErrors.push(err208);
+}
+errors++;
+}
+}
+if(coerced230 !== undefined){
+data212 = coerced230;
+if(data210 !== undefined){
+data210["period"] = coerced230;
+}
+}
+}
+if("day" !== data212){
+const err209 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data212};
+if(vErrors === null){
+vErrors = [err209];
+}
+else {
+vErrors.push(err209);
+}
+errors++;
+}
+var _valid20 = _errs656 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs658 = errors;
+if(typeof data212 !== "string"){
+let dataType231 = typeof data212;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data212;
+}
+else if(data212 === null){
+coerced231 = "";
+}
+else {
+const err210 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data212};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
+}
+}
+if(coerced231 !== undefined){
+data212 = coerced231;
+if(data210 !== undefined){
+data210["period"] = coerced231;
+}
+}
+}
+if("week" !== data212){
+const err211 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data212};
+if(vErrors === null){
+vErrors = [err211];
+}
+else {
+vErrors.push(err211);
+}
+errors++;
+}
+var _valid20 = _errs658 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs660 = errors;
+if(typeof data212 !== "string"){
+let dataType232 = typeof data212;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data212;
+}
+else if(data212 === null){
+coerced232 = "";
+}
+else {
+const err212 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data212};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+if(coerced232 !== undefined){
+data212 = coerced232;
+if(data210 !== undefined){
+data210["period"] = coerced232;
+}
+}
+}
+if("month" !== data212){
+const err213 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data212};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+var _valid20 = _errs660 === errors;
+valid76 = valid76 || _valid20;
+}
+}
+if(!valid76){
+const err214 = {instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period,data:data212};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs655;
+if(vErrors !== null){
+if(_errs655){
+vErrors.length = _errs655;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid75 = _errs654 === errors;
+}
+else {
+var valid75 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets/" + i10,schemaPath:"#/properties/accounts/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.budgets.items.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data210}];
+return false;
+}
+}
+var valid74 = _errs649 === errors;
+if(!valid74){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.budgets.type,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data209}];
+return false;
+}
+}
+var valid69 = _errs647 === errors;
 }
 else {
 var valid69 = true;
@@ -11301,609 +11645,466 @@ var valid69 = true;
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data196}];
 return false;
 }
 }
-var valid68 = _errs600 === errors;
+var valid68 = _errs604 === errors;
 if(!valid68){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data195}];
 return false;
 }
 }
-var valid0 = _errs598 === errors;
+var valid0 = _errs602 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
-const _errs645 = errors;
-if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
+let data213 = data.keys;
+const _errs662 = errors;
+if(errors === _errs662){
+if(Array.isArray(data213)){
+var valid77 = true;
+const len11 = data213.length;
+for(let i11=0; i11<len11; i11++){
+let data214 = data213[i11];
+const _errs664 = errors;
+if(errors === _errs664){
+if(data214 && typeof data214 == "object" && !Array.isArray(data214)){
+let missing15;
+if((data214.key === undefined) && (missing15 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data214}];
 return false;
 }
 else {
-const _errs647 = errors;
-for(const key44 in data208){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
+const _errs666 = errors;
+for(const key45 in data214){
+if(!(func2.call(schema11.properties.keys.items.properties, key45))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data214}];
 return false;
 break;
 }
 }
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
-const _errs648 = errors;
-if(typeof data209 !== "string"){
-let dataType227 = typeof data209;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data209;
-}
-else if(data209 === null){
-coerced227 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
-const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
-}
-else if(data210 === null){
-coerced228 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
-}
-}
-}
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-}
-var valid75 = _errs650 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
-}
-else if(data211 === null){
-coerced229 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
-}
-}
-}
-var valid75 = _errs652 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
-const _errs654 = errors;
-if(!(typeof data212 == "number")){
-let dataType230 = typeof data212;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-if(coerced230 !== undefined){
-data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
-}
-}
-}
-if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-}
-}
-var valid75 = _errs654 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
-const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-const _errs658 = errors;
-for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-break;
-}
-}
-if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
-const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
-coerced231 = +data214;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data213 !== undefined){
-data213["rpm"] = coerced231;
-}
-}
-}
-if(errors === _errs659){
-if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
-return false;
-}
-}
-}
-var valid76 = _errs659 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
-const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
-let dataType232 = typeof data215;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data213 !== undefined){
-data213["rps"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
-const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
-let dataType233 = typeof data216;
+if(_errs666 === errors){
+if(data214.key !== undefined){
+let data215 = data214.key;
+const _errs667 = errors;
+if(typeof data215 !== "string"){
+let dataType233 = typeof data215;
 let coerced233 = undefined;
 if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data215;
+}
+else if(data215 === null){
+coerced233 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data215}];
 return false;
 }
 }
 if(coerced233 !== undefined){
-data216 = coerced233;
-if(data213 !== undefined){
-data213["tpm"] = coerced233;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
-}
-}
-}
-var valid76 = _errs663 === errors;
-}
-else {
-var valid76 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
-const _errs665 = errors;
-if(errors === _errs665){
-if(Array.isArray(data217)){
-var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
-const _errs667 = errors;
-if(typeof data218 !== "string"){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
-}
-else if(data218 === null){
-coerced234 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
+data215 = coerced233;
+if(data214 !== undefined){
+data214["key"] = coerced233;
 }
 }
 }
 if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+if(typeof data215 === "string"){
+if(func3(data215) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data215}];
 return false;
 }
 }
 }
-var valid77 = _errs667 === errors;
-if(!valid77){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
-return false;
-}
-}
-var valid75 = _errs665 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
-const _errs669 = errors;
-if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
-const _errs671 = errors;
-for(const key46 in data219){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-break;
-}
-}
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
-}
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219["streaming"] = coerced235;
-}
-}
-}
-var valid78 = _errs672 === errors;
+var valid78 = _errs667 === errors;
 }
 else {
 var valid78 = true;
 }
 if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs674 = errors;
-const _errs675 = errors;
-let valid79 = false;
-const _errs676 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
+if(data214.account !== undefined){
+let data216 = data214.account;
+const _errs669 = errors;
+if(typeof data216 !== "string"){
+let dataType234 = typeof data216;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data216;
+}
+else if(data216 === null){
+coerced234 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data216}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data216 = coerced234;
+if(data214 !== undefined){
+data214["account"] = coerced234;
+}
+}
+}
+if(errors === _errs669){
+if(typeof data216 === "string"){
+if(func3(data216) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data216}];
+return false;
+}
+}
+}
+var valid78 = _errs669 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.name !== undefined){
+let data217 = data214.name;
+const _errs671 = errors;
+if(typeof data217 !== "string"){
+let dataType235 = typeof data217;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data217;
+}
+else if(data217 === null){
+coerced235 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data217}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data217 = coerced235;
+if(data214 !== undefined){
+data214["name"] = coerced235;
+}
+}
+}
+var valid78 = _errs671 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.spend_limit !== undefined){
+let data218 = data214.spend_limit;
+const _errs673 = errors;
+if(!(typeof data218 == "number")){
+let dataType236 = typeof data218;
 let coerced236 = undefined;
 if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
-}
-else if(data221 === null){
-coerced236 = "";
+if(dataType236 == "boolean" || data218 === null
+              || (dataType236 == "string" && data218 && data218 == +data218)){
+coerced236 = +data218;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
-if(vErrors === null){
-vErrors = [err208];
-}
-else {
-vErrors.push(err208);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data218}];
+return false;
 }
 }
 if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+data218 = coerced236;
+if(data214 !== undefined){
+data214["spend_limit"] = coerced236;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
-if(vErrors === null){
-vErrors = [err209];
+if(errors === _errs673){
+if(typeof data218 == "number"){
+if(data218 > 1000000 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data218}];
+return false;
 }
 else {
-vErrors.push(err209);
+if(data218 < 0 || isNaN(data218)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data218}];
+return false;
 }
-errors++;
 }
-var _valid20 = _errs676 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
+}
+}
+var valid78 = _errs673 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.limits !== undefined){
+let data219 = data214.limits;
+const _errs675 = errors;
+if(errors === _errs675){
+if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
+const _errs677 = errors;
+for(const key46 in data219){
+if(!(((key46 === "rpm") || (key46 === "rps")) || (key46 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data219}];
+return false;
+break;
+}
+}
+if(_errs677 === errors){
+if(data219.rpm !== undefined){
+let data220 = data219.rpm;
 const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
+if(!((typeof data220 == "number") && (!(data220 % 1) && !isNaN(data220)))){
+let dataType237 = typeof data220;
 let coerced237 = undefined;
 if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
-}
-else if(data221 === null){
-coerced237 = "";
+if(dataType237 === "boolean" || data220 === null
+              || (dataType237 === "string" && data220 && data220 == +data220 && !(data220 % 1))){
+coerced237 = +data220;
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
-if(vErrors === null){
-vErrors = [err210];
-}
-else {
-vErrors.push(err210);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data220}];
+return false;
 }
 }
 if(coerced237 !== undefined){
-data221 = coerced237;
+data220 = coerced237;
 if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+data219["rpm"] = coerced237;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
-if(vErrors === null){
-vErrors = [err211];
+if(errors === _errs678){
+if(typeof data220 == "number"){
+if(data220 < 1 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data220}];
+return false;
+}
+}
+}
+var valid79 = _errs678 === errors;
 }
 else {
-vErrors.push(err211);
+var valid79 = true;
 }
-errors++;
-}
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
+if(valid79){
+if(data219.rps !== undefined){
+let data221 = data219.rps;
 const _errs680 = errors;
-if(typeof data221 !== "string"){
+if(!((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221)))){
 let dataType238 = typeof data221;
 let coerced238 = undefined;
 if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
-}
-else if(data221 === null){
-coerced238 = "";
+if(dataType238 === "boolean" || data221 === null
+              || (dataType238 === "string" && data221 && data221 == +data221 && !(data221 % 1))){
+coerced238 = +data221;
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data221}];
+return false;
 }
 }
 if(coerced238 !== undefined){
 data221 = coerced238;
 if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+data219["rps"] = coerced238;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
-if(vErrors === null){
-vErrors = [err213];
+if(errors === _errs680){
+if(typeof data221 == "number"){
+if(data221 < 1 || isNaN(data221)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data221}];
+return false;
+}
+}
+}
+var valid79 = _errs680 === errors;
 }
 else {
-vErrors.push(err213);
+var valid79 = true;
 }
-errors++;
-}
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
+if(valid79){
+if(data219.tpm !== undefined){
+let data222 = data219.tpm;
 const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
+if(!((typeof data222 == "number") && (!(data222 % 1) && !isNaN(data222)))){
+let dataType239 = typeof data222;
 let coerced239 = undefined;
 if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
-}
-else if(data221 === null){
-coerced239 = "";
+if(dataType239 === "boolean" || data222 === null
+              || (dataType239 === "string" && data222 && data222 == +data222 && !(data222 % 1))){
+coerced239 = +data222;
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
-if(vErrors === null){
-vErrors = [err214];
-}
-else {
-vErrors.push(err214);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data222}];
+return false;
 }
 }
 if(coerced239 !== undefined){
-data221 = coerced239;
+data222 = coerced239;
 if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+data219["tpm"] = coerced239;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if(errors === _errs682){
+if(typeof data222 == "number"){
+if(data222 < 1 || isNaN(data222)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data222}];
+return false;
+}
+}
+}
+var valid79 = _errs682 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data219}];
+return false;
+}
+}
+var valid78 = _errs675 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.allowed_models !== undefined){
+let data223 = data214.allowed_models;
+const _errs684 = errors;
+if(errors === _errs684){
+if(Array.isArray(data223)){
+var valid80 = true;
+const len12 = data223.length;
+for(let i12=0; i12<len12; i12++){
+let data224 = data223[i12];
+const _errs686 = errors;
+if(typeof data224 !== "string"){
+let dataType240 = typeof data224;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data224;
+}
+else if(data224 === null){
+coerced240 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/allowed_models/" + i12,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data224}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data224 = coerced240;
+if(data223 !== undefined){
+data223[i12] = coerced240;
+}
+}
+}
+if(errors === _errs686){
+if(typeof data224 === "string"){
+if(func3(data224) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/allowed_models/" + i12,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data224}];
+return false;
+}
+}
+}
+var valid80 = _errs686 === errors;
+if(!valid80){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data223}];
+return false;
+}
+}
+var valid78 = _errs684 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.policy !== undefined){
+let data225 = data214.policy;
+const _errs688 = errors;
+if(errors === _errs688){
+if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
+const _errs690 = errors;
+for(const key47 in data225){
+if(!((key47 === "streaming") || (key47 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data225}];
+return false;
+break;
+}
+}
+if(_errs690 === errors){
+if(data225.streaming !== undefined){
+let data226 = data225.streaming;
+const _errs691 = errors;
+if(typeof data226 !== "boolean"){
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(data226 === "false" || data226 === 0 || data226 === null){
+coerced241 = false;
+}
+else if(data226 === "true" || data226 === 1){
+coerced241 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data226}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data226 = coerced241;
+if(data225 !== undefined){
+data225["streaming"] = coerced241;
+}
+}
+}
+var valid81 = _errs691 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data225.max_reasoning_effort !== undefined){
+let data227 = data225.max_reasoning_effort;
+const _errs693 = errors;
+const _errs694 = errors;
+let valid82 = false;
+const _errs695 = errors;
+if(typeof data227 !== "string"){
+let dataType242 = typeof data227;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data227;
+}
+else if(data227 === null){
+coerced242 = "";
+}
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data227};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +12113,16 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
 }
-else if(data221 === null){
-coerced240 = "";
+if(coerced242 !== undefined){
+data227 = coerced242;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced242;
 }
-else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+}
+}
+if("none" !== data227){
+const err216 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data227};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11936,16 +12131,22 @@ vErrors.push(err216);
 }
 errors++;
 }
+var _valid21 = _errs695 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs697 = errors;
+if(typeof data227 !== "string"){
+let dataType243 = typeof data227;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data227;
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+else if(data227 === null){
+coerced243 = "";
 }
-}
-}
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+else {
+const err217 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data227};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12155,16 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
 }
-else if(data221 === null){
-coerced241 = "";
+if(coerced243 !== undefined){
+data227 = coerced243;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced243;
 }
-else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+}
+}
+if("minimal" !== data227){
+const err218 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data227};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11978,16 +12173,22 @@ vErrors.push(err218);
 }
 errors++;
 }
+var _valid21 = _errs697 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs699 = errors;
+if(typeof data227 !== "string"){
+let dataType244 = typeof data227;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data227;
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+else if(data227 === null){
+coerced244 = "";
 }
-}
-}
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+else {
+const err219 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data227};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,22 +12197,16 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
 }
-else if(data221 === null){
-coerced242 = "";
+if(coerced244 !== undefined){
+data227 = coerced244;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced244;
 }
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+}
+}
+if("low" !== data227){
+const err220 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data227};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12020,16 +12215,22 @@ vErrors.push(err220);
 }
 errors++;
 }
+var _valid21 = _errs699 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs701 = errors;
+if(typeof data227 !== "string"){
+let dataType245 = typeof data227;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data227;
 }
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
+else if(data227 === null){
+coerced245 = "";
 }
-}
-}
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+else {
+const err221 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data227};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12038,16 +12239,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
+}
+if(coerced245 !== undefined){
+data227 = coerced245;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced245;
 }
 }
 }
-}
-}
-}
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if("medium" !== data227){
+const err222 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data227};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12055,57 +12256,23 @@ else {
 vErrors.push(err222);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid21 = _errs701 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs703 = errors;
+if(typeof data227 !== "string"){
+let dataType246 = typeof data227;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data227;
+}
+else if(data227 === null){
+coerced246 = "";
 }
 else {
-errors = _errs675;
-if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid78 = _errs674 === errors;
-}
-else {
-var valid78 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
-return false;
-}
-}
-var valid75 = _errs669 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
-const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
-}
-else if(data222 === null){
-coerced243 = "";
-}
-else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err223 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data227};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12282,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced246 !== undefined){
+data227 = coerced246;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced246;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("high" !== data227){
+const err224 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data227};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12299,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+var _valid21 = _errs703 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs705 = errors;
+if(typeof data227 !== "string"){
+let dataType247 = typeof data227;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data227;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data227 === null){
+coerced247 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data227};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12324,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced247 !== undefined){
+data227 = coerced247;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced247;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("xhigh" !== data227){
+const err226 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data227};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12341,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+var _valid21 = _errs705 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs707 = errors;
+if(typeof data227 !== "string"){
+let dataType248 = typeof data227;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data227;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data227 === null){
+coerced248 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data227};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12366,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced248 !== undefined){
+data227 = coerced248;
+if(data225 !== undefined){
+data225["max_reasoning_effort"] = coerced248;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("max" !== data227){
+const err228 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data227};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12383,16 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+var _valid21 = _errs707 === errors;
+valid82 = valid82 || _valid21;
 }
-else if(data222 === null){
-coerced246 = "";
 }
-else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+}
+}
+}
+}
+if(!valid82){
+const err229 = {instancePath:instancePath+"/keys/" + i11+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data227};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12239,17 +12400,132 @@ else {
 vErrors.push(err229);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs694;
+if(vErrors !== null){
+if(_errs694){
+vErrors.length = _errs694;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+}
+var valid81 = _errs693 === errors;
+}
+else {
+var valid81 = true;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data225}];
+return false;
+}
+}
+var valid78 = _errs688 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.budgets !== undefined){
+let data228 = data214.budgets;
+const _errs709 = errors;
+if(errors === _errs709){
+if(Array.isArray(data228)){
+if(data228.length > 3){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.budgets,data:data228}];
+return false;
+}
+else {
+var valid83 = true;
+const len13 = data228.length;
+for(let i13=0; i13<len13; i13++){
+let data229 = data228[i13];
+const _errs711 = errors;
+if(errors === _errs711){
+if(data229 && typeof data229 == "object" && !Array.isArray(data229)){
+let missing16;
+if(((data229.limit === undefined) && (missing16 = "limit")) || ((data229.period === undefined) && (missing16 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13,schemaPath:"#/properties/keys/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'",schema:schema11.properties.keys.items.properties.budgets.items.required,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data229}];
+return false;
+}
+else {
+const _errs713 = errors;
+for(const key48 in data229){
+if(!((key48 === "limit") || (key48 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13,schemaPath:"#/properties/keys/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data229}];
+return false;
+break;
+}
+}
+if(_errs713 === errors){
+if(data229.limit !== undefined){
+let data230 = data229.limit;
+const _errs714 = errors;
+if(!(typeof data230 == "number")){
+let dataType249 = typeof data230;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "boolean" || data230 === null
+              || (dataType249 == "string" && data230 && data230 == +data230)){
+coerced249 = +data230;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data230}];
+return false;
+}
+}
+if(coerced249 !== undefined){
+data230 = coerced249;
+if(data229 !== undefined){
+data229["limit"] = coerced249;
+}
+}
+}
+if(errors === _errs714){
+if(typeof data230 == "number"){
+if(data230 > 1000000 || isNaN(data230)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data230}];
+return false;
+}
+else {
+if(data230 < 0 || isNaN(data230)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data230}];
+return false;
+}
+}
+}
+}
+var valid84 = _errs714 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data229.period !== undefined){
+let data231 = data229.period;
+const _errs716 = errors;
+const _errs717 = errors;
+let valid85 = false;
+const _errs718 = errors;
+if(typeof data231 !== "string"){
+let dataType250 = typeof data231;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data231;
+}
+else if(data231 === null){
+coerced250 = "";
+}
+else {
+const err230 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data231};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12534,16 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
+}
+if(coerced250 !== undefined){
+data231 = coerced250;
+if(data229 !== undefined){
+data229["period"] = coerced250;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+if("day" !== data231){
+const err231 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data231};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12272,55 +12551,649 @@ else {
 vErrors.push(err231);
 }
 errors++;
+}
+var _valid22 = _errs718 === errors;
+valid85 = valid85 || _valid22;
+if(!valid85){
+const _errs720 = errors;
+if(typeof data231 !== "string"){
+let dataType251 = typeof data231;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data231;
+}
+else if(data231 === null){
+coerced251 = "";
+}
+else {
+const err232 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data231};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(coerced251 !== undefined){
+data231 = coerced251;
+if(data229 !== undefined){
+data229["period"] = coerced251;
+}
+}
+}
+if("week" !== data231){
+const err233 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data231};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+var _valid22 = _errs720 === errors;
+valid85 = valid85 || _valid22;
+if(!valid85){
+const _errs722 = errors;
+if(typeof data231 !== "string"){
+let dataType252 = typeof data231;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data231;
+}
+else if(data231 === null){
+coerced252 = "";
+}
+else {
+const err234 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data231};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(coerced252 !== undefined){
+data231 = coerced252;
+if(data229 !== undefined){
+data229["period"] = coerced252;
+}
+}
+}
+if("month" !== data231){
+const err235 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data231};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+var _valid22 = _errs722 === errors;
+valid85 = valid85 || _valid22;
+}
+}
+if(!valid85){
+const err236 = {instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period,data:data231};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs717;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs717){
+vErrors.length = _errs717;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid84 = _errs716 === errors;
 }
 else {
-var valid75 = true;
-}
-}
-}
-}
-}
-}
+var valid84 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets/" + i13,schemaPath:"#/properties/keys/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.budgets.items.type,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data229}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
-if(!valid74){
+var valid83 = _errs711 === errors;
+if(!valid83){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.budgets.type,parentSchema:schema11.properties.keys.items.properties.budgets,data:data228}];
+return false;
+}
+}
+var valid78 = _errs709 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.end_user_budgets !== undefined){
+let data232 = data214.end_user_budgets;
+const _errs724 = errors;
+if(errors === _errs724){
+if(Array.isArray(data232)){
+if(data232.length > 3){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data232}];
+return false;
+}
+else {
+var valid86 = true;
+const len14 = data232.length;
+for(let i14=0; i14<len14; i14++){
+let data233 = data232[i14];
+const _errs726 = errors;
+if(errors === _errs726){
+if(data233 && typeof data233 == "object" && !Array.isArray(data233)){
+let missing17;
+if(((data233.limit === undefined) && (missing17 = "limit")) || ((data233.period === undefined) && (missing17 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'",schema:schema11.properties.keys.items.properties.end_user_budgets.items.required,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data233}];
+return false;
+}
+else {
+const _errs728 = errors;
+for(const key49 in data233){
+if(!((key49 === "limit") || (key49 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data233}];
+return false;
+break;
+}
+}
+if(_errs728 === errors){
+if(data233.limit !== undefined){
+let data234 = data233.limit;
+const _errs729 = errors;
+if(!(typeof data234 == "number")){
+let dataType253 = typeof data234;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "boolean" || data234 === null
+              || (dataType253 == "string" && data234 && data234 == +data234)){
+coerced253 = +data234;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data234}];
+return false;
+}
+}
+if(coerced253 !== undefined){
+data234 = coerced253;
+if(data233 !== undefined){
+data233["limit"] = coerced253;
+}
+}
+}
+if(errors === _errs729){
+if(typeof data234 == "number"){
+if(data234 > 1000000 || isNaN(data234)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data234}];
+return false;
+}
+else {
+if(data234 < 0 || isNaN(data234)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data234}];
+return false;
+}
+}
+}
+}
+var valid87 = _errs729 === errors;
+}
+else {
+var valid87 = true;
+}
+if(valid87){
+if(data233.period !== undefined){
+let data235 = data233.period;
+const _errs731 = errors;
+const _errs732 = errors;
+let valid88 = false;
+const _errs733 = errors;
+if(typeof data235 !== "string"){
+let dataType254 = typeof data235;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data235;
+}
+else if(data235 === null){
+coerced254 = "";
+}
+else {
+const err237 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data235};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+if(coerced254 !== undefined){
+data235 = coerced254;
+if(data233 !== undefined){
+data233["period"] = coerced254;
+}
+}
+}
+if("day" !== data235){
+const err238 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data235};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+var _valid23 = _errs733 === errors;
+valid88 = valid88 || _valid23;
+if(!valid88){
+const _errs735 = errors;
+if(typeof data235 !== "string"){
+let dataType255 = typeof data235;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data235;
+}
+else if(data235 === null){
+coerced255 = "";
+}
+else {
+const err239 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data235};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+if(coerced255 !== undefined){
+data235 = coerced255;
+if(data233 !== undefined){
+data233["period"] = coerced255;
+}
+}
+}
+if("week" !== data235){
+const err240 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data235};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
+var _valid23 = _errs735 === errors;
+valid88 = valid88 || _valid23;
+if(!valid88){
+const _errs737 = errors;
+if(typeof data235 !== "string"){
+let dataType256 = typeof data235;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data235;
+}
+else if(data235 === null){
+coerced256 = "";
+}
+else {
+const err241 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data235};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+if(coerced256 !== undefined){
+data235 = coerced256;
+if(data233 !== undefined){
+data233["period"] = coerced256;
+}
+}
+}
+if("month" !== data235){
+const err242 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data235};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
+var _valid23 = _errs737 === errors;
+valid88 = valid88 || _valid23;
+}
+}
+if(!valid88){
+const err243 = {instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period,data:data235};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs732;
+if(vErrors !== null){
+if(_errs732){
+vErrors.length = _errs732;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid87 = _errs731 === errors;
+}
+else {
+var valid87 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets/" + i14,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.end_user_budgets.items.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data233}];
+return false;
+}
+}
+var valid86 = _errs726 === errors;
+if(!valid86){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.end_user_budgets.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data232}];
+return false;
+}
+}
+var valid78 = _errs724 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data214.status !== undefined){
+let data236 = data214.status;
+const _errs739 = errors;
+const _errs740 = errors;
+let valid89 = false;
+const _errs741 = errors;
+if(typeof data236 !== "string"){
+let dataType257 = typeof data236;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data236;
+}
+else if(data236 === null){
+coerced257 = "";
+}
+else {
+const err244 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data236};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+if(coerced257 !== undefined){
+data236 = coerced257;
+if(data214 !== undefined){
+data214["status"] = coerced257;
+}
+}
+}
+if("active" !== data236){
+const err245 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data236};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+var _valid24 = _errs741 === errors;
+valid89 = valid89 || _valid24;
+if(!valid89){
+const _errs743 = errors;
+if(typeof data236 !== "string"){
+let dataType258 = typeof data236;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data236;
+}
+else if(data236 === null){
+coerced258 = "";
+}
+else {
+const err246 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data236};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+}
+if(coerced258 !== undefined){
+data236 = coerced258;
+if(data214 !== undefined){
+data214["status"] = coerced258;
+}
+}
+}
+if("blocked" !== data236){
+const err247 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data236};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+var _valid24 = _errs743 === errors;
+valid89 = valid89 || _valid24;
+if(!valid89){
+const _errs745 = errors;
+if(typeof data236 !== "string"){
+let dataType259 = typeof data236;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 == "number" || dataType259 == "boolean"){
+coerced259 = "" + data236;
+}
+else if(data236 === null){
+coerced259 = "";
+}
+else {
+const err248 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data236};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
+}
+}
+if(coerced259 !== undefined){
+data236 = coerced259;
+if(data214 !== undefined){
+data214["status"] = coerced259;
+}
+}
+}
+if("revoked" !== data236){
+const err249 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data236};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+var _valid24 = _errs745 === errors;
+valid89 = valid89 || _valid24;
+if(!valid89){
+const _errs747 = errors;
+if(typeof data236 !== "string"){
+let dataType260 = typeof data236;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data236;
+}
+else if(data236 === null){
+coerced260 = "";
+}
+else {
+const err250 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data236};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+}
+if(coerced260 !== undefined){
+data236 = coerced260;
+if(data214 !== undefined){
+data214["status"] = coerced260;
+}
+}
+}
+if("deleted" !== data236){
+const err251 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data236};
+if(vErrors === null){
+vErrors = [err251];
+}
+else {
+vErrors.push(err251);
+}
+errors++;
+}
+var _valid24 = _errs747 === errors;
+valid89 = valid89 || _valid24;
+}
+}
+}
+if(!valid89){
+const err252 = {instancePath:instancePath+"/keys/" + i11+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data236};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs740;
+if(vErrors !== null){
+if(_errs740){
+vErrors.length = _errs740;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid78 = _errs739 === errors;
+}
+else {
+var valid78 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i11,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data214}];
+return false;
+}
+}
+var valid77 = _errs664 === errors;
+if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data213}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs662 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }
