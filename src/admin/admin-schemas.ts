@@ -24,6 +24,20 @@ const Policy = Type.Object(
 const Models = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
 const Usd = Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD });
 const Reason = Type.String({ minLength: 1, maxLength: 500 });
+/** Budgets that reset (PRODUCT.md decision 27): at most one per period; null removes them. */
+const Budgets = Type.Union([
+  Type.Array(
+    Type.Object(
+      {
+        limit: Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD }),
+        period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: 3 },
+  ),
+  Type.Null(),
+]);
 
 export const CreateAccountSchema = Type.Object(
   {
@@ -33,6 +47,7 @@ export const CreateAccountSchema = Type.Object(
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -43,6 +58,7 @@ export const UpdateAccountSchema = Type.Object(
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -62,6 +78,8 @@ export const CreateKeySchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    budgets: Type.Optional(Budgets),
+    end_user_budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -73,6 +91,8 @@ export const UpdateKeySchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    budgets: Type.Optional(Budgets),
+    end_user_budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -84,3 +104,4 @@ export type AdjustBody = Static<typeof AdjustSchema>;
 export type CreateKeyBody = Static<typeof CreateKeySchema>;
 export type UpdateKeyBody = Static<typeof UpdateKeySchema>;
 export type PolicyBody = Static<typeof Policy>;
+export type BudgetsBody = Static<typeof Budgets>;

@@ -199,7 +199,7 @@ export class Billing {
     private readonly ledger: UsageLedger,
     private readonly holds?: SpendHoldBook,
     /** The wall clock budget windows are chosen by (epoch ms); tests move it. */
-    private readonly clock: () => number = Date.now,
+    readonly clock: () => number = Date.now,
   ) {}
 
   private pricesOf(model: ModelConfig): NanoPrices | undefined {

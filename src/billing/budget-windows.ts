@@ -1,7 +1,7 @@
 import type { BudgetWindowSettings } from '../config/gateway-config.js';
 import { budgetWindowKey, type BudgetRule, type BudgetWindowRef, type SettledBalances, type UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { CalendarWindows } from '../time/calendar-window.js';
+import { CalendarWindows, type CalendarWindow } from '../time/calendar-window.js';
 import type { HoldingEntry } from './spend-hold-book.js';
 
 /** One budget window as the hot path sees it: its limit, committed spend and this instance's money in flight. */
@@ -24,6 +24,24 @@ export interface WindowDemand {
   readonly id: string;
   readonly end: number;
   readonly limitNano: number;
+}
+
+/** The window of `budget` of an owner (and end user) that `window` of the calendar is. */
+export function windowDemand(
+  kind: 'key' | 'account',
+  id: string,
+  endUser: string | null,
+  budget: BudgetRule,
+  window: CalendarWindow,
+): WindowDemand {
+  const ref: BudgetWindowRef = {
+    ownerKind: kind,
+    ownerId: id,
+    endUser,
+    period: budget.period,
+    start: new Date(window.start).toISOString(),
+  };
+  return { ref, id: budgetWindowKey(ref), end: window.end, limitNano: budget.limitNano };
 }
 
 /** The owner whose budgets a request's windows come from. */
@@ -68,17 +86,8 @@ export class BudgetWindowBook {
     epochMs: number,
   ): WindowDemand[] {
     const demands: WindowDemand[] = [];
-    const add = (kind: 'key' | 'account', id: string, user: string | null, budget: BudgetRule) => {
-      const window = this.calendar.of(budget.period, epochMs, this.settings.timeZone);
-      const ref: BudgetWindowRef = {
-        ownerKind: kind,
-        ownerId: id,
-        endUser: user,
-        period: budget.period,
-        start: new Date(window.start).toISOString(),
-      };
-      demands.push({ ref, id: budgetWindowKey(ref), end: window.end, limitNano: budget.limitNano });
-    };
+    const add = (kind: 'key' | 'account', id: string, user: string | null, budget: BudgetRule) =>
+      demands.push(windowDemand(kind, id, user, budget, this.calendar.of(budget.period, epochMs, this.settings.timeZone)));
     for (const owner of owners) for (const budget of owner.budgets ?? []) add(owner.kind, owner.id, null, budget);
     if (endUser !== undefined) for (const budget of endUser.budgets) add('key', endUser.keyId, endUser.name, budget);
     return demands;

@@ -256,6 +256,10 @@ export const PHRASES = {
   }),
   must_be_iso_time: phraseTexts({ en: () => 'must be an ISO 8601 time', ru: () => 'нужно время в формате ISO 8601' }),
   must_not_be_zero: phraseTexts({ en: () => 'must not be zero', ru: () => 'не должен быть нулём' }),
+  repeats_budget_period: phraseTexts({
+    en: () => 'repeats a period: give one budget per period',
+    ru: () => 'повторяет период: задайте один бюджет на период',
+  }),
   integer_in_range: phraseTexts<{ min: number; max: number }>({
     en: (p) => `must be an integer from ${p.min} to ${p.max}`,
     ru: (p) => `нужно целое от ${p.min} до ${p.max}`,

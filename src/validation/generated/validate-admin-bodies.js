@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateCreateAccount = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
@@ -20,7 +20,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "balance")) || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy"))){
+if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "balance")) || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "budgets"))){
 validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema11,data}];
 return false;
 break;
@@ -707,6 +707,288 @@ var valid0 = _errs29 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.budgets !== undefined){
+let data12 = data.budgets;
+const _errs54 = errors;
+const _errs55 = errors;
+let valid8 = false;
+const _errs56 = errors;
+if(errors === _errs56){
+if(Array.isArray(data12)){
+if(data12.length > 3){
+const err36 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.budgets.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+else {
+var valid9 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+const _errs58 = errors;
+if(errors === _errs58){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let missing1;
+if(((data13.limit === undefined) && (missing1 = "limit")) || ((data13.period === undefined) && (missing1 = "period"))){
+const err37 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema11.properties.budgets.anyOf[0].items.required,parentSchema:schema11.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+else {
+const _errs60 = errors;
+for(const key3 in data13){
+if(!((key3 === "limit") || (key3 === "period"))){
+const err38 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+break;
+}
+}
+if(_errs60 === errors){
+if(data13.limit !== undefined){
+let data14 = data13.limit;
+const _errs61 = errors;
+if(errors === _errs61){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1000000 || isNaN(data14)){
+const err39 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+else {
+if(data14 < 0 || isNaN(data14)){
+const err40 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+var valid10 = _errs61 === errors;
+}
+else {
+var valid10 = true;
+}
+if(valid10){
+if(data13.period !== undefined){
+let data15 = data13.period;
+const _errs63 = errors;
+const _errs64 = errors;
+let valid11 = false;
+const _errs65 = errors;
+if(typeof data15 !== "string"){
+const err42 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if("day" !== data15){
+const err43 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+var _valid5 = _errs65 === errors;
+valid11 = valid11 || _valid5;
+if(!valid11){
+const _errs67 = errors;
+if(typeof data15 !== "string"){
+const err44 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if("week" !== data15){
+const err45 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+var _valid5 = _errs67 === errors;
+valid11 = valid11 || _valid5;
+if(!valid11){
+const _errs69 = errors;
+if(typeof data15 !== "string"){
+const err46 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data15};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if("month" !== data15){
+const err47 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data15};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid5 = _errs69 === errors;
+valid11 = valid11 || _valid5;
+}
+}
+if(!valid11){
+const err48 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period,data:data15};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+else {
+errors = _errs64;
+if(vErrors !== null){
+if(_errs64){
+vErrors.length = _errs64;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid10 = _errs63 === errors;
+}
+else {
+var valid10 = true;
+}
+}
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.budgets.anyOf[0].items.type,parentSchema:schema11.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+var valid9 = _errs58 === errors;
+if(!valid9){
+break;
+}
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.budgets.anyOf[0].type,parentSchema:schema11.properties.budgets.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+var _valid4 = _errs56 === errors;
+valid8 = valid8 || _valid4;
+if(!valid8){
+const _errs71 = errors;
+if(data12 !== null){
+const err51 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.budgets.anyOf[1].type,parentSchema:schema11.properties.budgets.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid4 = _errs71 === errors;
+valid8 = valid8 || _valid4;
+}
+if(!valid8){
+const err52 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.budgets.anyOf,parentSchema:schema11.properties.budgets,data:data12};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -725,7 +1007,7 @@ return errors === 0;
 }
 
 export const validateUpdateAccount = validate11;
-const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -734,7 +1016,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "name") || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy"))){
+if(!(((((key0 === "name") || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "budgets"))){
 validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data}];
 return false;
 break;
@@ -1416,6 +1698,288 @@ var valid0 = _errs29 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.budgets !== undefined){
+let data10 = data.budgets;
+const _errs54 = errors;
+const _errs55 = errors;
+let valid9 = false;
+const _errs56 = errors;
+if(errors === _errs56){
+if(Array.isArray(data10)){
+if(data10.length > 3){
+const err40 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema12.properties.budgets.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+else {
+var valid10 = true;
+const len1 = data10.length;
+for(let i1=0; i1<len1; i1++){
+let data11 = data10[i1];
+const _errs58 = errors;
+if(errors === _errs58){
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+let missing0;
+if(((data11.limit === undefined) && (missing0 = "limit")) || ((data11.period === undefined) && (missing0 = "period"))){
+const err41 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema12.properties.budgets.anyOf[0].items.required,parentSchema:schema12.properties.budgets.anyOf[0].items,data:data11};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+else {
+const _errs60 = errors;
+for(const key3 in data11){
+if(!((key3 === "limit") || (key3 === "period"))){
+const err42 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.budgets.anyOf[0].items,data:data11};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+break;
+}
+}
+if(_errs60 === errors){
+if(data11.limit !== undefined){
+let data12 = data11.limit;
+const _errs61 = errors;
+if(errors === _errs61){
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 > 1000000 || isNaN(data12)){
+const err43 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.limit,data:data12};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+else {
+if(data12 < 0 || isNaN(data12)){
+const err44 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.limit,data:data12};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema12.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.limit,data:data12};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+var valid11 = _errs61 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data11.period !== undefined){
+let data13 = data11.period;
+const _errs63 = errors;
+const _errs64 = errors;
+let valid12 = false;
+const _errs65 = errors;
+if(typeof data13 !== "string"){
+const err46 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+if("day" !== data13){
+const err47 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+var _valid6 = _errs65 === errors;
+valid12 = valid12 || _valid6;
+if(!valid12){
+const _errs67 = errors;
+if(typeof data13 !== "string"){
+const err48 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if("week" !== data13){
+const err49 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs67 === errors;
+valid12 = valid12 || _valid6;
+if(!valid12){
+const _errs69 = errors;
+if(typeof data13 !== "string"){
+const err50 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data13};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if("month" !== data13){
+const err51 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data13};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid6 = _errs69 === errors;
+valid12 = valid12 || _valid6;
+}
+}
+if(!valid12){
+const err52 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period,data:data13};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+else {
+errors = _errs64;
+if(vErrors !== null){
+if(_errs64){
+vErrors.length = _errs64;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid11 = _errs63 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+const err53 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.budgets.anyOf[0].items.type,parentSchema:schema12.properties.budgets.anyOf[0].items,data:data11};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+var valid10 = _errs58 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.budgets.anyOf[0].type,parentSchema:schema12.properties.budgets.anyOf[0],data:data10};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+var _valid5 = _errs56 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs71 = errors;
+if(data10 !== null){
+const err55 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema12.properties.budgets.anyOf[1].type,parentSchema:schema12.properties.budgets.anyOf[1],data:data10};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+var _valid5 = _errs71 === errors;
+valid9 = valid9 || _valid5;
+}
+if(!valid9){
+const err56 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.budgets.anyOf,parentSchema:schema12.properties.budgets,data:data10};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+validate11.errors = vErrors;
+return false;
+}
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1609,7 +2173,7 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1624,7 +2188,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy"))){
+if(!((((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "budgets")) || (key0 === "end_user_budgets"))){
 validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data}];
 return false;
 break;
@@ -2360,6 +2924,570 @@ var valid0 = _errs33 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.budgets !== undefined){
+let data12 = data.budgets;
+const _errs58 = errors;
+const _errs59 = errors;
+let valid9 = false;
+const _errs60 = errors;
+if(errors === _errs60){
+if(Array.isArray(data12)){
+if(data12.length > 3){
+const err41 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema15.properties.budgets.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+else {
+var valid10 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+const _errs62 = errors;
+if(errors === _errs62){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let missing1;
+if(((data13.limit === undefined) && (missing1 = "limit")) || ((data13.period === undefined) && (missing1 = "period"))){
+const err42 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema15.properties.budgets.anyOf[0].items.required,parentSchema:schema15.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+const _errs64 = errors;
+for(const key3 in data13){
+if(!((key3 === "limit") || (key3 === "period"))){
+const err43 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+break;
+}
+}
+if(_errs64 === errors){
+if(data13.limit !== undefined){
+let data14 = data13.limit;
+const _errs65 = errors;
+if(errors === _errs65){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1000000 || isNaN(data14)){
+const err44 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+else {
+if(data14 < 0 || isNaN(data14)){
+const err45 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema15.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+var valid11 = _errs65 === errors;
+}
+else {
+var valid11 = true;
+}
+if(valid11){
+if(data13.period !== undefined){
+let data15 = data13.period;
+const _errs67 = errors;
+const _errs68 = errors;
+let valid12 = false;
+const _errs69 = errors;
+if(typeof data15 !== "string"){
+const err47 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if("day" !== data15){
+const err48 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid6 = _errs69 === errors;
+valid12 = valid12 || _valid6;
+if(!valid12){
+const _errs71 = errors;
+if(typeof data15 !== "string"){
+const err49 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+if("week" !== data15){
+const err50 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+var _valid6 = _errs71 === errors;
+valid12 = valid12 || _valid6;
+if(!valid12){
+const _errs73 = errors;
+if(typeof data15 !== "string"){
+const err51 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data15};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if("month" !== data15){
+const err52 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data15};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid6 = _errs73 === errors;
+valid12 = valid12 || _valid6;
+}
+}
+if(!valid12){
+const err53 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period,data:data15};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+else {
+errors = _errs68;
+if(vErrors !== null){
+if(_errs68){
+vErrors.length = _errs68;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid11 = _errs67 === errors;
+}
+else {
+var valid11 = true;
+}
+}
+}
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.budgets.anyOf[0].items.type,parentSchema:schema15.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+var valid10 = _errs62 === errors;
+if(!valid10){
+break;
+}
+}
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.budgets.anyOf[0].type,parentSchema:schema15.properties.budgets.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+var _valid5 = _errs60 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs75 = errors;
+if(data12 !== null){
+const err56 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.budgets.anyOf[1].type,parentSchema:schema15.properties.budgets.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid5 = _errs75 === errors;
+valid9 = valid9 || _valid5;
+}
+if(!valid9){
+const err57 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.budgets.anyOf,parentSchema:schema15.properties.budgets,data:data12};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.end_user_budgets !== undefined){
+let data16 = data.end_user_budgets;
+const _errs77 = errors;
+const _errs78 = errors;
+let valid13 = false;
+const _errs79 = errors;
+if(errors === _errs79){
+if(Array.isArray(data16)){
+if(data16.length > 3){
+const err58 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema15.properties.end_user_budgets.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+else {
+var valid14 = true;
+const len2 = data16.length;
+for(let i2=0; i2<len2; i2++){
+let data17 = data16[i2];
+const _errs81 = errors;
+if(errors === _errs81){
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+let missing2;
+if(((data17.limit === undefined) && (missing2 = "limit")) || ((data17.period === undefined) && (missing2 = "period"))){
+const err59 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema15.properties.end_user_budgets.anyOf[0].items.required,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items,data:data17};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+else {
+const _errs83 = errors;
+for(const key4 in data17){
+if(!((key4 === "limit") || (key4 === "period"))){
+const err60 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items,data:data17};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+break;
+}
+}
+if(_errs83 === errors){
+if(data17.limit !== undefined){
+let data18 = data17.limit;
+const _errs84 = errors;
+if(errors === _errs84){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 1000000 || isNaN(data18)){
+const err61 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data18};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+else {
+if(data18 < 0 || isNaN(data18)){
+const err62 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data18};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit.type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data18};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+var valid15 = _errs84 === errors;
+}
+else {
+var valid15 = true;
+}
+if(valid15){
+if(data17.period !== undefined){
+let data19 = data17.period;
+const _errs86 = errors;
+const _errs87 = errors;
+let valid16 = false;
+const _errs88 = errors;
+if(typeof data19 !== "string"){
+const err64 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+if("day" !== data19){
+const err65 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data19};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+var _valid8 = _errs88 === errors;
+valid16 = valid16 || _valid8;
+if(!valid16){
+const _errs90 = errors;
+if(typeof data19 !== "string"){
+const err66 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if("week" !== data19){
+const err67 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data19};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+var _valid8 = _errs90 === errors;
+valid16 = valid16 || _valid8;
+if(!valid16){
+const _errs92 = errors;
+if(typeof data19 !== "string"){
+const err68 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data19};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if("month" !== data19){
+const err69 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data19};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var _valid8 = _errs92 === errors;
+valid16 = valid16 || _valid8;
+}
+}
+if(!valid16){
+const err70 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period,data:data19};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+else {
+errors = _errs87;
+if(vErrors !== null){
+if(_errs87){
+vErrors.length = _errs87;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid15 = _errs86 === errors;
+}
+else {
+var valid15 = true;
+}
+}
+}
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.end_user_budgets.anyOf[0].items.type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items,data:data17};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+var valid14 = _errs81 === errors;
+if(!valid14){
+break;
+}
+}
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.end_user_budgets.anyOf[0].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+var _valid7 = _errs79 === errors;
+valid13 = valid13 || _valid7;
+if(!valid13){
+const _errs94 = errors;
+if(data16 !== null){
+const err73 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.end_user_budgets.anyOf[1].type,parentSchema:schema15.properties.end_user_budgets.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+var _valid7 = _errs94 === errors;
+valid13 = valid13 || _valid7;
+}
+if(!valid13){
+const err74 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.end_user_budgets.anyOf,parentSchema:schema15.properties.end_user_budgets,data:data16};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs78;
+if(vErrors !== null){
+if(_errs78){
+vErrors.length = _errs78;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs77 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -2378,7 +3506,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2387,7 +3515,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy"))){
+if(!(((((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "budgets")) || (key0 === "end_user_budgets"))){
 validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data}];
 return false;
 break;
@@ -3156,6 +4284,570 @@ var valid0 = _errs35 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.budgets !== undefined){
+let data11 = data.budgets;
+const _errs60 = errors;
+const _errs61 = errors;
+let valid10 = false;
+const _errs62 = errors;
+if(errors === _errs62){
+if(Array.isArray(data11)){
+if(data11.length > 3){
+const err45 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema16.properties.budgets.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+var valid11 = true;
+const len1 = data11.length;
+for(let i1=0; i1<len1; i1++){
+let data12 = data11[i1];
+const _errs64 = errors;
+if(errors === _errs64){
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+let missing0;
+if(((data12.limit === undefined) && (missing0 = "limit")) || ((data12.period === undefined) && (missing0 = "period"))){
+const err46 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'",schema:schema16.properties.budgets.anyOf[0].items.required,parentSchema:schema16.properties.budgets.anyOf[0].items,data:data12};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+else {
+const _errs66 = errors;
+for(const key3 in data12){
+if(!((key3 === "limit") || (key3 === "period"))){
+const err47 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.budgets.anyOf[0].items,data:data12};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+break;
+}
+}
+if(_errs66 === errors){
+if(data12.limit !== undefined){
+let data13 = data12.limit;
+const _errs67 = errors;
+if(errors === _errs67){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 1000000 || isNaN(data13)){
+const err48 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.limit,data:data13};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+else {
+if(data13 < 0 || isNaN(data13)){
+const err49 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.limit,data:data13};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.limit,data:data13};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+var valid12 = _errs67 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data12.period !== undefined){
+let data14 = data12.period;
+const _errs69 = errors;
+const _errs70 = errors;
+let valid13 = false;
+const _errs71 = errors;
+if(typeof data14 !== "string"){
+const err51 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if("day" !== data14){
+const err52 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+var _valid7 = _errs71 === errors;
+valid13 = valid13 || _valid7;
+if(!valid13){
+const _errs73 = errors;
+if(typeof data14 !== "string"){
+const err53 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if("week" !== data14){
+const err54 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs73 === errors;
+valid13 = valid13 || _valid7;
+if(!valid13){
+const _errs75 = errors;
+if(typeof data14 !== "string"){
+const err55 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data14};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+if("month" !== data14){
+const err56 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data14};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs75 === errors;
+valid13 = valid13 || _valid7;
+}
+}
+if(!valid13){
+const err57 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period,data:data14};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+else {
+errors = _errs70;
+if(vErrors !== null){
+if(_errs70){
+vErrors.length = _errs70;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid12 = _errs69 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.budgets.anyOf[0].items.type,parentSchema:schema16.properties.budgets.anyOf[0].items,data:data12};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+var valid11 = _errs64 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.budgets.anyOf[0].type,parentSchema:schema16.properties.budgets.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+var _valid6 = _errs62 === errors;
+valid10 = valid10 || _valid6;
+if(!valid10){
+const _errs77 = errors;
+if(data11 !== null){
+const err60 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.budgets.anyOf[1].type,parentSchema:schema16.properties.budgets.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid6 = _errs77 === errors;
+valid10 = valid10 || _valid6;
+}
+if(!valid10){
+const err61 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.budgets.anyOf,parentSchema:schema16.properties.budgets,data:data11};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs61;
+if(vErrors !== null){
+if(_errs61){
+vErrors.length = _errs61;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.end_user_budgets !== undefined){
+let data15 = data.end_user_budgets;
+const _errs79 = errors;
+const _errs80 = errors;
+let valid14 = false;
+const _errs81 = errors;
+if(errors === _errs81){
+if(Array.isArray(data15)){
+if(data15.length > 3){
+const err62 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema16.properties.end_user_budgets.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+else {
+var valid15 = true;
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+const _errs83 = errors;
+if(errors === _errs83){
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+let missing1;
+if(((data16.limit === undefined) && (missing1 = "limit")) || ((data16.period === undefined) && (missing1 = "period"))){
+const err63 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema16.properties.end_user_budgets.anyOf[0].items.required,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items,data:data16};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+const _errs85 = errors;
+for(const key4 in data16){
+if(!((key4 === "limit") || (key4 === "period"))){
+const err64 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items,data:data16};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+break;
+}
+}
+if(_errs85 === errors){
+if(data16.limit !== undefined){
+let data17 = data16.limit;
+const _errs86 = errors;
+if(errors === _errs86){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 1000000 || isNaN(data17)){
+const err65 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data17};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+else {
+if(data17 < 0 || isNaN(data17)){
+const err66 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data17};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+}
+}
+else {
+const err67 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit.type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data17};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+}
+var valid16 = _errs86 === errors;
+}
+else {
+var valid16 = true;
+}
+if(valid16){
+if(data16.period !== undefined){
+let data18 = data16.period;
+const _errs88 = errors;
+const _errs89 = errors;
+let valid17 = false;
+const _errs90 = errors;
+if(typeof data18 !== "string"){
+const err68 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+if("day" !== data18){
+const err69 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+var _valid9 = _errs90 === errors;
+valid17 = valid17 || _valid9;
+if(!valid17){
+const _errs92 = errors;
+if(typeof data18 !== "string"){
+const err70 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if("week" !== data18){
+const err71 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid9 = _errs92 === errors;
+valid17 = valid17 || _valid9;
+if(!valid17){
+const _errs94 = errors;
+if(typeof data18 !== "string"){
+const err72 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data18};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if("month" !== data18){
+const err73 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data18};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+var _valid9 = _errs94 === errors;
+valid17 = valid17 || _valid9;
+}
+}
+if(!valid17){
+const err74 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period,data:data18};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+else {
+errors = _errs89;
+if(vErrors !== null){
+if(_errs89){
+vErrors.length = _errs89;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid16 = _errs88 === errors;
+}
+else {
+var valid16 = true;
+}
+}
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.end_user_budgets.anyOf[0].items.type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items,data:data16};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+var valid15 = _errs83 === errors;
+if(!valid15){
+break;
+}
+}
+}
+}
+else {
+const err76 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.end_user_budgets.anyOf[0].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+var _valid8 = _errs81 === errors;
+valid14 = valid14 || _valid8;
+if(!valid14){
+const _errs96 = errors;
+if(data15 !== null){
+const err77 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.end_user_budgets.anyOf[1].type,parentSchema:schema16.properties.end_user_budgets.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+var _valid8 = _errs96 === errors;
+valid14 = valid14 || _valid8;
+}
+if(!valid14){
+const err78 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.end_user_budgets.anyOf,parentSchema:schema16.properties.end_user_budgets,data:data15};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs80;
+if(vErrors !== null){
+if(_errs80){
+vErrors.length = _errs80;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs79 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
