@@ -67,7 +67,9 @@ function budgetsOf(budgets: BudgetsBody | undefined): BudgetRule[] | null | unde
     if (seen.has(budget.period)) throw invalidValue(`budgets[${index}].period`, 'repeats_budget_period');
     seen.add(budget.period);
   });
-  return budgets.length === 0 ? null : budgets.map((budget) => ({ period: budget.period, limitNano: usdToNano(budget.limit) }));
+  return budgets.length === 0
+    ? null
+    : budgets.map((budget) => ({ period: budget.period, limitNano: usdToNano(budget.limit) }));
 }
 
 function policyView(policy: FeaturePolicy | null) {
@@ -95,7 +97,8 @@ function keyView(key: KeyRecord, pendingNano = 0, reservedNano = 0, windows: rea
     spent: nanoToUsd(spentNano),
     reserved: nanoToUsd(reservedNano),
     /** What is left of the spend limit after spend and requests in flight; null without a limit. */
-    remaining: key.spendLimitNano === null ? null : nanoToUsd(Math.max(0, key.spendLimitNano - spentNano - reservedNano)),
+    remaining:
+      key.spendLimitNano === null ? null : nanoToUsd(Math.max(0, key.spendLimitNano - spentNano - reservedNano)),
     budgets: windows,
     end_user_budgets: budgetRulesView(key.endUserBudgets),
     limits: key.limits,

@@ -47,13 +47,7 @@ export async function budgetViews(
     for (const budget of owner.budgets ?? [])
       demands.push({
         owner: ownerKey(owner.kind, owner.id),
-        demand: windowDemand(
-          owner.kind,
-          owner.id,
-          null,
-          budget,
-          calendarWindow(budget.period, now, source.timeZone),
-        ),
+        demand: windowDemand(owner.kind, owner.id, null, budget, calendarWindow(budget.period, now, source.timeZone)),
       });
   const views = new Map<string, BudgetWindowView[]>(owners.map((owner) => [ownerKey(owner.kind, owner.id), []]));
   if (demands.length === 0) return views;
@@ -81,5 +75,7 @@ export function budgetsOfOwner(views: ReadonlyMap<string, BudgetWindowView[]>, k
 
 /** Budgets as the admin API shows them in USD (end users' budgets: only the rule; each end user has its own windows). */
 export function budgetRulesView(budgets: readonly BudgetRule[] | null) {
-  return budgets === null ? null : budgets.map((budget) => ({ period: budget.period, limit: nanoToUsd(budget.limitNano) }));
+  return budgets === null
+    ? null
+    : budgets.map((budget) => ({ period: budget.period, limit: nanoToUsd(budget.limitNano) }));
 }

@@ -1,5 +1,11 @@
 import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
-import type { BudgetConfig, GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
+import type {
+  BudgetConfig,
+  GatewayConfig,
+  KeyStatus,
+  PolicyConfig,
+  RateLimitSettings,
+} from '../config/gateway-config.js';
 import type { BudgetRule, FeaturePolicy, RateLimits } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './next-file-key-state.js';

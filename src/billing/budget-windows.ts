@@ -1,5 +1,11 @@
 import type { BudgetWindowSettings } from '../config/gateway-config.js';
-import { budgetWindowKey, type BudgetRule, type BudgetWindowRef, type SettledBalances, type UsageRow } from '../store/records.js';
+import {
+  budgetWindowKey,
+  type BudgetRule,
+  type BudgetWindowRef,
+  type SettledBalances,
+  type UsageRow,
+} from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { CalendarWindows, type CalendarWindow } from '../time/calendar-window.js';
 import type { HoldingEntry } from './spend-hold-book.js';
@@ -87,7 +93,9 @@ export class BudgetWindowBook {
   ): WindowDemand[] {
     const demands: WindowDemand[] = [];
     const add = (kind: 'key' | 'account', id: string, user: string | null, budget: BudgetRule) =>
-      demands.push(windowDemand(kind, id, user, budget, this.calendar.of(budget.period, epochMs, this.settings.timeZone)));
+      demands.push(
+        windowDemand(kind, id, user, budget, this.calendar.of(budget.period, epochMs, this.settings.timeZone)),
+      );
     for (const owner of owners) for (const budget of owner.budgets ?? []) add(owner.kind, owner.id, null, budget);
     if (endUser !== undefined) for (const budget of endUser.budgets) add('key', endUser.keyId, endUser.name, budget);
     return demands;

@@ -198,7 +198,11 @@ function resolvePolicy(policy: PolicyFile): PolicyConfig | undefined {
 function resolveTimeZone(zone: string | undefined, source: string): string {
   if (zone === undefined) return DEFAULTS.budgetTimezone;
   if (!isTimeZone(zone))
-    throw new ConfigError(source, 'budget_timezone', `unknown time zone "${zone}": give an IANA name such as "Europe/Berlin" or "UTC"`);
+    throw new ConfigError(
+      source,
+      'budget_timezone',
+      `unknown time zone "${zone}": give an IANA name such as "Europe/Berlin" or "UTC"`,
+    );
   return zone;
 }
 
@@ -208,7 +212,11 @@ function resolveBudgets(budgets: BudgetsFile | undefined, path: string, source: 
   const seen = new Set<string>();
   budgets.forEach((budget, index) => {
     if (seen.has(budget.period))
-      throw new ConfigError(source, `${path}[${index}].period`, `a second "${budget.period}" budget: give one per period`);
+      throw new ConfigError(
+        source,
+        `${path}[${index}].period`,
+        `a second "${budget.period}" budget: give one per period`,
+      );
     seen.add(budget.period);
   });
   return budgets.map((budget) => ({ limit: budget.limit, period: budget.period }));

@@ -1,4 +1,11 @@
-import { holdKey, type HoldKind, type HoldAmount, type HoldDemand, type HoldGrant, type SpendHoldStore } from '../spend-holds.js';
+import {
+  holdKey,
+  type HoldKind,
+  type HoldAmount,
+  type HoldDemand,
+  type HoldGrant,
+  type SpendHoldStore,
+} from '../spend-holds.js';
 import type { SqlDriver, SqlQueryable } from './sql-driver.js';
 
 /** The budget a subject has in all: a key's limit minus its spend, an account's balance. */
