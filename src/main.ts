@@ -53,6 +53,8 @@ export interface StartOptions {
   /** Overrides the configured listen port (0 = any free port; tests use it). */
   readonly port?: number;
   readonly logger?: Logger;
+  /** The wall clock budget windows follow (epoch ms); tests move it across a window's end. */
+  readonly clock?: () => number;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   if (config.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
   const store = await openStore(parseStoreLocation(config.store));
   const accounts = new AccountCache(store);
+  accounts.windows.configure(config.budgetWindows);
   const journal =
     config.usage.journalDir === undefined
       ? undefined
@@ -144,7 +147,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     store,
     responses,
     accounts,
-    billing: new Billing(accounts, usage, holds),
+    billing: new Billing(accounts, usage, holds, options.clock),
     usage,
     limiter,
     trustedProxies: trustedProxyList(config.trustedProxies),
@@ -224,6 +227,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       if (next.models.some((model) => model.pricing !== undefined)) await loadTokenCounter();
       logAppliedKeys(logger, await applyConfigToStore(store, next));
       await accounts.load();
+      accounts.windows.configure(next.budgetWindows);
       if (
         JSON.stringify([next.limits, next.redis]) !== JSON.stringify([services.config.limits, services.config.redis])
       ) {

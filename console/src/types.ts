@@ -35,11 +35,24 @@ export interface ModelView {
   routes: Array<{ node: string; upstream_model: string; weight: number; priority: number }>;
 }
 
+/** The current window of one budget that resets (admin API `budgets`). */
+export interface BudgetWindowView {
+  period: 'day' | 'week' | 'month';
+  limit: number;
+  spent: number;
+  reserved: number;
+  remaining: number;
+  window_start: string;
+  resets_at: string;
+}
+
 export interface AccountView {
   id: string;
   name: string | null;
   balance: number;
   reserved: number;
+  remaining: number;
+  budgets: BudgetWindowView[];
   allowed_models: string[] | null;
   created_at: string;
 }
@@ -61,6 +74,8 @@ export interface KeyView {
   status: string;
   spend_limit: number | null;
   spent: number;
+  remaining: number | null;
+  budgets: BudgetWindowView[];
   created_at: string;
   last_used_at: string | null;
 }

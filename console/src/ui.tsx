@@ -1,6 +1,8 @@
 import { cloneElement, type ComponentChildren, type VNode } from 'preact';
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { formatTime, formatUsd } from './format.js';
 import { t } from './i18n.js';
+import type { BudgetWindowView } from './types.js';
 
 /** Loads data on mount (and every `refreshMs`); `reload` loads it again after a change. */
 export function useLoad<T>(load: () => Promise<T>, dependencies: unknown[], refreshMs = 0) {
@@ -77,6 +79,29 @@ export function Section({ title, children }: { title: string; children: Componen
 }
 
 /** A bar of `value` against `max` (no max: an empty track). */
+const PERIOD_WORDS = { day: 'period_day', week: 'period_week', month: 'period_month' } as const;
+
+/** A bar per budget window: spent of the limit, what remains, and when the window resets. */
+export function BudgetBars({ budgets, owner }: { budgets: readonly BudgetWindowView[]; owner: string }) {
+  if (budgets.length === 0) return <span class="hint">{t('noBudgets')}</span>;
+  return (
+    <ul class="budget-bars">
+      {budgets.map((window) => (
+        <li data-period={window.period} data-testid="budget-window">
+          <Meter
+            value={window.spent + window.reserved}
+            max={window.limit}
+            label={`${t(PERIOD_WORDS[window.period])} ${owner}`}
+          />{' '}
+          <strong>{t(PERIOD_WORDS[window.period])}</strong> {formatUsd(window.spent)} / {formatUsd(window.limit)} ·{' '}
+          {formatUsd(window.remaining)} {t('remaining')} · {t('resets')}{' '}
+          <time dateTime={window.resets_at}>{formatTime(window.resets_at)}</time>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function Meter({ value, max, label }: { value: number; max: number | null; label: string }) {
   const share = max === null || max <= 0 ? 0 : Math.min(1, value / max);
   return (

@@ -26,6 +26,20 @@ const RequestLog = Type.Object({ bodies: Type.Boolean() }, { additionalPropertie
 const Models = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
 const Usd = Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD });
 const Reason = Type.String({ minLength: 1, maxLength: 500 });
+/** Budgets that reset (PRODUCT.md decision 27): at most one per period; null removes them. */
+const Budgets = Type.Union([
+  Type.Array(
+    Type.Object(
+      {
+        limit: Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD }),
+        period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]),
+      },
+      { additionalProperties: false },
+    ),
+    { maxItems: 3 },
+  ),
+  Type.Null(),
+]);
 
 export const CreateAccountSchema = Type.Object(
   {
@@ -36,6 +50,7 @@ export const CreateAccountSchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
     request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
+    budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -47,6 +62,7 @@ export const UpdateAccountSchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
     request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
+    budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -67,6 +83,8 @@ export const CreateKeySchema = Type.Object(
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
     request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
+    budgets: Type.Optional(Budgets),
+    end_user_budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -79,6 +97,8 @@ export const UpdateKeySchema = Type.Object(
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
     request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
+    budgets: Type.Optional(Budgets),
+    end_user_budgets: Type.Optional(Budgets),
   },
   { additionalProperties: false },
 );
@@ -90,3 +110,4 @@ export type AdjustBody = Static<typeof AdjustSchema>;
 export type CreateKeyBody = Static<typeof CreateKeySchema>;
 export type UpdateKeyBody = Static<typeof UpdateKeySchema>;
 export type PolicyBody = Static<typeof Policy>;
+export type BudgetsBody = Static<typeof Budgets>;

@@ -9,6 +9,7 @@ import { schemaValidationFailed } from '../protocol/openai/validate-chat-request
 import type {
   AccountRecord,
   BalanceEntry,
+  BudgetRule,
   FeaturePolicy,
   KeyRecord,
   StoreChange,
@@ -25,8 +26,15 @@ import {
   validateUpdateAccount,
   validateUpdateKey,
 } from '../validation/generated/validate-admin-bodies.js';
-import type { PolicyBody } from './admin-schemas.js';
 import { RequestLogQueries, type PendingRecords } from './request-log-queries.js';
+import type { BudgetsBody, PolicyBody } from './admin-schemas.js';
+import {
+  budgetRulesView,
+  budgetsOfOwner,
+  budgetViews,
+  type BudgetViewSource,
+  type BudgetWindowView,
+} from './budget-view.js';
 
 const MAX_USAGE_ROWS = 1000;
 const DEFAULT_USAGE_ROWS = 100;
@@ -52,14 +60,31 @@ function policyOf(policy: PolicyBody | null | undefined): FeaturePolicy | null |
   };
 }
 
+/** Budgets of an admin body in nano-USD; one per period (a second one of a period is refused). */
+function budgetsOf(budgets: BudgetsBody | undefined): BudgetRule[] | null | undefined {
+  if (budgets === undefined || budgets === null) return budgets;
+  const seen = new Set<string>();
+  budgets.forEach((budget, index) => {
+    if (seen.has(budget.period)) throw invalidValue(`budgets[${index}].period`, 'repeats_budget_period');
+    seen.add(budget.period);
+  });
+  return budgets.length === 0
+    ? null
+    : budgets.map((budget) => ({ period: budget.period, limitNano: usdToNano(budget.limit) }));
+}
+
 function policyView(policy: FeaturePolicy | null) {
   return policy === null
     ? null
     : { streaming: policy.streaming ?? true, max_reasoning_effort: policy.maxReasoningEffort ?? null };
 }
 
-/** `pendingNano`: what the gateway settled for the key but has not written yet (as for an account's balance). */
-function keyView(key: KeyRecord, pendingNano = 0) {
+/**
+ * `pendingNano`: what the gateway settled for the key but has not written yet (as for an
+ * account's balance); `reservedNano`: its requests in flight; `windows`: its budgets' current windows.
+ */
+function keyView(key: KeyRecord, pendingNano = 0, reservedNano = 0, windows: readonly BudgetWindowView[] = []) {
+  const spentNano = key.spentNano + pendingNano;
   return {
     id: key.id,
     object: 'key',
@@ -70,7 +95,13 @@ function keyView(key: KeyRecord, pendingNano = 0) {
     status_reason: key.statusReason,
     source: key.source,
     spend_limit: key.spendLimitNano === null ? null : nanoToUsd(key.spendLimitNano),
-    spent: nanoToUsd(key.spentNano + pendingNano),
+    spent: nanoToUsd(spentNano),
+    reserved: nanoToUsd(reservedNano),
+    /** What is left of the spend limit after spend and requests in flight; null without a limit. */
+    remaining:
+      key.spendLimitNano === null ? null : nanoToUsd(Math.max(0, key.spendLimitNano - spentNano - reservedNano)),
+    budgets: windows,
+    end_user_budgets: budgetRulesView(key.endUserBudgets),
     limits: key.limits,
     allowed_models: key.allowedModels,
     policy: policyView(key.policy),
@@ -182,6 +213,7 @@ function timeParam(name: string, value: string | undefined): string | undefined 
 export class AdminService {
   /** The request record (PRODUCT decision 28). */
   readonly requests: RequestLogQueries;
+  private readonly budgetSource: BudgetViewSource;
 
   constructor(
     private readonly store: Store,
@@ -189,8 +221,24 @@ export class AdminService {
     private readonly usage?: UsageLedger,
     /** The gateway's request record writer: flushed before each read, so a read sees the requests just made. */
     pendingRecords?: PendingRecords,
+    /** The gateway's budget time zone (default UTC) and clock (default the wall clock). */
+    budgets: { readonly timeZone?: string; readonly clock?: () => number } = {},
   ) {
     this.requests = new RequestLogQueries(store.requestLog, pendingRecords);
+    this.budgetSource = {
+      store,
+      cache,
+      timeZone: budgets.timeZone ?? cache?.windows.timeZone ?? 'UTC',
+      clock: budgets.clock ?? Date.now,
+    };
+  }
+
+  /** The current windows of the keys' and accounts' budgets. */
+  private windowsOf(keys: readonly KeyRecord[], accounts: readonly AccountRecord[]) {
+    return budgetViews(this.budgetSource, [
+      ...keys.map((key) => ({ kind: 'key' as const, id: key.id, budgets: key.budgets })),
+      ...accounts.map((account) => ({ kind: 'account' as const, id: account.id, budgets: account.budgets })),
+    ]);
   }
 
   private async changed(change: StoreChange): Promise<void> {
@@ -198,15 +246,19 @@ export class AdminService {
   }
 
   /** The balance an operator should see: committed, minus what this gateway settled but has not written yet. */
-  private accountView(account: AccountRecord) {
+  private accountView(account: AccountRecord, windows: ReadonlyMap<string, BudgetWindowView[]>) {
     const cached = this.cache?.account(account.id);
     const pendingNano = cached?.pendingNano ?? 0;
+    const reservedNano = cached?.reservedNano ?? 0;
     return {
       id: account.id,
       object: 'account',
       name: account.name,
       balance: nanoToUsd(account.balanceNano - pendingNano),
-      reserved: nanoToUsd(cached?.reservedNano ?? 0),
+      reserved: nanoToUsd(reservedNano),
+      /** What requests may still spend: the balance less requests in flight. */
+      remaining: nanoToUsd(Math.max(0, account.balanceNano - pendingNano - reservedNano)),
+      budgets: budgetsOfOwner(windows, 'account', account.id),
       allowed_models: account.allowedModels,
       limits: account.limits,
       policy: policyView(account.policy),
@@ -216,8 +268,17 @@ export class AdminService {
   }
 
   /** The spend an operator should see: committed plus what this gateway settled but has not written yet. */
-  private keyView(key: KeyRecord) {
-    return keyView(key, this.cache?.key(key.id)?.pendingNano ?? 0);
+  private keyView(key: KeyRecord, windows: ReadonlyMap<string, BudgetWindowView[]>) {
+    const cached = this.cache?.key(key.id);
+    return keyView(key, cached?.pendingNano ?? 0, cached?.reservedNano ?? 0, budgetsOfOwner(windows, 'key', key.id));
+  }
+
+  private async oneKeyView(key: KeyRecord) {
+    return this.keyView(key, await this.windowsOf([key], []));
+  }
+
+  private async oneAccountView(account: AccountRecord) {
+    return this.accountView(account, await this.windowsOf([], [account]));
   }
 
   private async account(id: string): Promise<AccountRecord> {
@@ -249,19 +310,21 @@ export class AdminService {
         limits: input.limits ?? null,
         policy: policyOf(input.policy) ?? null,
         requestLog: input.request_log ?? null,
+        budgets: budgetsOf(input.budgets) ?? null,
       },
       'starting balance',
     );
     if (!created) throw conflict('account_exists', { id: input.id });
     await this.changed({ kind: 'account', id: input.id });
-    return this.accountView(await this.account(input.id));
+    return this.oneAccountView(await this.account(input.id));
   }
 
   async listAccounts() {
     const { accounts } = await this.store.loadAll();
+    const windows = await this.windowsOf([], accounts);
     return {
       object: 'list',
-      data: accounts.sort((a, b) => a.id.localeCompare(b.id)).map((account) => this.accountView(account)),
+      data: accounts.sort((a, b) => a.id.localeCompare(b.id)).map((account) => this.accountView(account, windows)),
     };
   }
 
@@ -271,7 +334,12 @@ export class AdminService {
       this.store.listKeys({ accountId: id }),
       this.store.balanceEntries(id, 20),
     ]);
-    return { ...this.accountView(account), keys: keys.map((key) => this.keyView(key)), ledger: entries.map(entryView) };
+    const windows = await this.windowsOf(keys, [account]);
+    return {
+      ...this.accountView(account, windows),
+      keys: keys.map((key) => this.keyView(key, windows)),
+      ledger: entries.map(entryView),
+    };
   }
 
   async updateAccount(id: string, body: unknown) {
@@ -282,10 +350,11 @@ export class AdminService {
       limits: input.limits,
       policy: policyOf(input.policy),
       requestLog: input.request_log,
+      budgets: budgetsOf(input.budgets),
     });
     if (updated === undefined) throw notFound('account', id);
     await this.changed({ kind: 'account', id });
-    return this.accountView(updated);
+    return this.oneAccountView(updated);
   }
 
   /** Adds money (top-up) or changes it either way (adjustment); each is a ledger entry with its reason. */
@@ -299,7 +368,7 @@ export class AdminService {
       throw validationFailed('amount', 'balance_over_max', { max: MAX_BALANCE_USD });
     }
     await this.changed({ kind: 'account', id });
-    return { ...this.accountView(await this.account(id)), entry: entryView(entry) };
+    return { ...(await this.oneAccountView(await this.account(id))), entry: entryView(entry) };
   }
 
   async ledger(id: string) {
@@ -329,9 +398,11 @@ export class AdminService {
       allowedModels: input.allowed_models ?? null,
       policy: policyOf(input.policy) ?? null,
       requestLog: input.request_log ?? null,
+      budgets: budgetsOf(input.budgets) ?? null,
+      endUserBudgets: budgetsOf(input.end_user_budgets) ?? null,
     });
     await this.changed({ kind: 'key', id });
-    return { ...keyView(await this.key(id)), key: secret };
+    return { ...(await this.oneKeyView(await this.key(id))), key: secret };
   }
 
   async listKeys(query: { prefix?: string; account?: string; include_deleted?: string }) {
@@ -340,11 +411,12 @@ export class AdminService {
       accountId: query.account || undefined,
       includeDeleted: query.include_deleted === 'true',
     });
-    return { object: 'list', data: keys.map((key) => this.keyView(key)) };
+    const windows = await this.windowsOf(keys, []);
+    return { object: 'list', data: keys.map((key) => this.keyView(key, windows)) };
   }
 
   async showKey(idOrPrefix: string) {
-    return this.keyView(await this.key(idOrPrefix));
+    return this.oneKeyView(await this.key(idOrPrefix));
   }
 
   async updateKey(idOrPrefix: string, body: unknown) {
@@ -358,10 +430,12 @@ export class AdminService {
       allowedModels: input.allowed_models,
       policy: policyOf(input.policy),
       requestLog: input.request_log,
+      budgets: budgetsOf(input.budgets),
+      endUserBudgets: budgetsOf(input.end_user_budgets),
     });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });
-    return this.keyView(updated);
+    return this.oneKeyView(updated);
   }
 
   /**
@@ -384,7 +458,7 @@ export class AdminService {
     const updated = await this.store.updateKey(key.id, { status, statusReason: null });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });
-    return this.keyView(updated);
+    return this.oneKeyView(updated);
   }
 
   /**

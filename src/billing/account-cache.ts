@@ -1,6 +1,7 @@
 import type { KeyLookup, Principal } from '../auth/key-registry.js';
 import type { AccountRecord, KeyRecord, SettledBalances, StoreChange, UsageRow } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { BudgetWindowBook } from './budget-windows.js';
 
 /** A key as the hot path sees it: the stored record plus this instance's in-flight money. */
 export interface CachedKey {
@@ -33,8 +34,11 @@ export class AccountCache implements KeyLookup {
   private readonly keys = new Map<string, CachedKey>();
   private readonly accounts = new Map<string, CachedAccount>();
   private serial: Promise<unknown> = Promise.resolve();
+  /** The budget windows of the keys and accounts (and of keys' end users). */
+  readonly windows: BudgetWindowBook;
 
   constructor(private readonly store: Store) {
+    this.windows = new BudgetWindowBook(store, (work) => this.serialize(work));
     store.onChange((change) => void this.reload(change).catch(() => undefined));
   }
 
@@ -85,6 +89,7 @@ export class AccountCache implements KeyLookup {
 
   /** A usage batch was committed: its costs move from pending into the committed figures. */
   committed(rows: readonly UsageRow[], settled: SettledBalances): void {
+    this.windows.committed(rows, settled);
     for (const row of rows) {
       // The batch took each cost out of this instance's holds too (Store.recordUsage with a holder).
       const key = this.keys.get(row.keyId);

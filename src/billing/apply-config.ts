@@ -1,6 +1,12 @@
 import { hashKey, keyPrefixOf } from '../auth/key-registry.js';
-import type { GatewayConfig, KeyStatus, PolicyConfig, RateLimitSettings } from '../config/gateway-config.js';
-import type { FeaturePolicy, RateLimits } from '../store/records.js';
+import type {
+  BudgetConfig,
+  GatewayConfig,
+  KeyStatus,
+  PolicyConfig,
+  RateLimitSettings,
+} from '../config/gateway-config.js';
+import type { BudgetRule, FeaturePolicy, RateLimits } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import { declaredKeyState, nextFileKeyState, REMOVED_FROM_CONFIGURATION } from './next-file-key-state.js';
 import { usdToNano } from './money.js';
@@ -38,6 +44,13 @@ export interface AppliedKeys {
   readonly restored: readonly string[];
 }
 
+/** Budgets of the file as the store keeps them (nano-USD); null: none. */
+export function budgetRulesOf(budgets: readonly BudgetConfig[] | undefined): BudgetRule[] | null {
+  return budgets === undefined || budgets.length === 0
+    ? null
+    : budgets.map((budget) => ({ period: budget.period, limitNano: usdToNano(budget.limit) }));
+}
+
 /**
  * Applies the configuration's accounts, keys and prices to the store, at start and on
  * reload. An account's `balance` is its starting balance, booked once when the account is
@@ -57,6 +70,7 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       limits: limitsOf(account.limits),
       policy: policyOf(account.policy),
       requestLog: account.requestLogBodies === true ? { bodies: true } : null,
+      budgets: budgetRulesOf(account.budgets),
     };
     const created = await store.insertAccountIfAbsent(
       { id: account.id, balanceNano: usdToNano(account.balance), ...fields },
@@ -76,6 +90,8 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       allowedModels: key.allowedModels ?? null,
       policy: policyOf(key.policy),
       requestLog: key.requestLogBodies === true ? { bodies: true } : null,
+      budgets: budgetRulesOf(key.budgets),
+      endUserBudgets: budgetRulesOf(key.endUserBudgets),
     };
     const created = await store.insertKeyIfAbsent({
       id,

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/key-registry.js';
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { gatewayError } from '../errors/gateway-error.js';
+import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../context/request-context.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { ReplySummary } from '../providers/types.js';
@@ -24,7 +24,9 @@ import {
 import { countPromptTokens, marksCacheBreakpoints, outputCapOf, type OutputCap } from './estimate-request.js';
 import { nanoToUsd } from './money.js';
 import { costOf, nanoPrices, tokensOf, worstCaseCost, type NanoPrices, type PricedTokens } from './prices.js';
-import { holdShortfall, type HoldRequest, type SpendHoldBook } from './spend-hold-book.js';
+import { holdShortfall, type HoldRequest, type HoldSubjectEntry, type SpendHoldBook } from './spend-hold-book.js';
+import type { BudgetOwner, WindowDemand, WindowEntry } from './budget-windows.js';
+import { balanceRefusal, budgetRefusal, keyLimitRefusal, type ReservationSize } from './spend-refusal.js';
 import { tokenCounter } from './token-counter.js';
 import { reservedPromptTokens } from './unresolved-inputs.js';
 import { isoNow } from '../time/iso-now.js';
@@ -68,6 +70,9 @@ export class RequestCharge {
     private readonly key: CachedKey,
     private readonly account: CachedAccount | undefined,
     private readonly estimate: CostEstimate,
+    /** The budget windows of the request's start: its cost books into them whenever it settles. */
+    private readonly windows: readonly WindowEntry[],
+    private readonly endUser: string | undefined,
   ) {
     this.outputCap = estimate.cap;
   }
@@ -79,6 +84,7 @@ export class RequestCharge {
     this.untrack?.();
     this.key.reservedNano -= this.estimate.costNano;
     if (this.account !== undefined) this.account.reservedNano -= this.estimate.costNano;
+    for (const window of this.windows) window.reservedNano -= this.estimate.costNano;
     const record = context.record;
     // Only a request that reached a node is booked (issue 4: one row per such request).
     if (record.attempts.length === 0) return;
@@ -86,6 +92,7 @@ export class RequestCharge {
     const { costNano, features } = this.costOf(tokens, record.reportedFeatures);
     this.key.pendingNano += costNano;
     if (this.account !== undefined) this.account.pendingNano += costNano;
+    for (const window of this.windows) window.pendingNano += costNano;
     record.costUsd = nanoToUsd(costNano);
     this.ledger.book(this.row(context, tokens, costNano, record.usageEstimated === true, outcome, features));
   }
@@ -161,6 +168,8 @@ export class RequestCharge {
       frontDoor: record.frontDoor,
       features: features ?? null,
       affinity: record.affinity ?? 'none',
+      endUser: this.endUser ?? null,
+      budgetWindows: this.windows.length === 0 ? null : this.windows.map((window) => window.ref),
       createdAt: isoNow(),
     };
   }
@@ -191,6 +200,8 @@ export class Billing {
     private readonly cache: AccountCache,
     private readonly ledger: UsageLedger,
     private readonly holds?: SpendHoldBook,
+    /** The wall clock budget windows are chosen by (epoch ms); tests move it. */
+    readonly clock: () => number = Date.now,
   ) {}
 
   private pricesOf(model: ModelConfig): NanoPrices | undefined {
@@ -211,9 +222,11 @@ export class Billing {
   }
 
   /**
-   * Checks and reserves the request's worst-case cost; free models reserve nothing. A
-   * promise only while the tokenizer is still loading (the first requests after start),
-   * so the request path need not wait a turn.
+   * Checks and reserves the request's worst-case cost against the key's limit, the
+   * account's balance and every budget window it falls in (the key's, the account's, and
+   * the end user's of the key); free models reserve nothing. A promise only while the
+   * tokenizer is still loading (the first requests after start), or when a window is used
+   * for the first time since start (its spend is read from the store once).
    */
   reserve(
     key: CachedKey,
@@ -222,23 +235,34 @@ export class Billing {
     request: ChatRequest,
     effort?: ReasoningEffort,
     use: FeatureUse = NO_FEATURE_USE,
+    endUser?: string,
   ): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
     // cap bound by the context needs it, and that cap is not sent to nodes that can go without).
     if (!isPaid(model))
-      return new RequestCharge(this.ledger, key, account, {
-        model,
-        prices: undefined,
-        costNano: 0,
-        cap: outputCapOf(request, model, 0, effort),
-        promptTokens: undefined,
-        use,
-      });
+      return new RequestCharge(
+        this.ledger,
+        key,
+        account,
+        {
+          model,
+          prices: undefined,
+          costNano: 0,
+          cap: outputCapOf(request, model, 0, effort),
+          promptTokens: undefined,
+          use,
+        },
+        NO_WINDOWS,
+        endUser,
+      );
     const counter = tokenCounter();
+    const startedAt = this.clock();
     if (typeof counter !== 'function')
-      return counter.then((count) => this.reserveCounted(key, account, model, request, prices, count, effort, use));
-    return this.reserveCounted(key, account, model, request, prices, counter, effort, use);
+      return counter.then((count) =>
+        this.reserveCounted(key, account, model, request, prices, count, effort, use, endUser, startedAt),
+      );
+    return this.reserveCounted(key, account, model, request, prices, counter, effort, use, endUser, startedAt);
   }
 
   private reserveCounted(
@@ -250,6 +274,8 @@ export class Billing {
     count: (text: string) => number,
     effort: ReasoningEffort | undefined,
     use: FeatureUse,
+    endUser: string | undefined,
+    startedAt: number,
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
@@ -257,25 +283,75 @@ export class Billing {
     const reservedPrompt = reservedPromptTokens(request, model, promptTokens, count);
     // A model with priced features reserves at its dearest token prices and for every tool call it allows.
     const worstPrices = model.pricedFeatures === undefined ? prices : reservedPrices(model, prices, use);
+    const outputTokens = cap.tokens * (request.n ?? 1);
     const costNano =
       (worstPrices === undefined
         ? 0
-        : worstCaseCost(reservedPrompt, cap.tokens * (request.n ?? 1), worstPrices, marksCacheBreakpoints(request))) +
+        : worstCaseCost(reservedPrompt, outputTokens, worstPrices, marksCacheBreakpoints(request))) +
       reservedToolNano(model, use);
     const estimate: CostEstimate = { model, prices, costNano, cap, promptTokens, use };
+    const size: ReservationSize = { promptTokens: reservedPrompt, outputTokens, costNano };
+    const demands = this.windowDemandsOf(key, account, endUser, startedAt);
+    if (demands.length === 0) return this.reserveIn(key, account, estimate, size, NO_WINDOWS, endUser);
+    const windows = this.cache.windows.entriesOf(demands);
+    if (windows instanceof Promise)
+      return windows.then((entries) => this.reserveIn(key, account, estimate, size, entries, endUser));
+    return this.reserveIn(key, account, estimate, size, windows, endUser);
+  }
+
+  /** The budget windows a request started at `epochMs` falls in. */
+  private windowDemandsOf(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    endUser: string | undefined,
+    epochMs: number,
+  ): WindowDemand[] {
+    const keyBudgets = key.record.budgets;
+    const accountBudgets = account?.record.budgets ?? null;
+    const userBudgets = endUser === undefined ? null : key.record.endUserBudgets;
+    if (keyBudgets === null && accountBudgets === null && userBudgets === null) return [];
+    const owners: BudgetOwner[] = [{ kind: 'key', id: key.record.id, budgets: keyBudgets }];
+    if (account !== undefined) owners.push({ kind: 'account', id: account.record.id, budgets: accountBudgets });
+    return this.cache.windows.demandsOf(
+      owners,
+      endUser === undefined || userBudgets === null
+        ? undefined
+        : { keyId: key.record.id, name: endUser, budgets: userBudgets },
+      epochMs,
+    );
+  }
+
+  private reserveIn(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    estimate: CostEstimate,
+    size: ReservationSize,
+    windows: readonly WindowEntry[],
+    endUser: string | undefined,
+  ): RequestCharge | Promise<RequestCharge> {
     const holds = this.holds;
-    if (holds !== undefined && !holds.covers(key, account, costNano))
-      return this.reserveByHolds(holds, key, account, estimate);
-    holds?.touchAll(key, account);
-    return this.reserveEstimate(key, account, estimate);
+    if (holds === undefined) return this.reserveEstimate(key, account, estimate, size, windows, endUser);
+    const subjects = subjectsOf(key, account, windows);
+    if (!holds.covers(subjects, estimate.costNano))
+      return this.reserveByHolds(holds, key, account, estimate, size, windows, endUser, subjects);
+    holds.touchAll(subjects);
+    return this.reserveEstimate(key, account, estimate, size, windows, endUser);
   }
 
   /** Checks the cached figures and reserves; nothing awaits from the check to the reservation. */
-  private reserveEstimate(key: CachedKey, account: CachedAccount | undefined, estimate: CostEstimate): RequestCharge {
-    checkCachedFunds(key, account, estimate.costNano);
+  private reserveEstimate(
+    key: CachedKey,
+    account: CachedAccount | undefined,
+    estimate: CostEstimate,
+    size: ReservationSize,
+    windows: readonly WindowEntry[],
+    endUser: string | undefined,
+  ): RequestCharge {
+    checkCachedFunds(key, account, windows, size);
     if (account !== undefined) account.reservedNano += estimate.costNano;
     key.reservedNano += estimate.costNano;
-    return new RequestCharge(this.ledger, key, account, estimate);
+    for (const window of windows) window.reservedNano += estimate.costNano;
+    return new RequestCharge(this.ledger, key, account, estimate, windows, endUser);
   }
 
   /**
@@ -290,66 +366,104 @@ export class Billing {
     key: CachedKey,
     account: CachedAccount | undefined,
     estimate: CostEstimate,
+    size: ReservationSize,
+    windows: readonly WindowEntry[],
+    endUser: string | undefined,
+    subjects: readonly HoldSubjectEntry[],
   ): Promise<RequestCharge> {
     const estimateNano = estimate.costNano;
-    const keyLimited = key.record.spendLimitNano !== null;
+    const refuse = (subject: HoldSubjectEntry) => refusalOf(subject, key, account, size);
     for (let asks = 0, waits = 0; ;) {
-      const keyShort = keyLimited ? holdShortfall(key, estimateNano) : 0;
-      const accountShort = account === undefined ? 0 : holdShortfall(account, estimateNano);
-      if (keyShort <= 0 && accountShort <= 0) break;
+      const short = subjects.filter((subject) => holdShortfall(subject.entry, estimateNano) > 0);
+      const first = short[0];
+      if (first === undefined) break;
       // Short after asking: refused, unless other instances hold the budget and have been
       // asked to give back what they do not use; then checked (other requests of this
       // instance may have asked meanwhile) and asked again after a wait.
       if (asks > waits) {
-        const contended =
-          (keyShort > 0 && holds.contended('key', key.record.id)) ||
-          (accountShort > 0 && account !== undefined && holds.contended('account', account.record.id));
+        const contended = short.some((subject) => holds.contended(subject.kind, subject.id));
         const wait = CONTENDED_WAITS_MS[waits];
-        if (!contended || wait === undefined)
-          throw gatewayError(keyShort > 0 ? 'api_key_limit_exceeded' : 'insufficient_balance');
+        if (!contended || wait === undefined) throw refuse(first);
         waits++;
         await sleep(wait);
         continue;
       }
-      if (!holds.reachable) return this.reserveEstimate(key, account, estimate);
+      if (!holds.reachable) return this.reserveEstimate(key, account, estimate, size, windows, endUser);
       // The store said a moment ago that there is no more: refused without asking again.
-      if (keyShort > 0 && holds.exhausted('key', key.record.id)) throw gatewayError('api_key_limit_exceeded');
-      if (accountShort > 0 && account !== undefined && holds.exhausted('account', account.record.id))
-        throw gatewayError('insufficient_balance');
+      const exhausted = short.find((subject) => holds.exhausted(subject.kind, subject.id));
+      if (exhausted !== undefined) throw refuse(exhausted);
       const headroomNano = estimateNano * HOLD_HEADROOM_REQUESTS;
-      const requests: HoldRequest[] = [];
-      if (keyShort > 0)
-        requests.push({ kind: 'key', id: key.record.id, entry: key, deficitNano: keyShort, headroomNano });
-      if (accountShort > 0 && account !== undefined)
-        requests.push({
-          kind: 'account',
-          id: account.record.id,
-          entry: account,
-          deficitNano: accountShort,
-          headroomNano,
-        });
-      // Both subjects are in use while the request waits: neither is given back from under it.
-      holds.touchAll(key, account);
+      const requests: HoldRequest[] = short.map((subject) => ({
+        kind: subject.kind,
+        id: subject.id,
+        entry: subject.entry,
+        deficitNano: holdShortfall(subject.entry, estimateNano),
+        headroomNano,
+        ...(subject.window === undefined ? {} : { window: subject.window }),
+      }));
+      // Every subject is in use while the request waits: none is given back from under it.
+      holds.touchAll(subjects);
       asks++;
       try {
         await holds.cover(requests);
       } catch {
-        return this.reserveEstimate(key, account, estimate);
+        return this.reserveEstimate(key, account, estimate, size, windows, endUser);
       }
     }
-    holds.touchAll(key, account);
-    return this.reserveEstimate(key, account, estimate);
+    holds.touchAll(subjects);
+    return this.reserveEstimate(key, account, estimate, size, windows, endUser);
   }
 }
 
-/** The limit and balance as this instance knows them, less what it has in flight. */
-function checkCachedFunds(key: CachedKey, account: CachedAccount | undefined, estimateNano: number): void {
+const NO_WINDOWS: readonly WindowEntry[] = [];
+
+/** What a request spends on, as spend holds see it: the key (with a limit), the account, each window. */
+function subjectsOf(
+  key: CachedKey,
+  account: CachedAccount | undefined,
+  windows: readonly WindowEntry[],
+): HoldSubjectEntry[] {
+  const subjects: HoldSubjectEntry[] = [];
+  if (key.record.spendLimitNano !== null) subjects.push({ kind: 'key', id: key.record.id, entry: key });
+  if (account !== undefined) subjects.push({ kind: 'account', id: account.record.id, entry: account });
+  for (const window of windows)
+    subjects.push({
+      kind: 'window',
+      id: window.id,
+      entry: window,
+      window: { ref: window.ref, limitNano: window.limitNano },
+    });
+  return subjects;
+}
+
+/** The 402 for a subject whose budget does not cover the request. */
+function refusalOf(
+  subject: HoldSubjectEntry,
+  key: CachedKey,
+  account: CachedAccount | undefined,
+  size: ReservationSize,
+): GatewayError {
+  if (subject.kind === 'key') return keyLimitRefusal(key, size);
+  if (subject.kind === 'account' && account !== undefined) return balanceRefusal(account, size);
+  return budgetRefusal(subject.entry as WindowEntry, size);
+}
+
+/** The limit, balance and windows as this instance knows them, less what it has in flight. */
+function checkCachedFunds(
+  key: CachedKey,
+  account: CachedAccount | undefined,
+  windows: readonly WindowEntry[],
+  size: ReservationSize,
+): void {
+  const estimateNano = size.costNano;
   const limit = key.record.spendLimitNano;
-  if (limit !== null && key.record.spentNano + key.pendingNano + key.reservedNano + estimateNano > limit) {
-    throw gatewayError('api_key_limit_exceeded');
-  }
+  if (limit !== null && key.record.spentNano + key.pendingNano + key.reservedNano + estimateNano > limit)
+    throw keyLimitRefusal(key, size);
   if (account !== undefined) {
     const available = account.record.balanceNano - account.pendingNano - account.reservedNano;
-    if (available <= 0 || available < estimateNano) throw gatewayError('insufficient_balance');
+    if (available <= 0 || available < estimateNano) throw balanceRefusal(account, size);
   }
+  for (const window of windows)
+    if (window.spentNano + window.pendingNano + window.reservedNano + estimateNano > window.limitNano)
+      throw budgetRefusal(window, size);
 }

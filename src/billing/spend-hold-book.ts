@@ -10,7 +10,7 @@ import {
   type HoldKind,
   type SpendHoldStore,
 } from '../store/spend-holds.js';
-import type { AccountCache, CachedAccount, CachedKey } from './account-cache.js';
+import type { AccountCache } from './account-cache.js';
 
 /** A cached key or account as far as holds are concerned. */
 export interface HoldingEntry {
@@ -30,6 +30,16 @@ export interface HoldRequest {
   readonly deficitNano: number;
   /** Asked for beyond the deficit, so the next requests need no round trip. */
   readonly headroomNano: number;
+  /** A budget window's subject: which window, and its limit. */
+  readonly window?: HoldDemand['window'];
+}
+
+/** A subject a request spends on: a key with a spend limit, an account, a budget window. */
+export interface HoldSubjectEntry {
+  readonly kind: HoldKind;
+  readonly id: string;
+  readonly entry: HoldingEntry;
+  readonly window?: HoldDemand['window'];
 }
 
 export interface SpendHoldSettings {
@@ -81,6 +91,8 @@ interface Tracked {
   answeringWant: boolean;
   /** Requests waiting on an ask for more of it: the subject is in use until it is answered. */
   asking: number;
+  /** A budget window: which, and its limit as last asked with. */
+  window: HoldDemand['window'];
 }
 
 interface Batch {
@@ -224,18 +236,15 @@ export class SpendHoldBook {
     return kept;
   }
 
-  /** Whether the holds of a key (with a spend limit) and its account cover `estimateNano` more: no store needed. */
-  covers(key: CachedKey, account: CachedAccount | undefined, estimateNano: number): boolean {
-    return (
-      (key.record.spendLimitNano === null || holdShortfall(key, estimateNano) <= 0) &&
-      (account === undefined || holdShortfall(account, estimateNano) <= 0)
-    );
+  /** Whether the holds of every subject cover `estimateNano` more: no store needed. */
+  covers(subjects: readonly HoldSubjectEntry[], estimateNano: number): boolean {
+    for (const subject of subjects) if (holdShortfall(subject.entry, estimateNano) > 0) return false;
+    return true;
   }
 
-  /** Marks the key (when it has a spend limit) and its account as in use. */
-  touchAll(key: CachedKey, account: CachedAccount | undefined): void {
-    if (key.record.spendLimitNano !== null) this.touch('key', key.record.id, key);
-    if (account !== undefined) this.touch('account', account.record.id, account);
+  /** Marks the subjects as in use. */
+  touchAll(subjects: readonly HoldSubjectEntry[]): void {
+    for (const subject of subjects) this.touch(subject.kind, subject.id, subject.entry);
   }
 
   /** Marks the subjects as in use (not idle). */
@@ -248,6 +257,7 @@ export class SpendHoldBook {
     const batch = (this.next ??= this.startBatch());
     for (const request of requests) {
       const tracked = this.track(request.kind, request.id, request.entry);
+      if (request.window !== undefined) tracked.window = request.window;
       tracked.lastUsedAt = performance.now();
       tracked.asking++;
       const demand = batch.demands.get(holdKey(request));
@@ -282,6 +292,7 @@ export class SpendHoldBook {
         wantedUntil: Number.NEGATIVE_INFINITY,
         answeringWant: false,
         asking: 0,
+        window: undefined,
       };
       this.tracked.set(key, tracked);
     }
@@ -306,6 +317,7 @@ export class SpendHoldBook {
       kind: tracked.kind,
       id: tracked.id,
       wantNano: deficitNano + headroomNano,
+      ...(tracked.window === undefined ? {} : { window: tracked.window }),
     }));
     try {
       const held = await this.cache.serialize(async () => {

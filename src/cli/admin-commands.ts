@@ -23,6 +23,8 @@ const OPTIONS = {
   tpm: { type: 'string' },
   account: { type: 'string' },
   'spend-limit': { type: 'string' },
+  budgets: { type: 'string' },
+  'end-user-budgets': { type: 'string' },
   prefix: { type: 'string' },
   all: { type: 'boolean' },
   key: { type: 'string' },
@@ -104,6 +106,48 @@ function requestLog(values: Values) {
   throw new CliUsageError('--bodies must be on or off');
 }
 
+/** `--budgets 200/month,10/day` → `[{ limit: 200, period: 'month' }, …]`; `none` removes them. */
+function budgets(text: string | undefined, what: string) {
+  if (text === undefined) return undefined;
+  if (text === 'none') return null;
+  return text.split(',').map((part) => {
+    const match = /^\s*([0-9.]+)\s*\/\s*(day|week|month)\s*$/.exec(part);
+    if (match === null)
+      throw new CliUsageError(`${what} takes LIMIT/PERIOD pairs such as 200/month,10/day, got "${part}"`);
+    return { limit: usd(match[1], what), period: match[2] };
+  });
+}
+
+interface BudgetWindow {
+  readonly period: string;
+  readonly limit: number;
+  readonly spent: number;
+  readonly reserved: number;
+  readonly remaining: number;
+  readonly resets_at: string;
+}
+
+/** Each budget's window in one line: `month: 12.5 of 200 USD spent, 0.1 reserved, 187.4 remaining, resets 2026-12-01T00:00:00.000Z`. */
+function withBudgetLines(value: unknown): Record<string, unknown> {
+  const owner = value as Record<string, unknown> & { budgets?: BudgetWindow[]; end_user_budgets?: unknown };
+  const shown: Record<string, unknown> = { ...owner };
+  if (Array.isArray(owner.budgets))
+    shown.budgets =
+      owner.budgets.length === 0
+        ? null
+        : owner.budgets
+            .map(
+              (window) =>
+                `${window.period}: ${window.spent} of ${window.limit} USD spent, ${window.reserved} reserved, ${window.remaining} remaining, resets ${window.resets_at}`,
+            )
+            .join('; ');
+  if (Array.isArray(owner.end_user_budgets))
+    shown.end_user_budgets = (owner.end_user_budgets as Array<{ period: string; limit: number }>)
+      .map((budget) => `${budget.limit} USD a ${budget.period} per end user`)
+      .join('; ');
+  return shown;
+}
+
 /** Drops undefined fields so the body carries only what was asked for. */
 function defined(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
@@ -119,6 +163,8 @@ const ACCOUNT_FIELDS = [
   'name',
   'balance',
   'reserved',
+  'remaining',
+  'budgets',
   'allowed_models',
   'limits',
   'policy',
@@ -133,11 +179,22 @@ const KEY_COLUMNS = [
   'status',
   'spend_limit',
   'spent',
+  'remaining',
   'last_used_at',
   'source',
   'status_reason',
 ];
-const KEY_FIELDS = [...KEY_COLUMNS, 'limits', 'allowed_models', 'policy', 'request_log', 'created_at'];
+const KEY_FIELDS = [
+  ...KEY_COLUMNS,
+  'reserved',
+  'budgets',
+  'end_user_budgets',
+  'limits',
+  'allowed_models',
+  'policy',
+  'request_log',
+  'created_at',
+];
 const USAGE_COLUMNS = [
   'created_at',
   'request_id',
@@ -160,7 +217,7 @@ const list =
 const record =
   (fields: readonly string[]): Printer =>
   (value) =>
-    formatRecord(value as Record<string, unknown>, fields);
+    formatRecord(withBudgetLines(value), fields);
 
 /** One CLI command as an admin call plus how to print its answer for people. */
 function plan(
@@ -181,6 +238,7 @@ function plan(
             name: values.name,
             balance: values.balance === undefined ? undefined : usd(values.balance, '--balance'),
             allowed_models: models(values.models),
+            budgets: budgets(values.budgets, '--budgets'),
           }),
           print: record(ACCOUNT_FIELDS),
         };
@@ -188,7 +246,7 @@ function plan(
         return {
           method: 'GET',
           path: '/admin/v1/accounts',
-          print: list(['id', 'name', 'balance', 'reserved', 'allowed_models']),
+          print: list(['id', 'name', 'balance', 'reserved', 'remaining', 'allowed_models']),
         };
       case 'show':
         return {
@@ -200,7 +258,7 @@ function plan(
               ledger: Array<Record<string, unknown>>;
             };
             return [
-              formatRecord(account, ACCOUNT_FIELDS),
+              formatRecord(withBudgetLines(account), ACCOUNT_FIELDS),
               '',
               'Keys:',
               formatTable(account.keys, KEY_COLUMNS),
@@ -234,6 +292,7 @@ function plan(
             limits: limits(values),
             policy: policy(values),
             request_log: requestLog(values),
+            budgets: budgets(values.budgets, '--budgets'),
           }),
           print: record(ACCOUNT_FIELDS),
         };
@@ -252,9 +311,11 @@ function plan(
             allowed_models: models(values.models),
             limits: limits(values),
             policy: policy(values),
+            budgets: budgets(values.budgets, '--budgets'),
+            end_user_budgets: budgets(values['end-user-budgets'], '--end-user-budgets'),
           }),
           print: (value) =>
-            `${formatRecord(value as Record<string, unknown>, ['key', ...KEY_FIELDS])}\n\nThe key is shown once: store it now.`,
+            `${formatRecord(withBudgetLines(value), ['key', ...KEY_FIELDS])}\n\nThe key is shown once: store it now.`,
         };
       case 'list': {
         const query = new URLSearchParams(
@@ -286,6 +347,8 @@ function plan(
             limits: limits(values),
             policy: policy(values),
             request_log: requestLog(values),
+            budgets: budgets(values.budgets, '--budgets'),
+            end_user_budgets: budgets(values['end-user-budgets'], '--end-user-budgets'),
           }),
           print: record(KEY_FIELDS),
         };

@@ -57,8 +57,8 @@ export function httpTransport(baseUrl: string, adminKey: string): AdminTransport
 }
 
 /** Works on the store directly (PostgreSQL, or an embedded store no gateway holds). */
-export function storeTransport(store: Store): AdminTransport {
-  const service = new AdminService(store);
+export function storeTransport(store: Store, budgetTimeZone?: string): AdminTransport {
+  const service = new AdminService(store, undefined, undefined, undefined, { timeZone: budgetTimeZone });
   return {
     description: store.description,
     async call(method, path, body) {
@@ -102,7 +102,10 @@ export async function openTransport(choice: TransportChoice): Promise<AdminTrans
     return httpTransport(choice.url, adminKey);
   }
   try {
-    return storeTransport(await openStore(parseStoreLocation(choice.store ?? choice.config.store)));
+    return storeTransport(
+      await openStore(parseStoreLocation(choice.store ?? choice.config.store)),
+      choice.config.budgetWindows.timeZone,
+    );
   } catch (error) {
     if (!(error instanceof StoreBusyError)) throw error;
     if (choice.store !== undefined) {

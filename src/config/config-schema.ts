@@ -279,6 +279,18 @@ const PolicySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Budgets that reset on the calendar (PRODUCT.md decision 27); a few per owner. */
+const BudgetsSchema = Type.Array(
+  Type.Object(
+    {
+      limit: Type.Number({ minimum: 0, maximum: MAX_BALANCE_USD }),
+      period: Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')]),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 3 },
+);
+
 const AccountSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._@-]+$' }),
@@ -289,6 +301,7 @@ const AccountSchema = Type.Object(
     limits: Type.Optional(RateLimitsSchema),
     policy: Type.Optional(PolicySchema),
     request_log: Type.Optional(RequestLogBodiesSchema),
+    budgets: Type.Optional(BudgetsSchema),
   },
   { additionalProperties: false },
 );
@@ -303,6 +316,8 @@ const KeySchema = Type.Object(
     limits: Type.Optional(RateLimitsSchema),
     allowed_models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     policy: Type.Optional(PolicySchema),
+    budgets: Type.Optional(BudgetsSchema),
+    end_user_budgets: Type.Optional(BudgetsSchema),
     status: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('revoked'), Type.Literal('deleted')]),
     ),
@@ -519,6 +534,10 @@ export const ConfigFileSchema = Type.Object(
     ),
     nodes: Type.Array(NodeSchema, { minItems: 1 }),
     models: Type.Array(ModelSchema, { minItems: 1 }),
+    /** IANA zone of budget windows (default UTC). */
+    budget_timezone: Type.Optional(Type.String({ minLength: 1 })),
+    /** Budget windows kept in memory (default 10000). */
+    budget_cached_windows: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000_000 })),
     accounts: Type.Optional(Type.Array(AccountSchema)),
     keys: Type.Optional(Type.Array(KeySchema)),
   },
@@ -529,3 +548,4 @@ export const ConfigFileSchema = Type.Object(
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type NodeConfigFile = Static<typeof NodeSchema>;
 export type RateLimitsFile = Static<typeof RateLimitsSchema>;
+export type BudgetsFile = Static<typeof BudgetsSchema>;

@@ -10,6 +10,10 @@ export const DEFAULTS = {
   usageMaxBatchRows: 1000,
   usageMaxWaitingRows: 100_000,
   usageStreamProgressIntervalMs: 2_000,
+  /** Budget windows follow the calendar in UTC unless `budget_timezone` names a zone. */
+  budgetTimezone: 'UTC',
+  /** Budget windows kept in memory (end users' windows are the many ones). */
+  budgetCachedWindows: 10_000,
   /** PRODUCT.md decision 17: 30 days, as OpenAI; a request at the body limit plus a long reply fits the cap. */
   /** Per account: 10,000 responses and 256 MiB (issue 28 item 8); a conversation read back: 1,000 responses, 32 MiB (item 2). */
   responses: {

@@ -213,9 +213,26 @@ export interface AccountConfig {
   readonly policy: PolicyConfig | undefined;
   /** `request_log.bodies: true`: the account's request records keep the request and reply bodies. */
   readonly requestLogBodies?: boolean;
+  readonly budgets: readonly BudgetConfig[] | undefined;
 }
 
 export type KeyStatus = 'active' | 'blocked' | 'revoked' | 'deleted';
+
+/** The calendar periods a budget resets on (PRODUCT.md decision 27). */
+export type BudgetPeriod = 'day' | 'week' | 'month';
+
+export interface BudgetWindowSettings {
+  /** IANA zone name (`budget_timezone`, default UTC): days start at its midnight, weeks on Monday, months on the 1st. */
+  readonly timeZone: string;
+  /** Budget windows kept in memory (`budget_cached_windows`); idle ones beyond are dropped, least recently used first. */
+  readonly cachedWindows: number;
+}
+
+/** At most `limit` USD spent per calendar `period` (in the gateway's `budget_timezone`). */
+export interface BudgetConfig {
+  readonly limit: number;
+  readonly period: BudgetPeriod;
+}
 
 /** Requests per minute and per second, tokens per minute; `undefined`: no such limit. */
 export interface RateLimitSettings {
@@ -243,6 +260,8 @@ export interface KeyConfig {
   readonly limits: RateLimitSettings | undefined;
   readonly allowedModels: readonly string[] | undefined;
   readonly policy: PolicyConfig | undefined;
+  readonly budgets: readonly BudgetConfig[] | undefined;
+  readonly endUserBudgets: readonly BudgetConfig[] | undefined;
   readonly status: KeyStatus;
   /** `request_log.bodies: true`: the key's request records keep the request and reply bodies. */
   readonly requestLogBodies?: boolean;
@@ -409,6 +428,8 @@ export interface GatewayConfig {
   readonly shutdown: { readonly graceMs: number };
   readonly nodes: readonly NodeConfig[];
   readonly models: readonly ModelConfig[];
+  /** Budget windows: the IANA zone their calendar follows, and how many windows are kept in memory. */
+  readonly budgetWindows: BudgetWindowSettings;
   readonly accounts: readonly AccountConfig[];
   readonly keys: readonly KeyConfig[];
 }

@@ -1,6 +1,6 @@
 import { ModelAliasConflict, ModelCatalog } from './model-catalog.js';
 import { ConfigError } from './config-error.js';
-import type { ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
+import type { BudgetsFile, ConfigFile, NodeConfigFile, RateLimitsFile } from './config-schema.js';
 import { addressRangeProblem } from './ip-address.js';
 import { reasoningProblem } from './protocol-reasoning.js';
 import { DEFAULT_HEALTH } from './node-health-settings.js';
@@ -10,7 +10,9 @@ import { isDocumentedSecret } from './example-secrets.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
 import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
+import { isTimeZone } from './time-zone.js';
 import type {
+  BudgetConfig,
   GatewayConfig,
   KeyConfig,
   LimitSettings,
@@ -208,6 +210,33 @@ function resolvePolicy(policy: PolicyFile): PolicyConfig | undefined {
   return policy && { streaming: policy.streaming, maxReasoningEffort: policy.max_reasoning_effort };
 }
 
+function resolveTimeZone(zone: string | undefined, source: string): string {
+  if (zone === undefined) return DEFAULTS.budgetTimezone;
+  if (!isTimeZone(zone))
+    throw new ConfigError(
+      source,
+      'budget_timezone',
+      `unknown time zone "${zone}": give an IANA name such as "Europe/Berlin" or "UTC"`,
+    );
+  return zone;
+}
+
+/** Budgets as given; one per period (two monthly budgets of one owner would be one budget, the lower). */
+function resolveBudgets(budgets: BudgetsFile | undefined, path: string, source: string): BudgetConfig[] | undefined {
+  if (budgets === undefined) return undefined;
+  const seen = new Set<string>();
+  budgets.forEach((budget, index) => {
+    if (seen.has(budget.period))
+      throw new ConfigError(
+        source,
+        `${path}[${index}].period`,
+        `a second "${budget.period}" budget: give one per period`,
+      );
+    seen.add(budget.period);
+  });
+  return budgets.map((budget) => ({ limit: budget.limit, period: budget.period }));
+}
+
 /** A body of the largest size allowed must fit one key's budget, and one key's budget the total. */
 function checkBodyBudgets(http: ConfigFile['http'], source: string): void {
   const bodyLimit = http?.body_limit_bytes ?? DEFAULTS.bodyLimitBytes;
@@ -330,6 +359,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       limits: account.limits && resolveRateLimits(account.limits),
       policy: resolvePolicy(account.policy),
       ...(account.request_log?.bodies === true ? { requestLogBodies: true } : {}),
+      budgets: resolveBudgets(account.budgets, `accounts[${index}].budgets`, source),
     };
   });
   const accountIds = new Set(accounts.map((account) => account.id));
@@ -354,6 +384,8 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       limits: key.limits && resolveRateLimits(key.limits),
       allowedModels: key.allowed_models,
       policy: resolvePolicy(key.policy),
+      budgets: resolveBudgets(key.budgets, `keys[${index}].budgets`, source),
+      endUserBudgets: resolveBudgets(key.end_user_budgets, `keys[${index}].end_user_budgets`, source),
       status: key.status ?? 'active',
       ...(key.request_log?.bodies === true ? { requestLogBodies: true } : {}),
     };
@@ -466,6 +498,10 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       batchIntervalMs: file.telemetry?.batch_interval_ms ?? DEFAULTS.telemetry.batchIntervalMs,
     },
     shutdown: { graceMs: file.shutdown?.grace_ms ?? DEFAULTS.shutdownGraceMs },
+    budgetWindows: {
+      timeZone: resolveTimeZone(file.budget_timezone, source),
+      cachedWindows: file.budget_cached_windows ?? DEFAULTS.budgetCachedWindows,
+    },
     nodes,
     models,
     accounts,

@@ -105,8 +105,10 @@ export const ERROR_CODES = {
     type: 'billing_error',
     retryable: false,
     message: {
-      en: () => 'The account balance is too low for this request.',
-      ru: () => 'Недостаточно средств на балансе для этого запроса.',
+      en: (p) =>
+        `The account balance is too low for this request: it would reserve up to ${text(p.reserve_usd)} USD (a prompt of ${text(p.prompt_tokens)} tokens and an output cap of ${text(p.output_tokens)} tokens), and ${text(p.remaining_usd)} USD remains after requests in flight.`,
+      ru: (p) =>
+        `Недостаточно средств на балансе для этого запроса: он зарезервировал бы до ${text(p.reserve_usd)} USD (запрос ${text(p.prompt_tokens)} токенов и лимит ответа ${text(p.output_tokens)} токенов), а с учётом выполняющихся запросов остаётся ${text(p.remaining_usd)} USD.`,
     },
   },
   api_key_limit_exceeded: {
@@ -114,8 +116,21 @@ export const ERROR_CODES = {
     type: 'billing_error',
     retryable: false,
     message: {
-      en: () => 'The spend limit of this API key has been reached.',
-      ru: () => 'Достигнут лимит расходов этого API-ключа.',
+      en: (p) =>
+        `The spend limit of this API key (${text(p.limit_usd)} USD) does not cover this request: it would reserve up to ${text(p.reserve_usd)} USD (a prompt of ${text(p.prompt_tokens)} tokens and an output cap of ${text(p.output_tokens)} tokens), and ${text(p.remaining_usd)} USD of the limit remains after requests in flight.`,
+      ru: (p) =>
+        `Лимит расходов этого API-ключа (${text(p.limit_usd)} USD) не покрывает этот запрос: он зарезервировал бы до ${text(p.reserve_usd)} USD (запрос ${text(p.prompt_tokens)} токенов и лимит ответа ${text(p.output_tokens)} токенов), а с учётом выполняющихся запросов от лимита остаётся ${text(p.remaining_usd)} USD.`,
+    },
+  },
+  budget_exceeded: {
+    status: 402,
+    type: 'billing_error',
+    retryable: false,
+    message: {
+      en: (p) =>
+        `The ${text(p.period)} budget of this ${p.owner === 'end_user' ? `API key for the end user "${text(p.end_user)}"` : p.owner === 'account' ? 'account' : 'API key'} does not cover this request: the window that started ${text(p.window_start)} has a limit of ${text(p.limit_usd)} USD, spent ${text(p.spent_usd)} USD and has ${text(p.reserved_usd)} USD reserved by requests in flight, so ${text(p.remaining_usd)} USD remains; this request would reserve up to ${text(p.reserve_usd)} USD (a prompt of ${text(p.prompt_tokens)} tokens and an output cap of ${text(p.output_tokens)} tokens). The window resets at ${text(p.resets_at)}.`,
+      ru: (p) =>
+        `Бюджет (${text(p.period)}) ${p.owner === 'end_user' ? `этого API-ключа для конечного пользователя "${text(p.end_user)}"` : p.owner === 'account' ? 'этого аккаунта' : 'этого API-ключа'} не покрывает этот запрос: у окна, начавшегося ${text(p.window_start)}, лимит ${text(p.limit_usd)} USD, потрачено ${text(p.spent_usd)} USD и зарезервировано выполняющимися запросами ${text(p.reserved_usd)} USD, остаётся ${text(p.remaining_usd)} USD; этот запрос зарезервировал бы до ${text(p.reserve_usd)} USD (запрос ${text(p.prompt_tokens)} токенов и лимит ответа ${text(p.output_tokens)} токенов). Окно обнуляется в ${text(p.resets_at)}.`,
     },
   },
   access_denied: {

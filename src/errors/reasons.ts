@@ -274,6 +274,10 @@ export const PHRASES = {
   }),
   must_be_after_from: phraseTexts({ en: () => "must be later than 'from'", ru: () => "должно быть позже 'from'" }),
   must_not_be_zero: phraseTexts({ en: () => 'must not be zero', ru: () => 'не должен быть нулём' }),
+  repeats_budget_period: phraseTexts({
+    en: () => 'repeats a period: give one budget per period',
+    ru: () => 'повторяет период: задайте один бюджет на период',
+  }),
   integer_in_range: phraseTexts<{ min: number; max: number }>({
     en: (p) => `must be an integer from ${p.min} to ${p.max}`,
     ru: (p) => `нужно целое от ${p.min} до ${p.max}`,

@@ -1,6 +1,6 @@
 import type { AffinityOutcome } from '../context/request-context.js';
 import type { ClusterChange } from './cluster-store.js';
-import type { KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
+import type { BudgetPeriod, KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
 
 /**
  * What the store keeps, in the gateway's own terms. Money is integer nano-USD
@@ -12,6 +12,26 @@ export interface RateLimits {
   readonly rpm?: number;
   readonly rps?: number;
   readonly tpm?: number;
+}
+
+/** A budget that resets: at most `limitNano` spent per calendar `period` (PRODUCT.md decision 27). */
+export interface BudgetRule {
+  readonly period: BudgetPeriod;
+  readonly limitNano: number;
+}
+
+/** Whose budget a window is: a key's or an account's (`endUser` null), or one end user's of a key. */
+export type BudgetOwnerKind = 'key' | 'account';
+
+/** One calendar window of one budget, as a usage row books into it. */
+export interface BudgetWindowRef {
+  readonly ownerKind: BudgetOwnerKind;
+  readonly ownerId: string;
+  /** The end user of a key's `end_user_budgets`; null for the key's or account's own budgets. */
+  readonly endUser: string | null;
+  readonly period: BudgetPeriod;
+  /** ISO time the window starts (in the gateway's budget time zone). */
+  readonly start: string;
 }
 
 /** Features an account (or key) may be denied (issue 4, 403 access_denied). */
@@ -38,6 +58,8 @@ export interface AccountRecord {
   readonly policy: FeaturePolicy | null;
   /** null: the request records of its requests keep no bodies (unless the key or model says so). */
   readonly requestLog: RequestLogSetting | null;
+  /** Budgets that reset (null: none). */
+  readonly budgets: readonly BudgetRule[] | null;
   readonly createdAt: string;
 }
 
@@ -69,6 +91,10 @@ export interface KeyRecord {
   readonly allowedModels: readonly string[] | null;
   readonly policy: FeaturePolicy | null;
   readonly requestLog: RequestLogSetting | null;
+  /** Budgets that reset (null: none). */
+  readonly budgets: readonly BudgetRule[] | null;
+  /** Budgets applied to each end user of the key apart (null: none). */
+  readonly endUserBudgets: readonly BudgetRule[] | null;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
 }
@@ -122,6 +148,13 @@ export interface UsageRow {
   readonly features?: UsageFeatures | null;
   /** Whether the node the request's affinity key preferred served it (PRODUCT decision 26): `hit`, `spill`, `none`; absent or null: not known (booked before). */
   readonly affinity?: AffinityOutcome | null;
+  /** The end user the request was made for (absent or null: none). */
+  readonly endUser?: string | null;
+  /**
+   * The budget windows the cost books into: those of the request's start, whenever it
+   * settles; booked in the same transaction as the row (absent: none).
+   */
+  readonly budgetWindows?: readonly BudgetWindowRef[] | null;
   readonly createdAt: string;
 }
 
@@ -201,9 +234,17 @@ export interface UsageReport {
 export interface SettledBalances {
   readonly accounts: ReadonlyMap<string, number>;
   readonly keys: ReadonlyMap<string, number>;
+  /** The committed spend of every budget window the batch booked into, by budgetWindowKey. */
+  readonly windows?: ReadonlyMap<string, number>;
+}
+
+/** One string per window: the spend-hold subject id and the caches' key. */
+export function budgetWindowKey(window: BudgetWindowRef): string {
+  return `${window.ownerKind}:${window.ownerId}:${window.period}:${window.start}:${window.endUser ?? ''}`;
 }
 
 export interface NewAccount {
+  readonly budgets?: readonly BudgetRule[] | null;
   readonly id: string;
   readonly name?: string | null;
   readonly balanceNano: number;
@@ -214,6 +255,7 @@ export interface NewAccount {
 }
 
 export interface AccountPatch {
+  readonly budgets?: readonly BudgetRule[] | null;
   readonly name?: string | null;
   readonly allowedModels?: readonly string[] | null;
   readonly limits?: RateLimits | null;
@@ -222,6 +264,8 @@ export interface AccountPatch {
 }
 
 export interface NewKey {
+  readonly budgets?: readonly BudgetRule[] | null;
+  readonly endUserBudgets?: readonly BudgetRule[] | null;
   readonly id: string;
   readonly hash: string;
   readonly prefix: string;
@@ -239,6 +283,8 @@ export interface NewKey {
 }
 
 export interface KeyPatch {
+  readonly budgets?: readonly BudgetRule[] | null;
+  readonly endUserBudgets?: readonly BudgetRule[] | null;
   readonly name?: string | null;
   readonly status?: KeyStatus;
   readonly statusReason?: string | null;

@@ -4,9 +4,13 @@
  * other instance holds (spent + every live hold ≤ limit; every live hold ≤ balance), and
  * every usage batch takes its booked cost out of the booking instance's hold in the same
  * transaction, so instances sharing one store can never spend the same money twice. A
+ * A budget window's hold is granted out of its limit − its spend − every other live hold
+ * of it, under the lock of its owner's row (which every usage batch booking into it takes).
  * hold that is not renewed expires (its instance is gone) and its budget is free again.
  */
-export type HoldKind = 'key' | 'account';
+import type { BudgetWindowRef } from './records.js';
+
+export type HoldKind = 'key' | 'account' | 'window';
 
 export interface HoldSubject {
   readonly kind: HoldKind;
@@ -16,6 +20,8 @@ export interface HoldSubject {
 export interface HoldDemand extends HoldSubject {
   /** How much more this instance asks to hold. */
   readonly wantNano: number;
+  /** A budget window (kind `window`, id its budgetWindowKey): which, and its limit; its budget is limit − spent in it. */
+  readonly window?: { readonly ref: BudgetWindowRef; readonly limitNano: number };
 }
 
 export interface HoldAmount extends HoldSubject {

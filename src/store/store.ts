@@ -2,6 +2,7 @@ import type {
   AccountPatch,
   AccountRecord,
   BalanceEntry,
+  BudgetWindowRef,
   KeyFilter,
   KeyPatch,
   KeyRecord,
@@ -74,6 +75,8 @@ export interface Store {
    * booked costs also come out of that instance's spend holds.
    */
   recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances>;
+  /** The committed spend of each budget window (0 for one nothing was booked into), by budgetWindowKey. */
+  windowSpend(windows: readonly BudgetWindowRef[]): Promise<Map<string, number>>;
   queryUsage(filter: UsageFilter): Promise<UsageReport>;
   /**
    * Requests, errors, latency percentiles, tokens and cost per time bucket (and per model

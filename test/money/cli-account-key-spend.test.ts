@@ -157,7 +157,10 @@ describe('CLI end to end: account, key, spend, balance, usage', { concurrency: t
         for (const id of requestIds) assert.ok(table.includes(id), `the table lists ${id}`);
         assert.match(table, new RegExp(`Totals: requests ${costs.length + 1}, `));
         const keysTable = await cli('keys', 'list', '--account', accountId);
-        assert.match(keysTable, /^ID\s+PREFIX\s+ACCOUNT\s+NAME\s+STATUS\s+SPEND_LIMIT\s+SPENT\s+LAST_USED_AT/);
+        assert.match(
+          keysTable,
+          /^ID\s+PREFIX\s+ACCOUNT\s+NAME\s+STATUS\s+SPEND_LIMIT\s+SPENT\s+REMAINING\s+LAST_USED_AT/,
+        );
         assert.ok(keysTable.includes(created.prefix) && keysTable.includes('active'));
         assert.ok(!keysTable.includes(secret));
 

@@ -3,7 +3,7 @@ import { admin } from '../api.js';
 import { formatTime, formatUsd } from '../format.js';
 import { t } from '../i18n.js';
 import type { AccountView, LedgerEntry, List } from '../types.js';
-import { ErrorNote, Field, Loading, Section, useAction, useLoad } from '../ui.js';
+import { BudgetBars, ErrorNote, Field, Loading, Section, useAction, useLoad } from '../ui.js';
 
 function CreateAccountForm({ created }: { created: (id: string) => void }) {
   const [form, setForm] = useState({ id: '', name: '', balance: '10' });
@@ -167,6 +167,10 @@ export function AccountsPage() {
                   <th scope="col" class="number">
                     {t('reserved')}
                   </th>
+                  <th scope="col" class="number">
+                    {t('remaining')}
+                  </th>
+                  <th scope="col">{t('budgets')}</th>
                   <th scope="col">{t('actions')}</th>
                 </tr>
               </thead>
@@ -179,6 +183,10 @@ export function AccountsPage() {
                       {formatUsd(account.balance)}
                     </td>
                     <td class="number">{formatUsd(account.reserved)}</td>
+                    <td class="number">{formatUsd(account.remaining)}</td>
+                    <td data-testid="account-budgets">
+                      <BudgetBars budgets={account.budgets} owner={account.id} />
+                    </td>
                     <td>
                       <button
                         type="button"

@@ -3,7 +3,7 @@ import { admin } from '../api.js';
 import { formatTime, formatUsd } from '../format.js';
 import { t } from '../i18n.js';
 import type { AccountView, KeyView, List } from '../types.js';
-import { ErrorNote, Field, Loading, Meter, Section, StateBadge, useAction, useLoad } from '../ui.js';
+import { BudgetBars, ErrorNote, Field, Loading, Meter, Section, StateBadge, useAction, useLoad } from '../ui.js';
 
 /** A key's secret, shown once, with a copy button. */
 export function SecretOnce({ secret, dismiss }: { secret: string; dismiss?: () => void }) {
@@ -135,6 +135,7 @@ export function KeysPage() {
                   <th scope="col">{t('account')}</th>
                   <th scope="col">{t('status')}</th>
                   <th scope="col">{t('spent')}</th>
+                  <th scope="col">{t('budgets')}</th>
                   <th scope="col">{t('lastUsed')}</th>
                   <th scope="col">{t('actions')}</th>
                 </tr>
@@ -158,8 +159,12 @@ export function KeysPage() {
                         <>
                           <Meter value={key.spent} max={key.spend_limit} label={`${t('spent')} ${key.prefix}`} />{' '}
                           {formatUsd(key.spent)} / {formatUsd(key.spend_limit)}
+                          {key.remaining !== null && ` · ${formatUsd(key.remaining)} ${t('remaining')}`}
                         </>
                       )}
+                    </td>
+                    <td data-testid="key-budgets">
+                      <BudgetBars budgets={key.budgets} owner={key.prefix} />
                     </td>
                     <td>{key.last_used_at === null ? t('never') : formatTime(key.last_used_at)}</td>
                     <td class="actions">

@@ -38,7 +38,9 @@ export function adminRoute(services: GatewayServices): AdminRequestHandler {
  * console session (the console's API calls).
  */
 export function adminOperationsHandler(services: GatewayServices): AdminRequestHandler {
-  const admin = new AdminService(services.store, services.accounts, services.usage, services.requestRecords);
+  const admin = new AdminService(services.store, services.accounts, services.usage, services.requestRecords, {
+    clock: services.billing.clock,
+  });
   const operations: Array<{ method: string; pattern: RegExp; handler: AdminHandler }> = ADMIN_OPERATIONS.map(
     (operation) => ({
       method: operation.method,

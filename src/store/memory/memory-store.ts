@@ -16,7 +16,9 @@ import type {
   UsageRow,
   UsageStatsBucket,
   UsageStatsQuery,
+  BudgetWindowRef,
 } from '../records.js';
+import { budgetWindowKey } from '../records.js';
 import type { Store } from '../store.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
 import { MemoryResponseRows } from './memory-response-rows.js';
@@ -25,6 +27,8 @@ import { usageStatsOfRows } from './usage-stats-of-rows.js';
 import { MEMORY_STORE_KEPT_USAGE_ROWS, RecentUsageRows } from './recent-usage-rows.js';
 
 const now = () => new Date().toISOString();
+/** Budget windows kept before the ones over are swept. */
+const MAX_WINDOWS_BEFORE_SWEEP = 100_000;
 
 export interface MemoryStoreOptions {
   /** Usage rows kept for queries, newest; older ones are dropped (default MEMORY_STORE_KEPT_USAGE_ROWS). */
@@ -45,6 +49,8 @@ export class MemoryStore implements Store {
   private readonly keys = new Map<string, KeyRecord>();
   private readonly entries: BalanceEntry[] = [];
   private readonly usage: RecentUsageRows;
+  /** Committed spend per budget window (budgetWindowKey), with the window's start. */
+  private readonly windowSpent = new Map<string, { start: string; spentNano: number }>();
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly cluster = new MemoryClusterStore((change) => this.changed(change));
   readonly responseRows = new MemoryResponseRows();
@@ -89,6 +95,7 @@ export class MemoryStore implements Store {
       limits: account.limits ?? null,
       policy: account.policy ?? null,
       requestLog: account.requestLog ?? null,
+      budgets: account.budgets ?? null,
       createdAt: now(),
     });
     this.addEntry(account.id, 'initial', account.balanceNano, account.balanceNano, reason);
@@ -106,6 +113,7 @@ export class MemoryStore implements Store {
       limits: patch.limits === undefined ? account.limits : patch.limits,
       policy: patch.policy === undefined ? account.policy : patch.policy,
       requestLog: patch.requestLog === undefined ? account.requestLog : patch.requestLog,
+      budgets: patch.budgets === undefined ? account.budgets : patch.budgets,
     };
     this.accounts.set(id, updated);
     this.changed({ kind: 'account', id });
@@ -169,6 +177,8 @@ export class MemoryStore implements Store {
       allowedModels: key.allowedModels ?? null,
       policy: key.policy ?? null,
       requestLog: key.requestLog ?? null,
+      budgets: key.budgets ?? null,
+      endUserBudgets: key.endUserBudgets ?? null,
       createdAt: now(),
       lastUsedAt: null,
     });
@@ -189,6 +199,8 @@ export class MemoryStore implements Store {
       allowedModels: patch.allowedModels === undefined ? key.allowedModels : patch.allowedModels,
       policy: patch.policy === undefined ? key.policy : patch.policy,
       requestLog: patch.requestLog === undefined ? key.requestLog : patch.requestLog,
+      budgets: patch.budgets === undefined ? key.budgets : patch.budgets,
+      endUserBudgets: patch.endUserBudgets === undefined ? key.endUserBudgets : patch.endUserBudgets,
     };
     this.keys.set(id, updated);
     this.changed({ kind: 'key', id });
@@ -222,6 +234,13 @@ export class MemoryStore implements Store {
       // A batch the store refuses is retried as a whole, but this store never refuses one.
       if (this.usage.has(row.requestId)) continue;
       this.usage.add(row);
+      for (const window of row.budgetWindows ?? []) {
+        const key = budgetWindowKey(window);
+        this.windowSpent.set(key, {
+          start: window.start,
+          spentNano: (this.windowSpent.get(key)?.spentNano ?? 0) + row.costNano,
+        });
+      }
       if (row.accountId !== null) charged.set(row.accountId, (charged.get(row.accountId) ?? 0) + row.costNano);
       const total = spent.get(row.keyId);
       if (total === undefined) spent.set(row.keyId, { costNano: row.costNano, lastUsedAt: row.createdAt });
@@ -249,7 +268,27 @@ export class MemoryStore implements Store {
       const key = this.keys.get(row.keyId);
       if (key !== undefined) keys.set(key.id, key.spentNano);
     }
-    return { accounts, keys };
+    const windows = new Map<string, number>();
+    for (const row of rows)
+      for (const window of row.budgetWindows ?? []) {
+        const key = budgetWindowKey(window);
+        windows.set(key, this.windowSpent.get(key)?.spentNano ?? 0);
+      }
+    this.forgetOldWindows();
+    return { accounts, keys, windows };
+  }
+
+  async windowSpend(windows: readonly BudgetWindowRef[]): Promise<Map<string, number>> {
+    return new Map(
+      windows.map((window) => [budgetWindowKey(window), this.windowSpent.get(budgetWindowKey(window))?.spentNano ?? 0]),
+    );
+  }
+
+  /** Windows that started more than 35 days ago are over (the longest lasts a month): their spend is forgotten. */
+  private forgetOldWindows(): void {
+    if (this.windowSpent.size < MAX_WINDOWS_BEFORE_SWEEP) return;
+    const before = new Date(Date.now() - 35 * 86_400_000).toISOString();
+    for (const [key, window] of this.windowSpent) if (window.start < before) this.windowSpent.delete(key);
   }
 
   /** Over the kept rows only (see `keptUsageRows`). */

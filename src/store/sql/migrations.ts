@@ -290,6 +290,30 @@ export const MIGRATIONS: readonly Migration[] = [
     // NULL for rows booked before affinity existed: their outcome is not known.
     sql: `
       ALTER TABLE usage_ledger ADD COLUMN affinity text;
+      `,
+  },
+  {
+    version: 13,
+    name: 'budgets that reset: budgets of keys and accounts, spend per budget window, holds per window',
+    // budgets and end_user_budgets: JSON [{ period, limit_nano }], NULL for none. budget_spend
+    // is what each calendar window has spent, booked in the transaction that books the usage
+    // rows; end_user is '' for a key's or account's own budgets. Spend holds also cover
+    // windows (kind 'window', subject_id as the gateway names the window).
+    sql: `
+      ALTER TABLE accounts ADD COLUMN budgets jsonb;
+      ALTER TABLE api_keys ADD COLUMN budgets jsonb;
+      ALTER TABLE api_keys ADD COLUMN end_user_budgets jsonb;
+      CREATE TABLE budget_spend (
+        owner_kind    text NOT NULL CHECK (owner_kind IN ('key', 'account')),
+        owner_id      text NOT NULL,
+        end_user      text NOT NULL DEFAULT '',
+        period        text NOT NULL CHECK (period IN ('day', 'week', 'month')),
+        window_start  timestamptz NOT NULL,
+        spent_nano    bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (owner_kind, owner_id, period, window_start, end_user)
+      );
+      ALTER TABLE spend_holds DROP CONSTRAINT spend_holds_kind_check;
+      ALTER TABLE spend_holds ADD CONSTRAINT spend_holds_kind_check CHECK (kind IN ('key', 'account', 'window'));
     `,
   },
 ];

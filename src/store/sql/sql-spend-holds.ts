@@ -1,4 +1,11 @@
-import { holdKey, type HoldAmount, type HoldDemand, type HoldGrant, type SpendHoldStore } from '../spend-holds.js';
+import {
+  holdKey,
+  type HoldKind,
+  type HoldAmount,
+  type HoldDemand,
+  type HoldGrant,
+  type SpendHoldStore,
+} from '../spend-holds.js';
 import type { SqlDriver, SqlQueryable } from './sql-driver.js';
 
 /** The budget a subject has in all: a key's limit minus its spend, an account's balance. */
@@ -6,6 +13,20 @@ const BUDGET = {
   key: 'SELECT spend_limit_nano - spent_nano AS budget FROM api_keys WHERE id = $1 AND spend_limit_nano IS NOT NULL FOR UPDATE',
   account: 'SELECT balance_nano AS budget FROM accounts WHERE id = $1 FOR UPDATE',
 } as const;
+
+/** Locks a window's owner: every usage batch booking into the window updates that row too. */
+const OWNER_LOCK = {
+  key: 'SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE',
+  account: 'SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE',
+} as const;
+
+/** The row a demand's grant locks. */
+function lockOf(demand: HoldDemand): { kind: 'key' | 'account'; id: string } {
+  if (demand.kind !== 'window') return { kind: demand.kind, id: demand.id };
+  return demand.window === undefined
+    ? { kind: 'key', id: demand.id }
+    : { kind: demand.window.ref.ownerKind, id: demand.window.ref.ownerId };
+}
 
 const num = (value: unknown): number => Number(value ?? 0);
 
@@ -18,10 +39,15 @@ export class SqlSpendHolds implements SpendHoldStore {
   ) {}
 
   acquire(holder: string, demands: readonly HoldDemand[], ttlMs: number): Promise<HoldGrant[]> {
-    // One lock order for every instance (accounts before keys, then by id): no deadlocks.
-    const ordered = [...demands].sort((a, b) =>
-      a.kind === b.kind ? (a.id < b.id ? -1 : 1) : a.kind === 'account' ? -1 : 1,
-    );
+    // One lock order for every instance (accounts before keys, then by id; a window under
+    // its owner's row, after it): no deadlocks.
+    const ordered = [...demands].sort((a, b) => {
+      const [ownerA, ownerB] = [lockOf(a), lockOf(b)];
+      if (ownerA.kind !== ownerB.kind) return ownerA.kind === 'account' ? -1 : 1;
+      if (ownerA.id !== ownerB.id) return ownerA.id < ownerB.id ? -1 : 1;
+      if (a.kind !== b.kind) return a.kind === 'window' ? 1 : -1;
+      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    });
     return this.db.transaction(async (tx) => {
       const grants: HoldGrant[] = [];
       for (const demand of ordered)
@@ -37,7 +63,7 @@ export class SqlSpendHolds implements SpendHoldStore {
     ttlMs: number,
   ): Promise<{ heldNano: number; contended: boolean }> {
     // The subject's row lock serializes every instance's grants on it (and usage batches).
-    const [subject] = await tx.query<{ budget: unknown }>(BUDGET[demand.kind], [demand.id]);
+    const subject = await this.budgetOf(tx, demand);
     await tx.query('DELETE FROM spend_holds WHERE kind = $1 AND subject_id = $2 AND expires_at <= now()', [
       demand.kind,
       demand.id,
@@ -68,8 +94,26 @@ export class SqlSpendHolds implements SpendHoldStore {
     return { heldNano: num(row?.amount_nano), contended };
   }
 
+  /** The subject's budget in all, its owner's row locked; undefined when there is no such subject. */
+  private async budgetOf(tx: SqlQueryable, demand: HoldDemand): Promise<{ budget: unknown } | undefined> {
+    if (demand.kind !== 'window') {
+      const [subject] = await tx.query<{ budget: unknown }>(BUDGET[demand.kind], [demand.id]);
+      return subject;
+    }
+    if (demand.window === undefined) return undefined;
+    const { ref, limitNano } = demand.window;
+    const [owner] = await tx.query(OWNER_LOCK[ref.ownerKind], [ref.ownerId]);
+    if (owner === undefined) return undefined;
+    const [spent] = await tx.query<{ spent_nano: unknown }>(
+      `SELECT spent_nano FROM budget_spend
+        WHERE owner_kind = $1 AND owner_id = $2 AND period = $3 AND window_start = $4 AND end_user = $5`,
+      [ref.ownerKind, ref.ownerId, ref.period, ref.start, ref.endUser ?? ''],
+    );
+    return { budget: limitNano - num(spent?.spent_nano) };
+  }
+
   async renew(holder: string, ttlMs: number): Promise<HoldAmount[]> {
-    const rows = await this.db.query<{ kind: 'key' | 'account'; subject_id: string; amount_nano: unknown }>(
+    const rows = await this.db.query<{ kind: HoldKind; subject_id: string; amount_nano: unknown }>(
       `UPDATE spend_holds SET expires_at = now() + $2 * interval '1 millisecond'
         WHERE holder = $1 AND expires_at > now() RETURNING kind, subject_id, amount_nano`,
       [holder, ttlMs],
@@ -83,7 +127,7 @@ export class SqlSpendHolds implements SpendHoldStore {
       targets.map((target) => ({ kind: target.kind, subject_id: target.id, keep: target.heldNano })),
     );
     return this.db.transaction(async (tx) => {
-      const rows = await tx.query<{ kind: 'key' | 'account'; subject_id: string; amount_nano: unknown }>(
+      const rows = await tx.query<{ kind: HoldKind; subject_id: string; amount_nano: unknown }>(
         `UPDATE spend_holds AS h SET amount_nano = LEAST(h.amount_nano, t.keep)
            FROM json_to_recordset($2::json) AS t(kind text, subject_id text, keep bigint)
           WHERE h.holder = $1 AND h.kind = t.kind AND h.subject_id = t.subject_id

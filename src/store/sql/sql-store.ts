@@ -1,9 +1,11 @@
-import type { KeyStatus } from '../../config/gateway-config.js';
+import type { BudgetPeriod, KeyStatus } from '../../config/gateway-config.js';
 import type { AffinityOutcome } from '../../context/request-context.js';
 import type {
   AccountPatch,
   AccountRecord,
   BalanceEntry,
+  BudgetRule,
+  BudgetWindowRef,
   FeaturePolicy,
   RequestLogSetting,
   KeyFilter,
@@ -23,6 +25,7 @@ import type {
   UsageStatsBucket,
   UsageStatsQuery,
 } from '../records.js';
+import { budgetWindowKey } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
@@ -42,6 +45,18 @@ const isoOrNull = (value: unknown): string | null => (value === null || value ==
 const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+/** Budgets as stored: `[{ period, limit_nano }]`. */
+function budgetsOf(value: unknown): BudgetRule[] | null {
+  if (!Array.isArray(value)) return null;
+  return value.map((budget: { period: BudgetPeriod; limit_nano: unknown }) => ({
+    period: budget.period,
+    limitNano: Number(budget.limit_nano),
+  }));
+}
+const budgetsJson = (budgets: readonly BudgetRule[] | null | undefined): string | null =>
+  budgets === null || budgets === undefined
+    ? null
+    : JSON.stringify(budgets.map((budget) => ({ period: budget.period, limit_nano: budget.limitNano })));
 const json = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** The `request_log` column (migration 10): null, or `{"bodies": …}`. */
@@ -59,6 +74,7 @@ function accountOf(row: Row): AccountRecord {
     limits: (row.limits as RateLimits | null) ?? null,
     policy: (row.policy as FeaturePolicy | null) ?? null,
     requestLog: requestLogOf(row.request_log),
+    budgets: budgetsOf(row.budgets),
     createdAt: iso(row.created_at),
   };
 }
@@ -79,6 +95,8 @@ function keyOf(row: Row): KeyRecord {
     allowedModels: (row.allowed_models as string[] | null) ?? null,
     policy: (row.policy as FeaturePolicy | null) ?? null,
     requestLog: requestLogOf(row.request_log),
+    budgets: budgetsOf(row.budgets),
+    endUserBudgets: budgetsOf(row.end_user_budgets),
     createdAt: iso(row.created_at),
     lastUsedAt: isoOrNull(row.last_used_at),
   };
@@ -156,6 +174,19 @@ function usageJson(row: UsageRow) {
     features: row.features === undefined || row.features === null ? null : JSON.stringify(row.features),
     affinity: row.affinity ?? null,
     created_at: row.createdAt,
+    budget_windows: row.budgetWindows?.map(windowJson) ?? null,
+  };
+}
+
+/** A budget window as the usage batch books it (`hold_id`: its spend-hold subject). */
+function windowJson(window: BudgetWindowRef) {
+  return {
+    owner_kind: window.ownerKind,
+    owner_id: window.ownerId,
+    end_user: window.endUser ?? '',
+    period: window.period,
+    window_start: window.start,
+    hold_id: budgetWindowKey(window),
   };
 }
 
@@ -169,12 +200,29 @@ const RECORD_USAGE = `
       attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
       cached_tokens integer, cache_write_tokens integer, cache_write_1h_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
       latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,
-      front_door text, features text, affinity text, created_at timestamptz)
+      front_door text, features text, affinity text, created_at timestamptz, budget_windows json)
   ), inserted AS (
     INSERT INTO usage_ledger (${USAGE_COLUMNS})
     SELECT ${USAGE_COLUMNS} FROM input
     ON CONFLICT (request_id) DO NOTHING
-    RETURNING key_id, account_id, cost_nano, created_at
+    RETURNING request_id, key_id, account_id, cost_nano, created_at
+  ), window_costs AS (
+    SELECT w.owner_kind, w.owner_id, w.end_user, w.period, w.window_start, w.hold_id, sum(i.cost_nano) AS total
+    FROM inserted AS i JOIN input AS r ON r.request_id = i.request_id
+    CROSS JOIN LATERAL json_to_recordset(r.budget_windows) AS w(
+      owner_kind text, owner_id text, end_user text, period text, window_start timestamptz, hold_id text)
+    GROUP BY 1, 2, 3, 4, 5, 6
+  ), booked_windows AS (
+    INSERT INTO budget_spend (owner_kind, owner_id, end_user, period, window_start, spent_nano)
+    SELECT owner_kind, owner_id, end_user, period, window_start, total FROM window_costs
+    ON CONFLICT (owner_kind, owner_id, period, window_start, end_user)
+      DO UPDATE SET spent_nano = budget_spend.spent_nano + EXCLUDED.spent_nano
+    RETURNING 1
+  ), held_windows AS (
+    UPDATE spend_holds AS h SET amount_nano = GREATEST(h.amount_nano - s.total, 0)
+    FROM window_costs AS s
+    WHERE h.holder = $2 AND h.kind = 'window' AND h.subject_id = s.hold_id
+    RETURNING 1
   ), charged_accounts AS (
     UPDATE accounts AS a SET balance_nano = a.balance_nano - s.total, updated_at = now()
     FROM (SELECT account_id, sum(cost_nano) AS total FROM inserted WHERE account_id IS NOT NULL GROUP BY account_id) AS s
@@ -197,7 +245,7 @@ const RECORD_USAGE = `
     WHERE h.holder = $2 AND h.kind = 'key' AND h.subject_id = s.key_id
     RETURNING 1
   )
-  SELECT (SELECT count(*) FROM held_accounts) + (SELECT count(*) FROM held_keys) AS held, (SELECT count(*) FROM charged_accounts) + (SELECT count(*) FROM charged_keys) AS touched`;
+  SELECT (SELECT count(*) FROM held_accounts) + (SELECT count(*) FROM held_keys) + (SELECT count(*) FROM held_windows) + (SELECT count(*) FROM booked_windows) AS held, (SELECT count(*) FROM charged_accounts) + (SELECT count(*) FROM charged_keys) AS touched`;
 
 function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
   const clauses: string[] = [];
@@ -318,8 +366,8 @@ export class SqlStore implements Store {
   insertAccountIfAbsent(account: NewAccount, reason: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO accounts (id, name, balance_nano, allowed_models, limits, policy, request_log)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        `INSERT INTO accounts (id, name, balance_nano, allowed_models, limits, policy, request_log, budgets)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb) ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           account.id,
           account.name ?? null,
@@ -328,6 +376,7 @@ export class SqlStore implements Store {
           json(account.limits),
           json(account.policy),
           json(account.requestLog),
+          budgetsJson(account.budgets),
         ],
       );
       if (inserted.length === 0) return false;
@@ -348,6 +397,7 @@ export class SqlStore implements Store {
         ['limits', json(patch.limits), '::jsonb', patch.limits === undefined],
         ['policy', json(patch.policy), '::jsonb', patch.policy === undefined],
         ['request_log', json(patch.requestLog), '::jsonb', patch.requestLog === undefined],
+        ['budgets', budgetsJson(patch.budgets), '::jsonb', patch.budgets === undefined],
       ]);
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'account', id });
@@ -391,8 +441,8 @@ export class SqlStore implements Store {
   insertKeyIfAbsent(key: NewKey): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason, request_log)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12, $13::jsonb) ON CONFLICT DO NOTHING RETURNING id`,
+        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason, request_log, budgets, end_user_budgets)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb) ON CONFLICT DO NOTHING RETURNING id`,
         [
           key.id,
           key.hash,
@@ -407,6 +457,8 @@ export class SqlStore implements Store {
           key.source ?? 'admin',
           key.statusReason ?? null,
           json(key.requestLog),
+          budgetsJson(key.budgets),
+          budgetsJson(key.endUserBudgets),
         ],
       );
       if (inserted.length === 0) return false;
@@ -427,6 +479,8 @@ export class SqlStore implements Store {
         ['allowed_models', patch.allowedModels],
         ['policy', json(patch.policy), '::jsonb', patch.policy === undefined],
         ['request_log', json(patch.requestLog), '::jsonb', patch.requestLog === undefined],
+        ['budgets', budgetsJson(patch.budgets), '::jsonb', patch.budgets === undefined],
+        ['end_user_budgets', budgetsJson(patch.endUserBudgets), '::jsonb', patch.endUserBudgets === undefined],
       ]);
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'key', id });
@@ -502,11 +556,31 @@ export class SqlStore implements Store {
           keyIds,
         ]),
       ];
+      const windows = rows.flatMap((row) => row.budgetWindows ?? []);
       return {
         accounts: new Map(accounts.map((row) => [row.id, num(row.balance_nano)])),
         keys: new Map(keys.map((row) => [row.id, num(row.spent_nano)])),
+        windows: windows.length === 0 ? new Map() : await this.spendOf(tx, windows),
       };
     });
+  }
+
+  windowSpend(windows: readonly BudgetWindowRef[]): Promise<Map<string, number>> {
+    return this.spendOf(this.db, windows);
+  }
+
+  private async spendOf(db: SqlQueryable, windows: readonly BudgetWindowRef[]): Promise<Map<string, number>> {
+    const spent = new Map(windows.map((window) => [budgetWindowKey(window), 0]));
+    if (windows.length === 0) return spent;
+    const rows = await db.query<{ hold_id: string; spent_nano: unknown }>(
+      `SELECT w.hold_id, b.spent_nano
+         FROM json_to_recordset($1::json) AS w(owner_kind text, owner_id text, end_user text, period text, window_start timestamptz, hold_id text)
+         JOIN budget_spend AS b ON b.owner_kind = w.owner_kind AND b.owner_id = w.owner_id AND b.period = w.period
+          AND b.window_start = w.window_start AND b.end_user = w.end_user`,
+      [JSON.stringify(windows.map(windowJson))],
+    );
+    for (const row of rows) spent.set(row.hold_id, num(row.spent_nano));
+    return spent;
   }
 
   async queryUsage(filter: UsageFilter): Promise<UsageReport> {

@@ -3,7 +3,7 @@
 
 import func2Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateCreateAccount = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"maxLength":128,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"maxLength":200,"type":"string"},"balance":{"minimum":0,"maximum":1000000,"type":"number"},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 const func2 = func2Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
@@ -20,7 +20,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "name")) || (key0 === "balance")) || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "request_log"))){
+if(!((((((((key0 === "id") || (key0 === "name")) || (key0 === "balance")) || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "request_log")) || (key0 === "budgets"))){
 validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema11,data}];
 return false;
 break;
@@ -815,6 +815,288 @@ var valid0 = _errs54 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.budgets !== undefined){
+let data14 = data.budgets;
+const _errs63 = errors;
+const _errs64 = errors;
+let valid10 = false;
+const _errs65 = errors;
+if(errors === _errs65){
+if(Array.isArray(data14)){
+if(data14.length > 3){
+const err42 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.budgets.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+else {
+var valid11 = true;
+const len1 = data14.length;
+for(let i1=0; i1<len1; i1++){
+let data15 = data14[i1];
+const _errs67 = errors;
+if(errors === _errs67){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let missing2;
+if(((data15.limit === undefined) && (missing2 = "limit")) || ((data15.period === undefined) && (missing2 = "period"))){
+const err43 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.budgets.anyOf[0].items.required,parentSchema:schema11.properties.budgets.anyOf[0].items,data:data15};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+else {
+const _errs69 = errors;
+for(const key4 in data15){
+if(!((key4 === "limit") || (key4 === "period"))){
+const err44 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.budgets.anyOf[0].items,data:data15};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+break;
+}
+}
+if(_errs69 === errors){
+if(data15.limit !== undefined){
+let data16 = data15.limit;
+const _errs70 = errors;
+if(errors === _errs70){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 1000000 || isNaN(data16)){
+const err45 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.limit,data:data16};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+if(data16 < 0 || isNaN(data16)){
+const err46 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.limit,data:data16};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.limit,data:data16};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+var valid12 = _errs70 === errors;
+}
+else {
+var valid12 = true;
+}
+if(valid12){
+if(data15.period !== undefined){
+let data17 = data15.period;
+const _errs72 = errors;
+const _errs73 = errors;
+let valid13 = false;
+const _errs74 = errors;
+if(typeof data17 !== "string"){
+const err48 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if("day" !== data17){
+const err49 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid6 = _errs74 === errors;
+valid13 = valid13 || _valid6;
+if(!valid13){
+const _errs76 = errors;
+if(typeof data17 !== "string"){
+const err50 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if("week" !== data17){
+const err51 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+var _valid6 = _errs76 === errors;
+valid13 = valid13 || _valid6;
+if(!valid13){
+const _errs78 = errors;
+if(typeof data17 !== "string"){
+const err52 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data17};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+if("month" !== data17){
+const err53 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data17};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var _valid6 = _errs78 === errors;
+valid13 = valid13 || _valid6;
+}
+}
+if(!valid13){
+const err54 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema11.properties.budgets.anyOf[0].items.properties.period,data:data17};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+else {
+errors = _errs73;
+if(vErrors !== null){
+if(_errs73){
+vErrors.length = _errs73;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid12 = _errs72 === errors;
+}
+else {
+var valid12 = true;
+}
+}
+}
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.budgets.anyOf[0].items.type,parentSchema:schema11.properties.budgets.anyOf[0].items,data:data15};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+var valid11 = _errs67 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.budgets.anyOf[0].type,parentSchema:schema11.properties.budgets.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+var _valid5 = _errs65 === errors;
+valid10 = valid10 || _valid5;
+if(!valid10){
+const _errs80 = errors;
+if(data14 !== null){
+const err57 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema11.properties.budgets.anyOf[1].type,parentSchema:schema11.properties.budgets.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+var _valid5 = _errs80 === errors;
+valid10 = valid10 || _valid5;
+}
+if(!valid10){
+const err58 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.budgets.anyOf,parentSchema:schema11.properties.budgets,data:data14};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs64;
+if(vErrors !== null){
+if(_errs64){
+vErrors.length = _errs64;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs63 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -834,7 +1116,7 @@ return errors === 0;
 }
 
 export const validateUpdateAccount = validate11;
-const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
+const schema12 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -843,7 +1125,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "name") || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "request_log"))){
+if(!((((((key0 === "name") || (key0 === "allowed_models")) || (key0 === "limits")) || (key0 === "policy")) || (key0 === "request_log")) || (key0 === "budgets"))){
 validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema12,data}];
 return false;
 break;
@@ -1633,6 +1915,288 @@ var valid0 = _errs54 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.budgets !== undefined){
+let data12 = data.budgets;
+const _errs63 = errors;
+const _errs64 = errors;
+let valid11 = false;
+const _errs65 = errors;
+if(errors === _errs65){
+if(Array.isArray(data12)){
+if(data12.length > 3){
+const err46 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema12.properties.budgets.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+else {
+var valid12 = true;
+const len1 = data12.length;
+for(let i1=0; i1<len1; i1++){
+let data13 = data12[i1];
+const _errs67 = errors;
+if(errors === _errs67){
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+let missing1;
+if(((data13.limit === undefined) && (missing1 = "limit")) || ((data13.period === undefined) && (missing1 = "period"))){
+const err47 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema12.properties.budgets.anyOf[0].items.required,parentSchema:schema12.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+else {
+const _errs69 = errors;
+for(const key4 in data13){
+if(!((key4 === "limit") || (key4 === "period"))){
+const err48 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema12.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+break;
+}
+}
+if(_errs69 === errors){
+if(data13.limit !== undefined){
+let data14 = data13.limit;
+const _errs70 = errors;
+if(errors === _errs70){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 1000000 || isNaN(data14)){
+const err49 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+else {
+if(data14 < 0 || isNaN(data14)){
+const err50 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema12.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.limit,data:data14};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+var valid13 = _errs70 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data13.period !== undefined){
+let data15 = data13.period;
+const _errs72 = errors;
+const _errs73 = errors;
+let valid14 = false;
+const _errs74 = errors;
+if(typeof data15 !== "string"){
+const err52 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+if("day" !== data15){
+const err53 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data15};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+var _valid7 = _errs74 === errors;
+valid14 = valid14 || _valid7;
+if(!valid14){
+const _errs76 = errors;
+if(typeof data15 !== "string"){
+const err54 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if("week" !== data15){
+const err55 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data15};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+var _valid7 = _errs76 === errors;
+valid14 = valid14 || _valid7;
+if(!valid14){
+const _errs78 = errors;
+if(typeof data15 !== "string"){
+const err56 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data15};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+if("month" !== data15){
+const err57 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data15};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+var _valid7 = _errs78 === errors;
+valid14 = valid14 || _valid7;
+}
+}
+if(!valid14){
+const err58 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema12.properties.budgets.anyOf[0].items.properties.period,data:data15};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+else {
+errors = _errs73;
+if(vErrors !== null){
+if(_errs73){
+vErrors.length = _errs73;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid13 = _errs72 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema12.properties.budgets.anyOf[0].items.type,parentSchema:schema12.properties.budgets.anyOf[0].items,data:data13};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+var valid12 = _errs67 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema12.properties.budgets.anyOf[0].type,parentSchema:schema12.properties.budgets.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+var _valid6 = _errs65 === errors;
+valid11 = valid11 || _valid6;
+if(!valid11){
+const _errs80 = errors;
+if(data12 !== null){
+const err61 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema12.properties.budgets.anyOf[1].type,parentSchema:schema12.properties.budgets.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+var _valid6 = _errs80 === errors;
+valid11 = valid11 || _valid6;
+}
+if(!valid11){
+const err62 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema12.properties.budgets.anyOf,parentSchema:schema12.properties.budgets,data:data12};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+validate11.errors = vErrors;
+return false;
+}
+else {
+errors = _errs64;
+if(vErrors !== null){
+if(_errs64){
+vErrors.length = _errs64;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs63 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -1827,7 +2391,8 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
+const func12 = Object.prototype.hasOwnProperty;
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1842,7 +2407,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "request_log"))){
+if(!(func12.call(schema15.properties, key0))){
 validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data}];
 return false;
 break;
@@ -2686,6 +3251,570 @@ var valid0 = _errs58 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.budgets !== undefined){
+let data14 = data.budgets;
+const _errs67 = errors;
+const _errs68 = errors;
+let valid11 = false;
+const _errs69 = errors;
+if(errors === _errs69){
+if(Array.isArray(data14)){
+if(data14.length > 3){
+const err47 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema15.properties.budgets.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+else {
+var valid12 = true;
+const len1 = data14.length;
+for(let i1=0; i1<len1; i1++){
+let data15 = data14[i1];
+const _errs71 = errors;
+if(errors === _errs71){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let missing2;
+if(((data15.limit === undefined) && (missing2 = "limit")) || ((data15.period === undefined) && (missing2 = "period"))){
+const err48 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema15.properties.budgets.anyOf[0].items.required,parentSchema:schema15.properties.budgets.anyOf[0].items,data:data15};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+else {
+const _errs73 = errors;
+for(const key4 in data15){
+if(!((key4 === "limit") || (key4 === "period"))){
+const err49 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.budgets.anyOf[0].items,data:data15};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+break;
+}
+}
+if(_errs73 === errors){
+if(data15.limit !== undefined){
+let data16 = data15.limit;
+const _errs74 = errors;
+if(errors === _errs74){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 1000000 || isNaN(data16)){
+const err50 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.limit,data:data16};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+else {
+if(data16 < 0 || isNaN(data16)){
+const err51 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.limit,data:data16};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema15.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.limit,data:data16};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+var valid13 = _errs74 === errors;
+}
+else {
+var valid13 = true;
+}
+if(valid13){
+if(data15.period !== undefined){
+let data17 = data15.period;
+const _errs76 = errors;
+const _errs77 = errors;
+let valid14 = false;
+const _errs78 = errors;
+if(typeof data17 !== "string"){
+const err53 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if("day" !== data17){
+const err54 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+var _valid7 = _errs78 === errors;
+valid14 = valid14 || _valid7;
+if(!valid14){
+const _errs80 = errors;
+if(typeof data17 !== "string"){
+const err55 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+if("week" !== data17){
+const err56 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+var _valid7 = _errs80 === errors;
+valid14 = valid14 || _valid7;
+if(!valid14){
+const _errs82 = errors;
+if(typeof data17 !== "string"){
+const err57 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data17};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if("month" !== data17){
+const err58 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data17};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid7 = _errs82 === errors;
+valid14 = valid14 || _valid7;
+}
+}
+if(!valid14){
+const err59 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema15.properties.budgets.anyOf[0].items.properties.period,data:data17};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+else {
+errors = _errs77;
+if(vErrors !== null){
+if(_errs77){
+vErrors.length = _errs77;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid13 = _errs76 === errors;
+}
+else {
+var valid13 = true;
+}
+}
+}
+}
+}
+else {
+const err60 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.budgets.anyOf[0].items.type,parentSchema:schema15.properties.budgets.anyOf[0].items,data:data15};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+var valid12 = _errs71 === errors;
+if(!valid12){
+break;
+}
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.budgets.anyOf[0].type,parentSchema:schema15.properties.budgets.anyOf[0],data:data14};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+var _valid6 = _errs69 === errors;
+valid11 = valid11 || _valid6;
+if(!valid11){
+const _errs84 = errors;
+if(data14 !== null){
+const err62 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.budgets.anyOf[1].type,parentSchema:schema15.properties.budgets.anyOf[1],data:data14};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid6 = _errs84 === errors;
+valid11 = valid11 || _valid6;
+}
+if(!valid11){
+const err63 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.budgets.anyOf,parentSchema:schema15.properties.budgets,data:data14};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs68;
+if(vErrors !== null){
+if(_errs68){
+vErrors.length = _errs68;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs67 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.end_user_budgets !== undefined){
+let data18 = data.end_user_budgets;
+const _errs86 = errors;
+const _errs87 = errors;
+let valid15 = false;
+const _errs88 = errors;
+if(errors === _errs88){
+if(Array.isArray(data18)){
+if(data18.length > 3){
+const err64 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema15.properties.end_user_budgets.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+else {
+var valid16 = true;
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+let data19 = data18[i2];
+const _errs90 = errors;
+if(errors === _errs90){
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+let missing3;
+if(((data19.limit === undefined) && (missing3 = "limit")) || ((data19.period === undefined) && (missing3 = "period"))){
+const err65 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema15.properties.end_user_budgets.anyOf[0].items.required,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items,data:data19};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+else {
+const _errs92 = errors;
+for(const key5 in data19){
+if(!((key5 === "limit") || (key5 === "period"))){
+const err66 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items,data:data19};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+break;
+}
+}
+if(_errs92 === errors){
+if(data19.limit !== undefined){
+let data20 = data19.limit;
+const _errs93 = errors;
+if(errors === _errs93){
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 1000000 || isNaN(data20)){
+const err67 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data20};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+else {
+if(data20 < 0 || isNaN(data20)){
+const err68 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data20};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit.type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data20};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+var valid17 = _errs93 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data19.period !== undefined){
+let data21 = data19.period;
+const _errs95 = errors;
+const _errs96 = errors;
+let valid18 = false;
+const _errs97 = errors;
+if(typeof data21 !== "string"){
+const err70 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+if("day" !== data21){
+const err71 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+var _valid9 = _errs97 === errors;
+valid18 = valid18 || _valid9;
+if(!valid18){
+const _errs99 = errors;
+if(typeof data21 !== "string"){
+const err72 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+if("week" !== data21){
+const err73 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+var _valid9 = _errs99 === errors;
+valid18 = valid18 || _valid9;
+if(!valid18){
+const _errs101 = errors;
+if(typeof data21 !== "string"){
+const err74 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data21};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if("month" !== data21){
+const err75 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data21};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+var _valid9 = _errs101 === errors;
+valid18 = valid18 || _valid9;
+}
+}
+if(!valid18){
+const err76 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items.properties.period,data:data21};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+else {
+errors = _errs96;
+if(vErrors !== null){
+if(_errs96){
+vErrors.length = _errs96;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid17 = _errs95 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+}
+else {
+const err77 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema15.properties.end_user_budgets.anyOf[0].items.type,parentSchema:schema15.properties.end_user_budgets.anyOf[0].items,data:data19};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+var valid16 = _errs90 === errors;
+if(!valid16){
+break;
+}
+}
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema15.properties.end_user_budgets.anyOf[0].type,parentSchema:schema15.properties.end_user_budgets.anyOf[0],data:data18};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+var _valid8 = _errs88 === errors;
+valid15 = valid15 || _valid8;
+if(!valid15){
+const _errs103 = errors;
+if(data18 !== null){
+const err79 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.end_user_budgets.anyOf[1].type,parentSchema:schema15.properties.end_user_budgets.anyOf[1],data:data18};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+var _valid8 = _errs103 === errors;
+valid15 = valid15 || _valid8;
+}
+if(!valid15){
+const err80 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.end_user_budgets.anyOf,parentSchema:schema15.properties.end_user_budgets,data:data18};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs87;
+if(vErrors !== null){
+if(_errs87){
+vErrors.length = _errs87;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs86 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }
@@ -2705,7 +3834,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2714,7 +3843,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "request_log"))){
+if(!((((((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "request_log")) || (key0 === "budgets")) || (key0 === "end_user_budgets"))){
 validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data}];
 return false;
 break;
@@ -3591,6 +4720,570 @@ var valid0 = _errs60 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.budgets !== undefined){
+let data13 = data.budgets;
+const _errs69 = errors;
+const _errs70 = errors;
+let valid12 = false;
+const _errs71 = errors;
+if(errors === _errs71){
+if(Array.isArray(data13)){
+if(data13.length > 3){
+const err51 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema16.properties.budgets.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+else {
+var valid13 = true;
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+let data14 = data13[i1];
+const _errs73 = errors;
+if(errors === _errs73){
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+let missing1;
+if(((data14.limit === undefined) && (missing1 = "limit")) || ((data14.period === undefined) && (missing1 = "period"))){
+const err52 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'",schema:schema16.properties.budgets.anyOf[0].items.required,parentSchema:schema16.properties.budgets.anyOf[0].items,data:data14};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+else {
+const _errs75 = errors;
+for(const key4 in data14){
+if(!((key4 === "limit") || (key4 === "period"))){
+const err53 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.budgets.anyOf[0].items,data:data14};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+break;
+}
+}
+if(_errs75 === errors){
+if(data14.limit !== undefined){
+let data15 = data14.limit;
+const _errs76 = errors;
+if(errors === _errs76){
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 > 1000000 || isNaN(data15)){
+const err54 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.limit,data:data15};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+else {
+if(data15 < 0 || isNaN(data15)){
+const err55 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.limit,data:data15};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/budgets/" + i1+"/limit",schemaPath:"#/properties/budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.budgets.anyOf[0].items.properties.limit.type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.limit,data:data15};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+var valid14 = _errs76 === errors;
+}
+else {
+var valid14 = true;
+}
+if(valid14){
+if(data14.period !== undefined){
+let data16 = data14.period;
+const _errs78 = errors;
+const _errs79 = errors;
+let valid15 = false;
+const _errs80 = errors;
+if(typeof data16 !== "string"){
+const err57 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+if("day" !== data16){
+const err58 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[0],data:data16};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+var _valid8 = _errs80 === errors;
+valid15 = valid15 || _valid8;
+if(!valid15){
+const _errs82 = errors;
+if(typeof data16 !== "string"){
+const err59 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if("week" !== data16){
+const err60 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[1],data:data16};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+var _valid8 = _errs82 === errors;
+valid15 = valid15 || _valid8;
+if(!valid15){
+const _errs84 = errors;
+if(typeof data16 !== "string"){
+const err61 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data16};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+if("month" !== data16){
+const err62 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf[2],data:data16};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+var _valid8 = _errs84 === errors;
+valid15 = valid15 || _valid8;
+}
+}
+if(!valid15){
+const err63 = {instancePath:instancePath+"/budgets/" + i1+"/period",schemaPath:"#/properties/budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema16.properties.budgets.anyOf[0].items.properties.period,data:data16};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+else {
+errors = _errs79;
+if(vErrors !== null){
+if(_errs79){
+vErrors.length = _errs79;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid14 = _errs78 === errors;
+}
+else {
+var valid14 = true;
+}
+}
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/budgets/" + i1,schemaPath:"#/properties/budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.budgets.anyOf[0].items.type,parentSchema:schema16.properties.budgets.anyOf[0].items,data:data14};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+var valid13 = _errs73 === errors;
+if(!valid13){
+break;
+}
+}
+}
+}
+else {
+const err65 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.budgets.anyOf[0].type,parentSchema:schema16.properties.budgets.anyOf[0],data:data13};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+var _valid7 = _errs71 === errors;
+valid12 = valid12 || _valid7;
+if(!valid12){
+const _errs86 = errors;
+if(data13 !== null){
+const err66 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.budgets.anyOf[1].type,parentSchema:schema16.properties.budgets.anyOf[1],data:data13};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+var _valid7 = _errs86 === errors;
+valid12 = valid12 || _valid7;
+}
+if(!valid12){
+const err67 = {instancePath:instancePath+"/budgets",schemaPath:"#/properties/budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.budgets.anyOf,parentSchema:schema16.properties.budgets,data:data13};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs70;
+if(vErrors !== null){
+if(_errs70){
+vErrors.length = _errs70;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs69 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.end_user_budgets !== undefined){
+let data17 = data.end_user_budgets;
+const _errs88 = errors;
+const _errs89 = errors;
+let valid16 = false;
+const _errs90 = errors;
+if(errors === _errs90){
+if(Array.isArray(data17)){
+if(data17.length > 3){
+const err68 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema16.properties.end_user_budgets.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+else {
+var valid17 = true;
+const len2 = data17.length;
+for(let i2=0; i2<len2; i2++){
+let data18 = data17[i2];
+const _errs92 = errors;
+if(errors === _errs92){
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+let missing2;
+if(((data18.limit === undefined) && (missing2 = "limit")) || ((data18.period === undefined) && (missing2 = "period"))){
+const err69 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema16.properties.end_user_budgets.anyOf[0].items.required,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items,data:data18};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+else {
+const _errs94 = errors;
+for(const key5 in data18){
+if(!((key5 === "limit") || (key5 === "period"))){
+const err70 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items,data:data18};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+break;
+}
+}
+if(_errs94 === errors){
+if(data18.limit !== undefined){
+let data19 = data18.limit;
+const _errs95 = errors;
+if(errors === _errs95){
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 1000000 || isNaN(data19)){
+const err71 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data19};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+else {
+if(data19 < 0 || isNaN(data19)){
+const err72 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data19};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/limit",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit.type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.limit,data:data19};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+var valid18 = _errs95 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data18.period !== undefined){
+let data20 = data18.period;
+const _errs97 = errors;
+const _errs98 = errors;
+let valid19 = false;
+const _errs99 = errors;
+if(typeof data20 !== "string"){
+const err74 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data20};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+if("day" !== data20){
+const err75 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[0],data:data20};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+var _valid10 = _errs99 === errors;
+valid19 = valid19 || _valid10;
+if(!valid19){
+const _errs101 = errors;
+if(typeof data20 !== "string"){
+const err76 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data20};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+if("week" !== data20){
+const err77 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[1],data:data20};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+var _valid10 = _errs101 === errors;
+valid19 = valid19 || _valid10;
+if(!valid19){
+const _errs103 = errors;
+if(typeof data20 !== "string"){
+const err78 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data20};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+if("month" !== data20){
+const err79 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf[2],data:data20};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+var _valid10 = _errs103 === errors;
+valid19 = valid19 || _valid10;
+}
+}
+if(!valid19){
+const err80 = {instancePath:instancePath+"/end_user_budgets/" + i2+"/period",schemaPath:"#/properties/end_user_budgets/anyOf/0/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period.anyOf,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items.properties.period,data:data20};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+else {
+errors = _errs98;
+if(vErrors !== null){
+if(_errs98){
+vErrors.length = _errs98;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid18 = _errs97 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+}
+else {
+const err81 = {instancePath:instancePath+"/end_user_budgets/" + i2,schemaPath:"#/properties/end_user_budgets/anyOf/0/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema16.properties.end_user_budgets.anyOf[0].items.type,parentSchema:schema16.properties.end_user_budgets.anyOf[0].items,data:data18};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+var valid17 = _errs92 === errors;
+if(!valid17){
+break;
+}
+}
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/0/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema16.properties.end_user_budgets.anyOf[0].type,parentSchema:schema16.properties.end_user_budgets.anyOf[0],data:data17};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+var _valid9 = _errs90 === errors;
+valid16 = valid16 || _valid9;
+if(!valid16){
+const _errs105 = errors;
+if(data17 !== null){
+const err83 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.end_user_budgets.anyOf[1].type,parentSchema:schema16.properties.end_user_budgets.anyOf[1],data:data17};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+var _valid9 = _errs105 === errors;
+valid16 = valid16 || _valid9;
+}
+if(!valid16){
+const err84 = {instancePath:instancePath+"/end_user_budgets",schemaPath:"#/properties/end_user_budgets/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.end_user_budgets.anyOf,parentSchema:schema16.properties.end_user_budgets,data:data17};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs89;
+if(vErrors !== null){
+if(_errs89){
+vErrors.length = _errs89;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs88 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"budget_timezone":{"minLength":1,"type":"string"},"budget_cached_windows":{"minimum":100,"maximum":10000000,"type":"integer"},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"end_user_budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -12283,141 +12283,149 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.accounts !== undefined){
-let data232 = data.accounts;
+if(data.budget_timezone !== undefined){
+let data232 = data.budget_timezone;
 const _errs692 = errors;
-if(errors === _errs692){
-if(Array.isArray(data232)){
-var valid79 = true;
-const len9 = data232.length;
-for(let i10=0; i10<len9; i10++){
-let data233 = data232[i10];
-const _errs694 = errors;
-if(errors === _errs694){
-if(data233 && typeof data233 == "object" && !Array.isArray(data233)){
-let missing13;
-if((data233.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data233}];
-return false;
-}
-else {
-const _errs696 = errors;
-for(const key48 in data233){
-if(!(((((((key48 === "id") || (key48 === "name")) || (key48 === "balance")) || (key48 === "allowed_models")) || (key48 === "limits")) || (key48 === "policy")) || (key48 === "request_log"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data233}];
-return false;
-break;
-}
-}
-if(_errs696 === errors){
-if(data233.id !== undefined){
-let data234 = data233.id;
-const _errs697 = errors;
-if(typeof data234 !== "string"){
-let dataType246 = typeof data234;
+if(typeof data232 !== "string"){
+let dataType246 = typeof data232;
 let coerced246 = undefined;
 if(!(coerced246 !== undefined)){
 if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data234;
+coerced246 = "" + data232;
 }
-else if(data234 === null){
+else if(data232 === null){
 coerced246 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data234}];
+validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budget_timezone.type,parentSchema:schema11.properties.budget_timezone,data:data232}];
 return false;
 }
 }
 if(coerced246 !== undefined){
-data234 = coerced246;
-if(data233 !== undefined){
-data233["id"] = coerced246;
+data232 = coerced246;
+if(data !== undefined){
+data["budget_timezone"] = coerced246;
 }
 }
 }
-if(errors === _errs697){
-if(typeof data234 === "string"){
-if(func3(data234) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data234}];
-return false;
-}
-else {
-if(!pattern13.test(data234)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data234}];
+if(errors === _errs692){
+if(typeof data232 === "string"){
+if(func3(data232) < 1){
+validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.budget_timezone,data:data232}];
 return false;
 }
 }
 }
-}
-var valid80 = _errs697 === errors;
+var valid0 = _errs692 === errors;
 }
 else {
-var valid80 = true;
+var valid0 = true;
 }
-if(valid80){
-if(data233.name !== undefined){
-let data235 = data233.name;
-const _errs699 = errors;
-if(typeof data235 !== "string"){
-let dataType247 = typeof data235;
+if(valid0){
+if(data.budget_cached_windows !== undefined){
+let data233 = data.budget_cached_windows;
+const _errs694 = errors;
+if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
+let dataType247 = typeof data233;
 let coerced247 = undefined;
 if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data235;
-}
-else if(data235 === null){
-coerced247 = "";
+if(dataType247 === "boolean" || data233 === null
+              || (dataType247 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
+coerced247 = +data233;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data235}];
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.budget_cached_windows.type,parentSchema:schema11.properties.budget_cached_windows,data:data233}];
 return false;
 }
 }
 if(coerced247 !== undefined){
-data235 = coerced247;
-if(data233 !== undefined){
-data233["name"] = coerced247;
+data233 = coerced247;
+if(data !== undefined){
+data["budget_cached_windows"] = coerced247;
 }
 }
 }
-var valid80 = _errs699 === errors;
+if(errors === _errs694){
+if(typeof data233 == "number"){
+if(data233 > 10000000 || isNaN(data233)){
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema11.properties.budget_cached_windows,data:data233}];
+return false;
 }
 else {
-var valid80 = true;
+if(data233 < 100 || isNaN(data233)){
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.budget_cached_windows,data:data233}];
+return false;
 }
-if(valid80){
-if(data233.balance !== undefined){
-let data236 = data233.balance;
+}
+}
+}
+var valid0 = _errs694 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data234 = data.accounts;
+const _errs696 = errors;
+if(errors === _errs696){
+if(Array.isArray(data234)){
+var valid79 = true;
+const len9 = data234.length;
+for(let i10=0; i10<len9; i10++){
+let data235 = data234[i10];
+const _errs698 = errors;
+if(errors === _errs698){
+if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
+let missing13;
+if((data235.id === undefined) && (missing13 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data235}];
+return false;
+}
+else {
+const _errs700 = errors;
+for(const key48 in data235){
+if(!((((((((key48 === "id") || (key48 === "name")) || (key48 === "balance")) || (key48 === "allowed_models")) || (key48 === "limits")) || (key48 === "policy")) || (key48 === "request_log")) || (key48 === "budgets"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data235}];
+return false;
+break;
+}
+}
+if(_errs700 === errors){
+if(data235.id !== undefined){
+let data236 = data235.id;
 const _errs701 = errors;
-if(!(typeof data236 == "number")){
+if(typeof data236 !== "string"){
 let dataType248 = typeof data236;
 let coerced248 = undefined;
 if(!(coerced248 !== undefined)){
-if(dataType248 == "boolean" || data236 === null
-              || (dataType248 == "string" && data236 && data236 == +data236)){
-coerced248 = +data236;
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data236;
+}
+else if(data236 === null){
+coerced248 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data236}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data236}];
 return false;
 }
 }
 if(coerced248 !== undefined){
 data236 = coerced248;
-if(data233 !== undefined){
-data233["balance"] = coerced248;
+if(data235 !== undefined){
+data235["id"] = coerced248;
 }
 }
 }
 if(errors === _errs701){
-if(typeof data236 == "number"){
-if(data236 > 1000000 || isNaN(data236)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data236}];
+if(typeof data236 === "string"){
+if(func3(data236) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data236}];
 return false;
 }
 else {
-if(data236 < -1000000 || isNaN(data236)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data236}];
+if(!pattern13.test(data236)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data236}];
 return false;
 }
 }
@@ -12429,55 +12437,29 @@ else {
 var valid80 = true;
 }
 if(valid80){
-if(data233.allowed_models !== undefined){
-let data237 = data233.allowed_models;
+if(data235.name !== undefined){
+let data237 = data235.name;
 const _errs703 = errors;
-if(errors === _errs703){
-if(Array.isArray(data237)){
-var valid81 = true;
-const len10 = data237.length;
-for(let i11=0; i11<len10; i11++){
-let data238 = data237[i11];
-const _errs705 = errors;
-if(typeof data238 !== "string"){
-let dataType249 = typeof data238;
+if(typeof data237 !== "string"){
+let dataType249 = typeof data237;
 let coerced249 = undefined;
 if(!(coerced249 !== undefined)){
 if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data238;
+coerced249 = "" + data237;
 }
-else if(data238 === null){
+else if(data237 === null){
 coerced249 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data238}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data237}];
 return false;
 }
 }
 if(coerced249 !== undefined){
-data238 = coerced249;
-if(data237 !== undefined){
-data237[i11] = coerced249;
+data237 = coerced249;
+if(data235 !== undefined){
+data235["name"] = coerced249;
 }
-}
-}
-if(errors === _errs705){
-if(typeof data238 === "string"){
-if(func3(data238) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data238}];
-return false;
-}
-}
-}
-var valid81 = _errs705 === errors;
-if(!valid81){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data237}];
-return false;
 }
 }
 var valid80 = _errs703 === errors;
@@ -12486,96 +12468,122 @@ else {
 var valid80 = true;
 }
 if(valid80){
-if(data233.limits !== undefined){
-let data239 = data233.limits;
-const _errs707 = errors;
-if(errors === _errs707){
-if(data239 && typeof data239 == "object" && !Array.isArray(data239)){
-const _errs709 = errors;
-for(const key49 in data239){
-if(!(((key49 === "rpm") || (key49 === "rps")) || (key49 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data239}];
-return false;
-break;
-}
-}
-if(_errs709 === errors){
-if(data239.rpm !== undefined){
-let data240 = data239.rpm;
-const _errs710 = errors;
-if(!((typeof data240 == "number") && (!(data240 % 1) && !isNaN(data240)))){
-let dataType250 = typeof data240;
+if(data235.balance !== undefined){
+let data238 = data235.balance;
+const _errs705 = errors;
+if(!(typeof data238 == "number")){
+let dataType250 = typeof data238;
 let coerced250 = undefined;
 if(!(coerced250 !== undefined)){
-if(dataType250 === "boolean" || data240 === null
-              || (dataType250 === "string" && data240 && data240 == +data240 && !(data240 % 1))){
-coerced250 = +data240;
+if(dataType250 == "boolean" || data238 === null
+              || (dataType250 == "string" && data238 && data238 == +data238)){
+coerced250 = +data238;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data240}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data238}];
 return false;
 }
 }
 if(coerced250 !== undefined){
-data240 = coerced250;
-if(data239 !== undefined){
-data239["rpm"] = coerced250;
+data238 = coerced250;
+if(data235 !== undefined){
+data235["balance"] = coerced250;
 }
 }
 }
-if(errors === _errs710){
-if(typeof data240 == "number"){
-if(data240 < 1 || isNaN(data240)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data240}];
+if(errors === _errs705){
+if(typeof data238 == "number"){
+if(data238 > 1000000 || isNaN(data238)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data238}];
+return false;
+}
+else {
+if(data238 < -1000000 || isNaN(data238)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data238}];
 return false;
 }
 }
 }
-var valid82 = _errs710 === errors;
+}
+var valid80 = _errs705 === errors;
 }
 else {
-var valid82 = true;
+var valid80 = true;
 }
-if(valid82){
-if(data239.rps !== undefined){
-let data241 = data239.rps;
-const _errs712 = errors;
-if(!((typeof data241 == "number") && (!(data241 % 1) && !isNaN(data241)))){
-let dataType251 = typeof data241;
+if(valid80){
+if(data235.allowed_models !== undefined){
+let data239 = data235.allowed_models;
+const _errs707 = errors;
+if(errors === _errs707){
+if(Array.isArray(data239)){
+var valid81 = true;
+const len10 = data239.length;
+for(let i11=0; i11<len10; i11++){
+let data240 = data239[i11];
+const _errs709 = errors;
+if(typeof data240 !== "string"){
+let dataType251 = typeof data240;
 let coerced251 = undefined;
 if(!(coerced251 !== undefined)){
-if(dataType251 === "boolean" || data241 === null
-              || (dataType251 === "string" && data241 && data241 == +data241 && !(data241 % 1))){
-coerced251 = +data241;
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data240;
+}
+else if(data240 === null){
+coerced251 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data241}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data240}];
 return false;
 }
 }
 if(coerced251 !== undefined){
-data241 = coerced251;
+data240 = coerced251;
 if(data239 !== undefined){
-data239["rps"] = coerced251;
+data239[i11] = coerced251;
 }
 }
 }
-if(errors === _errs712){
-if(typeof data241 == "number"){
-if(data241 < 1 || isNaN(data241)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data241}];
+if(errors === _errs709){
+if(typeof data240 === "string"){
+if(func3(data240) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data240}];
 return false;
 }
 }
 }
-var valid82 = _errs712 === errors;
+var valid81 = _errs709 === errors;
+if(!valid81){
+break;
+}
+}
 }
 else {
-var valid82 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data239}];
+return false;
 }
-if(valid82){
-if(data239.tpm !== undefined){
-let data242 = data239.tpm;
+}
+var valid80 = _errs707 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data235.limits !== undefined){
+let data241 = data235.limits;
+const _errs711 = errors;
+if(errors === _errs711){
+if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
+const _errs713 = errors;
+for(const key49 in data241){
+if(!(((key49 === "rpm") || (key49 === "rps")) || (key49 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data241}];
+return false;
+break;
+}
+}
+if(_errs713 === errors){
+if(data241.rpm !== undefined){
+let data242 = data241.rpm;
 const _errs714 = errors;
 if(!((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242)))){
 let dataType252 = typeof data242;
@@ -12586,21 +12594,21 @@ if(dataType252 === "boolean" || data242 === null
 coerced252 = +data242;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data242}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data242}];
 return false;
 }
 }
 if(coerced252 !== undefined){
 data242 = coerced252;
-if(data239 !== undefined){
-data239["tpm"] = coerced252;
+if(data241 !== undefined){
+data241["rpm"] = coerced252;
 }
 }
 }
 if(errors === _errs714){
 if(typeof data242 == "number"){
 if(data242 < 1 || isNaN(data242)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data242}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data242}];
 return false;
 }
 }
@@ -12610,83 +12618,157 @@ var valid82 = _errs714 === errors;
 else {
 var valid82 = true;
 }
+if(valid82){
+if(data241.rps !== undefined){
+let data243 = data241.rps;
+const _errs716 = errors;
+if(!((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243)))){
+let dataType253 = typeof data243;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 === "boolean" || data243 === null
+              || (dataType253 === "string" && data243 && data243 == +data243 && !(data243 % 1))){
+coerced253 = +data243;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data243}];
+return false;
+}
+}
+if(coerced253 !== undefined){
+data243 = coerced253;
+if(data241 !== undefined){
+data241["rps"] = coerced253;
+}
+}
+}
+if(errors === _errs716){
+if(typeof data243 == "number"){
+if(data243 < 1 || isNaN(data243)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data243}];
+return false;
+}
+}
+}
+var valid82 = _errs716 === errors;
+}
+else {
+var valid82 = true;
+}
+if(valid82){
+if(data241.tpm !== undefined){
+let data244 = data241.tpm;
+const _errs718 = errors;
+if(!((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244)))){
+let dataType254 = typeof data244;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 === "boolean" || data244 === null
+              || (dataType254 === "string" && data244 && data244 == +data244 && !(data244 % 1))){
+coerced254 = +data244;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data244}];
+return false;
+}
+}
+if(coerced254 !== undefined){
+data244 = coerced254;
+if(data241 !== undefined){
+data241["tpm"] = coerced254;
+}
+}
+}
+if(errors === _errs718){
+if(typeof data244 == "number"){
+if(data244 < 1 || isNaN(data244)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data244}];
+return false;
+}
+}
+}
+var valid82 = _errs718 === errors;
+}
+else {
+var valid82 = true;
+}
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data239}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data241}];
 return false;
 }
 }
-var valid80 = _errs707 === errors;
+var valid80 = _errs711 === errors;
 }
 else {
 var valid80 = true;
 }
 if(valid80){
-if(data233.policy !== undefined){
-let data243 = data233.policy;
-const _errs716 = errors;
-if(errors === _errs716){
-if(data243 && typeof data243 == "object" && !Array.isArray(data243)){
-const _errs718 = errors;
-for(const key50 in data243){
+if(data235.policy !== undefined){
+let data245 = data235.policy;
+const _errs720 = errors;
+if(errors === _errs720){
+if(data245 && typeof data245 == "object" && !Array.isArray(data245)){
+const _errs722 = errors;
+for(const key50 in data245){
 if(!((key50 === "streaming") || (key50 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data243}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data245}];
 return false;
 break;
 }
 }
-if(_errs718 === errors){
-if(data243.streaming !== undefined){
-let data244 = data243.streaming;
-const _errs719 = errors;
-if(typeof data244 !== "boolean"){
-let coerced253 = undefined;
-if(!(coerced253 !== undefined)){
-if(data244 === "false" || data244 === 0 || data244 === null){
-coerced253 = false;
+if(_errs722 === errors){
+if(data245.streaming !== undefined){
+let data246 = data245.streaming;
+const _errs723 = errors;
+if(typeof data246 !== "boolean"){
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(data246 === "false" || data246 === 0 || data246 === null){
+coerced255 = false;
 }
-else if(data244 === "true" || data244 === 1){
-coerced253 = true;
+else if(data246 === "true" || data246 === 1){
+coerced255 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data244}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data246}];
 return false;
 }
 }
-if(coerced253 !== undefined){
-data244 = coerced253;
-if(data243 !== undefined){
-data243["streaming"] = coerced253;
+if(coerced255 !== undefined){
+data246 = coerced255;
+if(data245 !== undefined){
+data245["streaming"] = coerced255;
 }
 }
 }
-var valid83 = _errs719 === errors;
+var valid83 = _errs723 === errors;
 }
 else {
 var valid83 = true;
 }
 if(valid83){
-if(data243.max_reasoning_effort !== undefined){
-let data245 = data243.max_reasoning_effort;
-const _errs721 = errors;
-const _errs722 = errors;
+if(data245.max_reasoning_effort !== undefined){
+let data247 = data245.max_reasoning_effort;
+const _errs725 = errors;
+const _errs726 = errors;
 let valid84 = false;
-const _errs723 = errors;
-if(typeof data245 !== "string"){
-let dataType254 = typeof data245;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 == "number" || dataType254 == "boolean"){
-coerced254 = "" + data245;
+const _errs727 = errors;
+if(typeof data247 !== "string"){
+let dataType256 = typeof data247;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data247;
 }
-else if(data245 === null){
-coerced254 = "";
+else if(data247 === null){
+coerced256 = "";
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data245};
+const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data247};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -12696,15 +12778,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced254 !== undefined){
-data245 = coerced254;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced254;
+if(coerced256 !== undefined){
+data247 = coerced256;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced256;
 }
 }
 }
-if("none" !== data245){
-const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data245};
+if("none" !== data247){
+const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data247};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -12713,22 +12795,22 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid21 = _errs723 === errors;
+var _valid21 = _errs727 === errors;
 valid84 = valid84 || _valid21;
 if(!valid84){
-const _errs725 = errors;
-if(typeof data245 !== "string"){
-let dataType255 = typeof data245;
-let coerced255 = undefined;
-if(!(coerced255 !== undefined)){
-if(dataType255 == "number" || dataType255 == "boolean"){
-coerced255 = "" + data245;
+const _errs729 = errors;
+if(typeof data247 !== "string"){
+let dataType257 = typeof data247;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data247;
 }
-else if(data245 === null){
-coerced255 = "";
+else if(data247 === null){
+coerced257 = "";
 }
 else {
-const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data245};
+const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data247};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -12738,15 +12820,15 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(coerced255 !== undefined){
-data245 = coerced255;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced255;
+if(coerced257 !== undefined){
+data247 = coerced257;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced257;
 }
 }
 }
-if("minimal" !== data245){
-const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data245};
+if("minimal" !== data247){
+const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data247};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -12755,22 +12837,22 @@ vErrors.push(err208);
 }
 errors++;
 }
-var _valid21 = _errs725 === errors;
+var _valid21 = _errs729 === errors;
 valid84 = valid84 || _valid21;
 if(!valid84){
-const _errs727 = errors;
-if(typeof data245 !== "string"){
-let dataType256 = typeof data245;
-let coerced256 = undefined;
-if(!(coerced256 !== undefined)){
-if(dataType256 == "number" || dataType256 == "boolean"){
-coerced256 = "" + data245;
+const _errs731 = errors;
+if(typeof data247 !== "string"){
+let dataType258 = typeof data247;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data247;
 }
-else if(data245 === null){
-coerced256 = "";
+else if(data247 === null){
+coerced258 = "";
 }
 else {
-const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data245};
+const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data247};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -12780,15 +12862,15 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(coerced256 !== undefined){
-data245 = coerced256;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced256;
+if(coerced258 !== undefined){
+data247 = coerced258;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced258;
 }
 }
 }
-if("low" !== data245){
-const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data245};
+if("low" !== data247){
+const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data247};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -12797,22 +12879,22 @@ vErrors.push(err210);
 }
 errors++;
 }
-var _valid21 = _errs727 === errors;
+var _valid21 = _errs731 === errors;
 valid84 = valid84 || _valid21;
 if(!valid84){
-const _errs729 = errors;
-if(typeof data245 !== "string"){
-let dataType257 = typeof data245;
-let coerced257 = undefined;
-if(!(coerced257 !== undefined)){
-if(dataType257 == "number" || dataType257 == "boolean"){
-coerced257 = "" + data245;
+const _errs733 = errors;
+if(typeof data247 !== "string"){
+let dataType259 = typeof data247;
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(dataType259 == "number" || dataType259 == "boolean"){
+coerced259 = "" + data247;
 }
-else if(data245 === null){
-coerced257 = "";
+else if(data247 === null){
+coerced259 = "";
 }
 else {
-const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data245};
+const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data247};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -12822,15 +12904,15 @@ vErrors.push(err211);
 errors++;
 }
 }
-if(coerced257 !== undefined){
-data245 = coerced257;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced257;
+if(coerced259 !== undefined){
+data247 = coerced259;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced259;
 }
 }
 }
-if("medium" !== data245){
-const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data245};
+if("medium" !== data247){
+const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data247};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -12839,22 +12921,22 @@ vErrors.push(err212);
 }
 errors++;
 }
-var _valid21 = _errs729 === errors;
+var _valid21 = _errs733 === errors;
 valid84 = valid84 || _valid21;
 if(!valid84){
-const _errs731 = errors;
-if(typeof data245 !== "string"){
-let dataType258 = typeof data245;
-let coerced258 = undefined;
-if(!(coerced258 !== undefined)){
-if(dataType258 == "number" || dataType258 == "boolean"){
-coerced258 = "" + data245;
+const _errs735 = errors;
+if(typeof data247 !== "string"){
+let dataType260 = typeof data247;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data247;
 }
-else if(data245 === null){
-coerced258 = "";
+else if(data247 === null){
+coerced260 = "";
 }
 else {
-const err213 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data245};
+const err213 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data247};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -12864,15 +12946,15 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(coerced258 !== undefined){
-data245 = coerced258;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced258;
+if(coerced260 !== undefined){
+data247 = coerced260;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced260;
 }
 }
 }
-if("high" !== data245){
-const err214 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data245};
+if("high" !== data247){
+const err214 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data247};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -12881,22 +12963,22 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid21 = _errs731 === errors;
+var _valid21 = _errs735 === errors;
 valid84 = valid84 || _valid21;
 if(!valid84){
-const _errs733 = errors;
-if(typeof data245 !== "string"){
-let dataType259 = typeof data245;
-let coerced259 = undefined;
-if(!(coerced259 !== undefined)){
-if(dataType259 == "number" || dataType259 == "boolean"){
-coerced259 = "" + data245;
+const _errs737 = errors;
+if(typeof data247 !== "string"){
+let dataType261 = typeof data247;
+let coerced261 = undefined;
+if(!(coerced261 !== undefined)){
+if(dataType261 == "number" || dataType261 == "boolean"){
+coerced261 = "" + data247;
 }
-else if(data245 === null){
-coerced259 = "";
+else if(data247 === null){
+coerced261 = "";
 }
 else {
-const err215 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data245};
+const err215 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data247};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12906,15 +12988,15 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(coerced259 !== undefined){
-data245 = coerced259;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced259;
+if(coerced261 !== undefined){
+data247 = coerced261;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced261;
 }
 }
 }
-if("xhigh" !== data245){
-const err216 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data245};
+if("xhigh" !== data247){
+const err216 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data247};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12923,22 +13005,22 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid21 = _errs733 === errors;
+var _valid21 = _errs737 === errors;
 valid84 = valid84 || _valid21;
 if(!valid84){
-const _errs735 = errors;
-if(typeof data245 !== "string"){
-let dataType260 = typeof data245;
-let coerced260 = undefined;
-if(!(coerced260 !== undefined)){
-if(dataType260 == "number" || dataType260 == "boolean"){
-coerced260 = "" + data245;
+const _errs739 = errors;
+if(typeof data247 !== "string"){
+let dataType262 = typeof data247;
+let coerced262 = undefined;
+if(!(coerced262 !== undefined)){
+if(dataType262 == "number" || dataType262 == "boolean"){
+coerced262 = "" + data247;
 }
-else if(data245 === null){
-coerced260 = "";
+else if(data247 === null){
+coerced262 = "";
 }
 else {
-const err217 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data245};
+const err217 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data247};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12948,15 +13030,15 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(coerced260 !== undefined){
-data245 = coerced260;
-if(data243 !== undefined){
-data243["max_reasoning_effort"] = coerced260;
+if(coerced262 !== undefined){
+data247 = coerced262;
+if(data245 !== undefined){
+data245["max_reasoning_effort"] = coerced262;
 }
 }
 }
-if("max" !== data245){
-const err218 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data245};
+if("max" !== data247){
+const err218 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data247};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12965,7 +13047,7 @@ vErrors.push(err218);
 }
 errors++;
 }
-var _valid21 = _errs735 === errors;
+var _valid21 = _errs739 === errors;
 valid84 = valid84 || _valid21;
 }
 }
@@ -12974,7 +13056,7 @@ valid84 = valid84 || _valid21;
 }
 }
 if(!valid84){
-const err219 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data245};
+const err219 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data247};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12986,17 +13068,17 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs722;
+errors = _errs726;
 if(vErrors !== null){
-if(_errs722){
-vErrors.length = _errs722;
+if(_errs726){
+vErrors.length = _errs726;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid83 = _errs721 === errors;
+var valid83 = _errs725 === errors;
 }
 else {
 var valid83 = true;
@@ -13005,224 +13087,133 @@ var valid83 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data243}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data245}];
 return false;
 }
 }
-var valid80 = _errs716 === errors;
+var valid80 = _errs720 === errors;
 }
 else {
 var valid80 = true;
 }
 if(valid80){
-if(data233.request_log !== undefined){
-let data246 = data233.request_log;
-const _errs737 = errors;
-if(errors === _errs737){
-if(data246 && typeof data246 == "object" && !Array.isArray(data246)){
-const _errs739 = errors;
-for(const key51 in data246){
+if(data235.request_log !== undefined){
+let data248 = data235.request_log;
+const _errs741 = errors;
+if(errors === _errs741){
+if(data248 && typeof data248 == "object" && !Array.isArray(data248)){
+const _errs743 = errors;
+for(const key51 in data248){
 if(!(key51 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data246}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data248}];
 return false;
 break;
 }
 }
-if(_errs739 === errors){
-if(data246.bodies !== undefined){
-let data247 = data246.bodies;
-if(typeof data247 !== "boolean"){
-let coerced261 = undefined;
-if(!(coerced261 !== undefined)){
-if(data247 === "false" || data247 === 0 || data247 === null){
-coerced261 = false;
-}
-else if(data247 === "true" || data247 === 1){
-coerced261 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data247}];
-return false;
-}
-}
-if(coerced261 !== undefined){
-data247 = coerced261;
-if(data246 !== undefined){
-data246["bodies"] = coerced261;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data246}];
-return false;
-}
-}
-var valid80 = _errs737 === errors;
-}
-else {
-var valid80 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data233}];
-return false;
-}
-}
-var valid79 = _errs694 === errors;
-if(!valid79){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data232}];
-return false;
-}
-}
-var valid0 = _errs692 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data248 = data.keys;
-const _errs742 = errors;
-if(errors === _errs742){
-if(Array.isArray(data248)){
-var valid86 = true;
-const len11 = data248.length;
-for(let i12=0; i12<len11; i12++){
-let data249 = data248[i12];
-const _errs744 = errors;
-if(errors === _errs744){
-if(data249 && typeof data249 == "object" && !Array.isArray(data249)){
-let missing14;
-if((data249.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data249}];
-return false;
-}
-else {
-const _errs746 = errors;
-for(const key52 in data249){
-if(!(func2.call(schema11.properties.keys.items.properties, key52))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data249}];
-return false;
-break;
-}
-}
-if(_errs746 === errors){
-if(data249.key !== undefined){
-let data250 = data249.key;
-const _errs747 = errors;
-if(typeof data250 !== "string"){
-let dataType262 = typeof data250;
-let coerced262 = undefined;
-if(!(coerced262 !== undefined)){
-if(dataType262 == "number" || dataType262 == "boolean"){
-coerced262 = "" + data250;
-}
-else if(data250 === null){
-coerced262 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data250}];
-return false;
-}
-}
-if(coerced262 !== undefined){
-data250 = coerced262;
-if(data249 !== undefined){
-data249["key"] = coerced262;
-}
-}
-}
-if(errors === _errs747){
-if(typeof data250 === "string"){
-if(func3(data250) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data250}];
-return false;
-}
-}
-}
-var valid87 = _errs747 === errors;
-}
-else {
-var valid87 = true;
-}
-if(valid87){
-if(data249.account !== undefined){
-let data251 = data249.account;
-const _errs749 = errors;
-if(typeof data251 !== "string"){
-let dataType263 = typeof data251;
+if(_errs743 === errors){
+if(data248.bodies !== undefined){
+let data249 = data248.bodies;
+if(typeof data249 !== "boolean"){
 let coerced263 = undefined;
 if(!(coerced263 !== undefined)){
-if(dataType263 == "number" || dataType263 == "boolean"){
-coerced263 = "" + data251;
+if(data249 === "false" || data249 === 0 || data249 === null){
+coerced263 = false;
 }
-else if(data251 === null){
-coerced263 = "";
+else if(data249 === "true" || data249 === 1){
+coerced263 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data251}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data249}];
 return false;
 }
 }
 if(coerced263 !== undefined){
-data251 = coerced263;
-if(data249 !== undefined){
-data249["account"] = coerced263;
+data249 = coerced263;
+if(data248 !== undefined){
+data248["bodies"] = coerced263;
 }
 }
 }
-if(errors === _errs749){
-if(typeof data251 === "string"){
-if(func3(data251) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data251}];
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data248}];
 return false;
 }
 }
-}
-var valid87 = _errs749 === errors;
+var valid80 = _errs741 === errors;
 }
 else {
-var valid87 = true;
+var valid80 = true;
 }
-if(valid87){
-if(data249.name !== undefined){
-let data252 = data249.name;
+if(valid80){
+if(data235.budgets !== undefined){
+let data250 = data235.budgets;
+const _errs746 = errors;
+if(errors === _errs746){
+if(Array.isArray(data250)){
+if(data250.length > 3){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data250}];
+return false;
+}
+else {
+var valid86 = true;
+const len11 = data250.length;
+for(let i12=0; i12<len11; i12++){
+let data251 = data250[i12];
+const _errs748 = errors;
+if(errors === _errs748){
+if(data251 && typeof data251 == "object" && !Array.isArray(data251)){
+let missing14;
+if(((data251.limit === undefined) && (missing14 = "limit")) || ((data251.period === undefined) && (missing14 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.properties.budgets.items.required,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data251}];
+return false;
+}
+else {
+const _errs750 = errors;
+for(const key52 in data251){
+if(!((key52 === "limit") || (key52 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data251}];
+return false;
+break;
+}
+}
+if(_errs750 === errors){
+if(data251.limit !== undefined){
+let data252 = data251.limit;
 const _errs751 = errors;
-if(typeof data252 !== "string"){
+if(!(typeof data252 == "number")){
 let dataType264 = typeof data252;
 let coerced264 = undefined;
 if(!(coerced264 !== undefined)){
-if(dataType264 == "number" || dataType264 == "boolean"){
-coerced264 = "" + data252;
-}
-else if(data252 === null){
-coerced264 = "";
+if(dataType264 == "boolean" || data252 === null
+              || (dataType264 == "string" && data252 && data252 == +data252)){
+coerced264 = +data252;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data252}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data252}];
 return false;
 }
 }
 if(coerced264 !== undefined){
 data252 = coerced264;
-if(data249 !== undefined){
-data249["name"] = coerced264;
+if(data251 !== undefined){
+data251["limit"] = coerced264;
+}
+}
+}
+if(errors === _errs751){
+if(typeof data252 == "number"){
+if(data252 > 1000000 || isNaN(data252)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data252}];
+return false;
+}
+else {
+if(data252 < 0 || isNaN(data252)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data252}];
+return false;
+}
 }
 }
 }
@@ -13232,307 +13223,24 @@ else {
 var valid87 = true;
 }
 if(valid87){
-if(data249.spend_limit !== undefined){
-let data253 = data249.spend_limit;
+if(data251.period !== undefined){
+let data253 = data251.period;
 const _errs753 = errors;
-if(!(typeof data253 == "number")){
+const _errs754 = errors;
+let valid88 = false;
+const _errs755 = errors;
+if(typeof data253 !== "string"){
 let dataType265 = typeof data253;
 let coerced265 = undefined;
 if(!(coerced265 !== undefined)){
-if(dataType265 == "boolean" || data253 === null
-              || (dataType265 == "string" && data253 && data253 == +data253)){
-coerced265 = +data253;
+if(dataType265 == "number" || dataType265 == "boolean"){
+coerced265 = "" + data253;
+}
+else if(data253 === null){
+coerced265 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data253}];
-return false;
-}
-}
-if(coerced265 !== undefined){
-data253 = coerced265;
-if(data249 !== undefined){
-data249["spend_limit"] = coerced265;
-}
-}
-}
-if(errors === _errs753){
-if(typeof data253 == "number"){
-if(data253 > 1000000 || isNaN(data253)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data253}];
-return false;
-}
-else {
-if(data253 < 0 || isNaN(data253)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data253}];
-return false;
-}
-}
-}
-}
-var valid87 = _errs753 === errors;
-}
-else {
-var valid87 = true;
-}
-if(valid87){
-if(data249.limits !== undefined){
-let data254 = data249.limits;
-const _errs755 = errors;
-if(errors === _errs755){
-if(data254 && typeof data254 == "object" && !Array.isArray(data254)){
-const _errs757 = errors;
-for(const key53 in data254){
-if(!(((key53 === "rpm") || (key53 === "rps")) || (key53 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data254}];
-return false;
-break;
-}
-}
-if(_errs757 === errors){
-if(data254.rpm !== undefined){
-let data255 = data254.rpm;
-const _errs758 = errors;
-if(!((typeof data255 == "number") && (!(data255 % 1) && !isNaN(data255)))){
-let dataType266 = typeof data255;
-let coerced266 = undefined;
-if(!(coerced266 !== undefined)){
-if(dataType266 === "boolean" || data255 === null
-              || (dataType266 === "string" && data255 && data255 == +data255 && !(data255 % 1))){
-coerced266 = +data255;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data255}];
-return false;
-}
-}
-if(coerced266 !== undefined){
-data255 = coerced266;
-if(data254 !== undefined){
-data254["rpm"] = coerced266;
-}
-}
-}
-if(errors === _errs758){
-if(typeof data255 == "number"){
-if(data255 < 1 || isNaN(data255)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data255}];
-return false;
-}
-}
-}
-var valid88 = _errs758 === errors;
-}
-else {
-var valid88 = true;
-}
-if(valid88){
-if(data254.rps !== undefined){
-let data256 = data254.rps;
-const _errs760 = errors;
-if(!((typeof data256 == "number") && (!(data256 % 1) && !isNaN(data256)))){
-let dataType267 = typeof data256;
-let coerced267 = undefined;
-if(!(coerced267 !== undefined)){
-if(dataType267 === "boolean" || data256 === null
-              || (dataType267 === "string" && data256 && data256 == +data256 && !(data256 % 1))){
-coerced267 = +data256;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data256}];
-return false;
-}
-}
-if(coerced267 !== undefined){
-data256 = coerced267;
-if(data254 !== undefined){
-data254["rps"] = coerced267;
-}
-}
-}
-if(errors === _errs760){
-if(typeof data256 == "number"){
-if(data256 < 1 || isNaN(data256)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data256}];
-return false;
-}
-}
-}
-var valid88 = _errs760 === errors;
-}
-else {
-var valid88 = true;
-}
-if(valid88){
-if(data254.tpm !== undefined){
-let data257 = data254.tpm;
-const _errs762 = errors;
-if(!((typeof data257 == "number") && (!(data257 % 1) && !isNaN(data257)))){
-let dataType268 = typeof data257;
-let coerced268 = undefined;
-if(!(coerced268 !== undefined)){
-if(dataType268 === "boolean" || data257 === null
-              || (dataType268 === "string" && data257 && data257 == +data257 && !(data257 % 1))){
-coerced268 = +data257;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data257}];
-return false;
-}
-}
-if(coerced268 !== undefined){
-data257 = coerced268;
-if(data254 !== undefined){
-data254["tpm"] = coerced268;
-}
-}
-}
-if(errors === _errs762){
-if(typeof data257 == "number"){
-if(data257 < 1 || isNaN(data257)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data257}];
-return false;
-}
-}
-}
-var valid88 = _errs762 === errors;
-}
-else {
-var valid88 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data254}];
-return false;
-}
-}
-var valid87 = _errs755 === errors;
-}
-else {
-var valid87 = true;
-}
-if(valid87){
-if(data249.allowed_models !== undefined){
-let data258 = data249.allowed_models;
-const _errs764 = errors;
-if(errors === _errs764){
-if(Array.isArray(data258)){
-var valid89 = true;
-const len12 = data258.length;
-for(let i13=0; i13<len12; i13++){
-let data259 = data258[i13];
-const _errs766 = errors;
-if(typeof data259 !== "string"){
-let dataType269 = typeof data259;
-let coerced269 = undefined;
-if(!(coerced269 !== undefined)){
-if(dataType269 == "number" || dataType269 == "boolean"){
-coerced269 = "" + data259;
-}
-else if(data259 === null){
-coerced269 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data259}];
-return false;
-}
-}
-if(coerced269 !== undefined){
-data259 = coerced269;
-if(data258 !== undefined){
-data258[i13] = coerced269;
-}
-}
-}
-if(errors === _errs766){
-if(typeof data259 === "string"){
-if(func3(data259) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models/" + i13,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data259}];
-return false;
-}
-}
-}
-var valid89 = _errs766 === errors;
-if(!valid89){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data258}];
-return false;
-}
-}
-var valid87 = _errs764 === errors;
-}
-else {
-var valid87 = true;
-}
-if(valid87){
-if(data249.policy !== undefined){
-let data260 = data249.policy;
-const _errs768 = errors;
-if(errors === _errs768){
-if(data260 && typeof data260 == "object" && !Array.isArray(data260)){
-const _errs770 = errors;
-for(const key54 in data260){
-if(!((key54 === "streaming") || (key54 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data260}];
-return false;
-break;
-}
-}
-if(_errs770 === errors){
-if(data260.streaming !== undefined){
-let data261 = data260.streaming;
-const _errs771 = errors;
-if(typeof data261 !== "boolean"){
-let coerced270 = undefined;
-if(!(coerced270 !== undefined)){
-if(data261 === "false" || data261 === 0 || data261 === null){
-coerced270 = false;
-}
-else if(data261 === "true" || data261 === 1){
-coerced270 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data261}];
-return false;
-}
-}
-if(coerced270 !== undefined){
-data261 = coerced270;
-if(data260 !== undefined){
-data260["streaming"] = coerced270;
-}
-}
-}
-var valid90 = _errs771 === errors;
-}
-else {
-var valid90 = true;
-}
-if(valid90){
-if(data260.max_reasoning_effort !== undefined){
-let data262 = data260.max_reasoning_effort;
-const _errs773 = errors;
-const _errs774 = errors;
-let valid91 = false;
-const _errs775 = errors;
-if(typeof data262 !== "string"){
-let dataType271 = typeof data262;
-let coerced271 = undefined;
-if(!(coerced271 !== undefined)){
-if(dataType271 == "number" || dataType271 == "boolean"){
-coerced271 = "" + data262;
-}
-else if(data262 === null){
-coerced271 = "";
-}
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data262};
+const err220 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data253};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -13542,15 +13250,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced271 !== undefined){
-data262 = coerced271;
-if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced271;
+if(coerced265 !== undefined){
+data253 = coerced265;
+if(data251 !== undefined){
+data251["period"] = coerced265;
 }
 }
 }
-if("none" !== data262){
-const err221 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data262};
+if("day" !== data253){
+const err221 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data253};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -13559,22 +13267,22 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid22 = _errs775 === errors;
-valid91 = valid91 || _valid22;
-if(!valid91){
-const _errs777 = errors;
-if(typeof data262 !== "string"){
-let dataType272 = typeof data262;
-let coerced272 = undefined;
-if(!(coerced272 !== undefined)){
-if(dataType272 == "number" || dataType272 == "boolean"){
-coerced272 = "" + data262;
+var _valid22 = _errs755 === errors;
+valid88 = valid88 || _valid22;
+if(!valid88){
+const _errs757 = errors;
+if(typeof data253 !== "string"){
+let dataType266 = typeof data253;
+let coerced266 = undefined;
+if(!(coerced266 !== undefined)){
+if(dataType266 == "number" || dataType266 == "boolean"){
+coerced266 = "" + data253;
 }
-else if(data262 === null){
-coerced272 = "";
+else if(data253 === null){
+coerced266 = "";
 }
 else {
-const err222 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data262};
+const err222 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data253};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -13584,15 +13292,15 @@ vErrors.push(err222);
 errors++;
 }
 }
-if(coerced272 !== undefined){
-data262 = coerced272;
-if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced272;
+if(coerced266 !== undefined){
+data253 = coerced266;
+if(data251 !== undefined){
+data251["period"] = coerced266;
 }
 }
 }
-if("minimal" !== data262){
-const err223 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data262};
+if("week" !== data253){
+const err223 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data253};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -13601,22 +13309,22 @@ vErrors.push(err223);
 }
 errors++;
 }
-var _valid22 = _errs777 === errors;
-valid91 = valid91 || _valid22;
-if(!valid91){
-const _errs779 = errors;
-if(typeof data262 !== "string"){
-let dataType273 = typeof data262;
-let coerced273 = undefined;
-if(!(coerced273 !== undefined)){
-if(dataType273 == "number" || dataType273 == "boolean"){
-coerced273 = "" + data262;
+var _valid22 = _errs757 === errors;
+valid88 = valid88 || _valid22;
+if(!valid88){
+const _errs759 = errors;
+if(typeof data253 !== "string"){
+let dataType267 = typeof data253;
+let coerced267 = undefined;
+if(!(coerced267 !== undefined)){
+if(dataType267 == "number" || dataType267 == "boolean"){
+coerced267 = "" + data253;
 }
-else if(data262 === null){
-coerced273 = "";
+else if(data253 === null){
+coerced267 = "";
 }
 else {
-const err224 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data262};
+const err224 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data253};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -13626,15 +13334,15 @@ vErrors.push(err224);
 errors++;
 }
 }
-if(coerced273 !== undefined){
-data262 = coerced273;
-if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced273;
+if(coerced267 !== undefined){
+data253 = coerced267;
+if(data251 !== undefined){
+data251["period"] = coerced267;
 }
 }
 }
-if("low" !== data262){
-const err225 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data262};
+if("month" !== data253){
+const err225 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data253};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -13643,22 +13351,12 @@ vErrors.push(err225);
 }
 errors++;
 }
-var _valid22 = _errs779 === errors;
-valid91 = valid91 || _valid22;
-if(!valid91){
-const _errs781 = errors;
-if(typeof data262 !== "string"){
-let dataType274 = typeof data262;
-let coerced274 = undefined;
-if(!(coerced274 !== undefined)){
-if(dataType274 == "number" || dataType274 == "boolean"){
-coerced274 = "" + data262;
+var _valid22 = _errs759 === errors;
+valid88 = valid88 || _valid22;
 }
-else if(data262 === null){
-coerced274 = "";
 }
-else {
-const err226 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data262};
+if(!valid88){
+const err226 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period,data:data253};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -13666,17 +13364,520 @@ else {
 vErrors.push(err226);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs754;
+if(vErrors !== null){
+if(_errs754){
+vErrors.length = _errs754;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid87 = _errs753 === errors;
+}
+else {
+var valid87 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.budgets.items.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data251}];
+return false;
+}
+}
+var valid86 = _errs748 === errors;
+if(!valid86){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.budgets.type,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data250}];
+return false;
+}
+}
+var valid80 = _errs746 === errors;
+}
+else {
+var valid80 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data235}];
+return false;
+}
+}
+var valid79 = _errs698 === errors;
+if(!valid79){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data234}];
+return false;
+}
+}
+var valid0 = _errs696 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data254 = data.keys;
+const _errs761 = errors;
+if(errors === _errs761){
+if(Array.isArray(data254)){
+var valid89 = true;
+const len12 = data254.length;
+for(let i13=0; i13<len12; i13++){
+let data255 = data254[i13];
+const _errs763 = errors;
+if(errors === _errs763){
+if(data255 && typeof data255 == "object" && !Array.isArray(data255)){
+let missing15;
+if((data255.key === undefined) && (missing15 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data255}];
+return false;
+}
+else {
+const _errs765 = errors;
+for(const key53 in data255){
+if(!(func2.call(schema11.properties.keys.items.properties, key53))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data255}];
+return false;
+break;
+}
+}
+if(_errs765 === errors){
+if(data255.key !== undefined){
+let data256 = data255.key;
+const _errs766 = errors;
+if(typeof data256 !== "string"){
+let dataType268 = typeof data256;
+let coerced268 = undefined;
+if(!(coerced268 !== undefined)){
+if(dataType268 == "number" || dataType268 == "boolean"){
+coerced268 = "" + data256;
+}
+else if(data256 === null){
+coerced268 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data256}];
+return false;
+}
+}
+if(coerced268 !== undefined){
+data256 = coerced268;
+if(data255 !== undefined){
+data255["key"] = coerced268;
+}
+}
+}
+if(errors === _errs766){
+if(typeof data256 === "string"){
+if(func3(data256) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data256}];
+return false;
+}
+}
+}
+var valid90 = _errs766 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.account !== undefined){
+let data257 = data255.account;
+const _errs768 = errors;
+if(typeof data257 !== "string"){
+let dataType269 = typeof data257;
+let coerced269 = undefined;
+if(!(coerced269 !== undefined)){
+if(dataType269 == "number" || dataType269 == "boolean"){
+coerced269 = "" + data257;
+}
+else if(data257 === null){
+coerced269 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data257}];
+return false;
+}
+}
+if(coerced269 !== undefined){
+data257 = coerced269;
+if(data255 !== undefined){
+data255["account"] = coerced269;
+}
+}
+}
+if(errors === _errs768){
+if(typeof data257 === "string"){
+if(func3(data257) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data257}];
+return false;
+}
+}
+}
+var valid90 = _errs768 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.name !== undefined){
+let data258 = data255.name;
+const _errs770 = errors;
+if(typeof data258 !== "string"){
+let dataType270 = typeof data258;
+let coerced270 = undefined;
+if(!(coerced270 !== undefined)){
+if(dataType270 == "number" || dataType270 == "boolean"){
+coerced270 = "" + data258;
+}
+else if(data258 === null){
+coerced270 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data258}];
+return false;
+}
+}
+if(coerced270 !== undefined){
+data258 = coerced270;
+if(data255 !== undefined){
+data255["name"] = coerced270;
+}
+}
+}
+var valid90 = _errs770 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.spend_limit !== undefined){
+let data259 = data255.spend_limit;
+const _errs772 = errors;
+if(!(typeof data259 == "number")){
+let dataType271 = typeof data259;
+let coerced271 = undefined;
+if(!(coerced271 !== undefined)){
+if(dataType271 == "boolean" || data259 === null
+              || (dataType271 == "string" && data259 && data259 == +data259)){
+coerced271 = +data259;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data259}];
+return false;
+}
+}
+if(coerced271 !== undefined){
+data259 = coerced271;
+if(data255 !== undefined){
+data255["spend_limit"] = coerced271;
+}
+}
+}
+if(errors === _errs772){
+if(typeof data259 == "number"){
+if(data259 > 1000000 || isNaN(data259)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data259}];
+return false;
+}
+else {
+if(data259 < 0 || isNaN(data259)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data259}];
+return false;
+}
+}
+}
+}
+var valid90 = _errs772 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.limits !== undefined){
+let data260 = data255.limits;
+const _errs774 = errors;
+if(errors === _errs774){
+if(data260 && typeof data260 == "object" && !Array.isArray(data260)){
+const _errs776 = errors;
+for(const key54 in data260){
+if(!(((key54 === "rpm") || (key54 === "rps")) || (key54 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data260}];
+return false;
+break;
+}
+}
+if(_errs776 === errors){
+if(data260.rpm !== undefined){
+let data261 = data260.rpm;
+const _errs777 = errors;
+if(!((typeof data261 == "number") && (!(data261 % 1) && !isNaN(data261)))){
+let dataType272 = typeof data261;
+let coerced272 = undefined;
+if(!(coerced272 !== undefined)){
+if(dataType272 === "boolean" || data261 === null
+              || (dataType272 === "string" && data261 && data261 == +data261 && !(data261 % 1))){
+coerced272 = +data261;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data261}];
+return false;
+}
+}
+if(coerced272 !== undefined){
+data261 = coerced272;
+if(data260 !== undefined){
+data260["rpm"] = coerced272;
+}
+}
+}
+if(errors === _errs777){
+if(typeof data261 == "number"){
+if(data261 < 1 || isNaN(data261)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data261}];
+return false;
+}
+}
+}
+var valid91 = _errs777 === errors;
+}
+else {
+var valid91 = true;
+}
+if(valid91){
+if(data260.rps !== undefined){
+let data262 = data260.rps;
+const _errs779 = errors;
+if(!((typeof data262 == "number") && (!(data262 % 1) && !isNaN(data262)))){
+let dataType273 = typeof data262;
+let coerced273 = undefined;
+if(!(coerced273 !== undefined)){
+if(dataType273 === "boolean" || data262 === null
+              || (dataType273 === "string" && data262 && data262 == +data262 && !(data262 % 1))){
+coerced273 = +data262;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data262}];
+return false;
+}
+}
+if(coerced273 !== undefined){
+data262 = coerced273;
+if(data260 !== undefined){
+data260["rps"] = coerced273;
+}
+}
+}
+if(errors === _errs779){
+if(typeof data262 == "number"){
+if(data262 < 1 || isNaN(data262)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data262}];
+return false;
+}
+}
+}
+var valid91 = _errs779 === errors;
+}
+else {
+var valid91 = true;
+}
+if(valid91){
+if(data260.tpm !== undefined){
+let data263 = data260.tpm;
+const _errs781 = errors;
+if(!((typeof data263 == "number") && (!(data263 % 1) && !isNaN(data263)))){
+let dataType274 = typeof data263;
+let coerced274 = undefined;
+if(!(coerced274 !== undefined)){
+if(dataType274 === "boolean" || data263 === null
+              || (dataType274 === "string" && data263 && data263 == +data263 && !(data263 % 1))){
+coerced274 = +data263;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data263}];
+return false;
 }
 }
 if(coerced274 !== undefined){
-data262 = coerced274;
+data263 = coerced274;
 if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced274;
+data260["tpm"] = coerced274;
 }
 }
 }
-if("medium" !== data262){
-const err227 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data262};
+if(errors === _errs781){
+if(typeof data263 == "number"){
+if(data263 < 1 || isNaN(data263)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data263}];
+return false;
+}
+}
+}
+var valid91 = _errs781 === errors;
+}
+else {
+var valid91 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data260}];
+return false;
+}
+}
+var valid90 = _errs774 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.allowed_models !== undefined){
+let data264 = data255.allowed_models;
+const _errs783 = errors;
+if(errors === _errs783){
+if(Array.isArray(data264)){
+var valid92 = true;
+const len13 = data264.length;
+for(let i14=0; i14<len13; i14++){
+let data265 = data264[i14];
+const _errs785 = errors;
+if(typeof data265 !== "string"){
+let dataType275 = typeof data265;
+let coerced275 = undefined;
+if(!(coerced275 !== undefined)){
+if(dataType275 == "number" || dataType275 == "boolean"){
+coerced275 = "" + data265;
+}
+else if(data265 === null){
+coerced275 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models/" + i14,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data265}];
+return false;
+}
+}
+if(coerced275 !== undefined){
+data265 = coerced275;
+if(data264 !== undefined){
+data264[i14] = coerced275;
+}
+}
+}
+if(errors === _errs785){
+if(typeof data265 === "string"){
+if(func3(data265) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models/" + i14,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data265}];
+return false;
+}
+}
+}
+var valid92 = _errs785 === errors;
+if(!valid92){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data264}];
+return false;
+}
+}
+var valid90 = _errs783 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.policy !== undefined){
+let data266 = data255.policy;
+const _errs787 = errors;
+if(errors === _errs787){
+if(data266 && typeof data266 == "object" && !Array.isArray(data266)){
+const _errs789 = errors;
+for(const key55 in data266){
+if(!((key55 === "streaming") || (key55 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data266}];
+return false;
+break;
+}
+}
+if(_errs789 === errors){
+if(data266.streaming !== undefined){
+let data267 = data266.streaming;
+const _errs790 = errors;
+if(typeof data267 !== "boolean"){
+let coerced276 = undefined;
+if(!(coerced276 !== undefined)){
+if(data267 === "false" || data267 === 0 || data267 === null){
+coerced276 = false;
+}
+else if(data267 === "true" || data267 === 1){
+coerced276 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data267}];
+return false;
+}
+}
+if(coerced276 !== undefined){
+data267 = coerced276;
+if(data266 !== undefined){
+data266["streaming"] = coerced276;
+}
+}
+}
+var valid93 = _errs790 === errors;
+}
+else {
+var valid93 = true;
+}
+if(valid93){
+if(data266.max_reasoning_effort !== undefined){
+let data268 = data266.max_reasoning_effort;
+const _errs792 = errors;
+const _errs793 = errors;
+let valid94 = false;
+const _errs794 = errors;
+if(typeof data268 !== "string"){
+let dataType277 = typeof data268;
+let coerced277 = undefined;
+if(!(coerced277 !== undefined)){
+if(dataType277 == "number" || dataType277 == "boolean"){
+coerced277 = "" + data268;
+}
+else if(data268 === null){
+coerced277 = "";
+}
+else {
+const err227 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data268};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -13685,22 +13886,16 @@ vErrors.push(err227);
 }
 errors++;
 }
-var _valid22 = _errs781 === errors;
-valid91 = valid91 || _valid22;
-if(!valid91){
-const _errs783 = errors;
-if(typeof data262 !== "string"){
-let dataType275 = typeof data262;
-let coerced275 = undefined;
-if(!(coerced275 !== undefined)){
-if(dataType275 == "number" || dataType275 == "boolean"){
-coerced275 = "" + data262;
 }
-else if(data262 === null){
-coerced275 = "";
+if(coerced277 !== undefined){
+data268 = coerced277;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced277;
 }
-else {
-const err228 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data262};
+}
+}
+if("none" !== data268){
+const err228 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data268};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -13709,16 +13904,22 @@ vErrors.push(err228);
 }
 errors++;
 }
+var _valid23 = _errs794 === errors;
+valid94 = valid94 || _valid23;
+if(!valid94){
+const _errs796 = errors;
+if(typeof data268 !== "string"){
+let dataType278 = typeof data268;
+let coerced278 = undefined;
+if(!(coerced278 !== undefined)){
+if(dataType278 == "number" || dataType278 == "boolean"){
+coerced278 = "" + data268;
 }
-if(coerced275 !== undefined){
-data262 = coerced275;
-if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced275;
+else if(data268 === null){
+coerced278 = "";
 }
-}
-}
-if("high" !== data262){
-const err229 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data262};
+else {
+const err229 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data268};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -13727,22 +13928,16 @@ vErrors.push(err229);
 }
 errors++;
 }
-var _valid22 = _errs783 === errors;
-valid91 = valid91 || _valid22;
-if(!valid91){
-const _errs785 = errors;
-if(typeof data262 !== "string"){
-let dataType276 = typeof data262;
-let coerced276 = undefined;
-if(!(coerced276 !== undefined)){
-if(dataType276 == "number" || dataType276 == "boolean"){
-coerced276 = "" + data262;
 }
-else if(data262 === null){
-coerced276 = "";
+if(coerced278 !== undefined){
+data268 = coerced278;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced278;
 }
-else {
-const err230 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data262};
+}
+}
+if("minimal" !== data268){
+const err230 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data268};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -13751,16 +13946,22 @@ vErrors.push(err230);
 }
 errors++;
 }
+var _valid23 = _errs796 === errors;
+valid94 = valid94 || _valid23;
+if(!valid94){
+const _errs798 = errors;
+if(typeof data268 !== "string"){
+let dataType279 = typeof data268;
+let coerced279 = undefined;
+if(!(coerced279 !== undefined)){
+if(dataType279 == "number" || dataType279 == "boolean"){
+coerced279 = "" + data268;
 }
-if(coerced276 !== undefined){
-data262 = coerced276;
-if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced276;
+else if(data268 === null){
+coerced279 = "";
 }
-}
-}
-if("xhigh" !== data262){
-const err231 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data262};
+else {
+const err231 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data268};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -13769,22 +13970,16 @@ vErrors.push(err231);
 }
 errors++;
 }
-var _valid22 = _errs785 === errors;
-valid91 = valid91 || _valid22;
-if(!valid91){
-const _errs787 = errors;
-if(typeof data262 !== "string"){
-let dataType277 = typeof data262;
-let coerced277 = undefined;
-if(!(coerced277 !== undefined)){
-if(dataType277 == "number" || dataType277 == "boolean"){
-coerced277 = "" + data262;
 }
-else if(data262 === null){
-coerced277 = "";
+if(coerced279 !== undefined){
+data268 = coerced279;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced279;
 }
-else {
-const err232 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data262};
+}
+}
+if("low" !== data268){
+const err232 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data268};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -13793,16 +13988,22 @@ vErrors.push(err232);
 }
 errors++;
 }
+var _valid23 = _errs798 === errors;
+valid94 = valid94 || _valid23;
+if(!valid94){
+const _errs800 = errors;
+if(typeof data268 !== "string"){
+let dataType280 = typeof data268;
+let coerced280 = undefined;
+if(!(coerced280 !== undefined)){
+if(dataType280 == "number" || dataType280 == "boolean"){
+coerced280 = "" + data268;
 }
-if(coerced277 !== undefined){
-data262 = coerced277;
-if(data260 !== undefined){
-data260["max_reasoning_effort"] = coerced277;
+else if(data268 === null){
+coerced280 = "";
 }
-}
-}
-if("max" !== data262){
-const err233 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data262};
+else {
+const err233 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data268};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -13811,16 +14012,16 @@ vErrors.push(err233);
 }
 errors++;
 }
-var _valid22 = _errs787 === errors;
-valid91 = valid91 || _valid22;
+}
+if(coerced280 !== undefined){
+data268 = coerced280;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced280;
 }
 }
 }
-}
-}
-}
-if(!valid91){
-const err234 = {instancePath:instancePath+"/keys/" + i12+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data262};
+if("medium" !== data268){
+const err234 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data268};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -13828,57 +14029,23 @@ else {
 vErrors.push(err234);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid23 = _errs800 === errors;
+valid94 = valid94 || _valid23;
+if(!valid94){
+const _errs802 = errors;
+if(typeof data268 !== "string"){
+let dataType281 = typeof data268;
+let coerced281 = undefined;
+if(!(coerced281 !== undefined)){
+if(dataType281 == "number" || dataType281 == "boolean"){
+coerced281 = "" + data268;
+}
+else if(data268 === null){
+coerced281 = "";
 }
 else {
-errors = _errs774;
-if(vErrors !== null){
-if(_errs774){
-vErrors.length = _errs774;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid90 = _errs773 === errors;
-}
-else {
-var valid90 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data260}];
-return false;
-}
-}
-var valid87 = _errs768 === errors;
-}
-else {
-var valid87 = true;
-}
-if(valid87){
-if(data249.status !== undefined){
-let data263 = data249.status;
-const _errs789 = errors;
-const _errs790 = errors;
-let valid92 = false;
-const _errs791 = errors;
-if(typeof data263 !== "string"){
-let dataType278 = typeof data263;
-let coerced278 = undefined;
-if(!(coerced278 !== undefined)){
-if(dataType278 == "number" || dataType278 == "boolean"){
-coerced278 = "" + data263;
-}
-else if(data263 === null){
-coerced278 = "";
-}
-else {
-const err235 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data263};
+const err235 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data268};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -13888,15 +14055,15 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(coerced278 !== undefined){
-data263 = coerced278;
-if(data249 !== undefined){
-data249["status"] = coerced278;
+if(coerced281 !== undefined){
+data268 = coerced281;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced281;
 }
 }
 }
-if("active" !== data263){
-const err236 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data263};
+if("high" !== data268){
+const err236 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data268};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -13905,22 +14072,22 @@ vErrors.push(err236);
 }
 errors++;
 }
-var _valid23 = _errs791 === errors;
-valid92 = valid92 || _valid23;
-if(!valid92){
-const _errs793 = errors;
-if(typeof data263 !== "string"){
-let dataType279 = typeof data263;
-let coerced279 = undefined;
-if(!(coerced279 !== undefined)){
-if(dataType279 == "number" || dataType279 == "boolean"){
-coerced279 = "" + data263;
+var _valid23 = _errs802 === errors;
+valid94 = valid94 || _valid23;
+if(!valid94){
+const _errs804 = errors;
+if(typeof data268 !== "string"){
+let dataType282 = typeof data268;
+let coerced282 = undefined;
+if(!(coerced282 !== undefined)){
+if(dataType282 == "number" || dataType282 == "boolean"){
+coerced282 = "" + data268;
 }
-else if(data263 === null){
-coerced279 = "";
+else if(data268 === null){
+coerced282 = "";
 }
 else {
-const err237 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data263};
+const err237 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data268};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -13930,15 +14097,15 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(coerced279 !== undefined){
-data263 = coerced279;
-if(data249 !== undefined){
-data249["status"] = coerced279;
+if(coerced282 !== undefined){
+data268 = coerced282;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced282;
 }
 }
 }
-if("blocked" !== data263){
-const err238 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data263};
+if("xhigh" !== data268){
+const err238 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data268};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -13947,22 +14114,22 @@ vErrors.push(err238);
 }
 errors++;
 }
-var _valid23 = _errs793 === errors;
-valid92 = valid92 || _valid23;
-if(!valid92){
-const _errs795 = errors;
-if(typeof data263 !== "string"){
-let dataType280 = typeof data263;
-let coerced280 = undefined;
-if(!(coerced280 !== undefined)){
-if(dataType280 == "number" || dataType280 == "boolean"){
-coerced280 = "" + data263;
+var _valid23 = _errs804 === errors;
+valid94 = valid94 || _valid23;
+if(!valid94){
+const _errs806 = errors;
+if(typeof data268 !== "string"){
+let dataType283 = typeof data268;
+let coerced283 = undefined;
+if(!(coerced283 !== undefined)){
+if(dataType283 == "number" || dataType283 == "boolean"){
+coerced283 = "" + data268;
 }
-else if(data263 === null){
-coerced280 = "";
+else if(data268 === null){
+coerced283 = "";
 }
 else {
-const err239 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data263};
+const err239 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data268};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -13972,15 +14139,15 @@ vErrors.push(err239);
 errors++;
 }
 }
-if(coerced280 !== undefined){
-data263 = coerced280;
-if(data249 !== undefined){
-data249["status"] = coerced280;
+if(coerced283 !== undefined){
+data268 = coerced283;
+if(data266 !== undefined){
+data266["max_reasoning_effort"] = coerced283;
 }
 }
 }
-if("revoked" !== data263){
-const err240 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data263};
+if("max" !== data268){
+const err240 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data268};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -13989,22 +14156,16 @@ vErrors.push(err240);
 }
 errors++;
 }
-var _valid23 = _errs795 === errors;
-valid92 = valid92 || _valid23;
-if(!valid92){
-const _errs797 = errors;
-if(typeof data263 !== "string"){
-let dataType281 = typeof data263;
-let coerced281 = undefined;
-if(!(coerced281 !== undefined)){
-if(dataType281 == "number" || dataType281 == "boolean"){
-coerced281 = "" + data263;
+var _valid23 = _errs806 === errors;
+valid94 = valid94 || _valid23;
 }
-else if(data263 === null){
-coerced281 = "";
 }
-else {
-const err241 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data263};
+}
+}
+}
+}
+if(!valid94){
+const err241 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data268};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -14012,17 +14173,132 @@ else {
 vErrors.push(err241);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs793;
+if(vErrors !== null){
+if(_errs793){
+vErrors.length = _errs793;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced281 !== undefined){
-data263 = coerced281;
-if(data249 !== undefined){
-data249["status"] = coerced281;
+}
+var valid93 = _errs792 === errors;
+}
+else {
+var valid93 = true;
 }
 }
 }
-if("deleted" !== data263){
-const err242 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data263};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data266}];
+return false;
+}
+}
+var valid90 = _errs787 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.budgets !== undefined){
+let data269 = data255.budgets;
+const _errs808 = errors;
+if(errors === _errs808){
+if(Array.isArray(data269)){
+if(data269.length > 3){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.budgets,data:data269}];
+return false;
+}
+else {
+var valid95 = true;
+const len14 = data269.length;
+for(let i15=0; i15<len14; i15++){
+let data270 = data269[i15];
+const _errs810 = errors;
+if(errors === _errs810){
+if(data270 && typeof data270 == "object" && !Array.isArray(data270)){
+let missing16;
+if(((data270.limit === undefined) && (missing16 = "limit")) || ((data270.period === undefined) && (missing16 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'",schema:schema11.properties.keys.items.properties.budgets.items.required,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data270}];
+return false;
+}
+else {
+const _errs812 = errors;
+for(const key56 in data270){
+if(!((key56 === "limit") || (key56 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data270}];
+return false;
+break;
+}
+}
+if(_errs812 === errors){
+if(data270.limit !== undefined){
+let data271 = data270.limit;
+const _errs813 = errors;
+if(!(typeof data271 == "number")){
+let dataType284 = typeof data271;
+let coerced284 = undefined;
+if(!(coerced284 !== undefined)){
+if(dataType284 == "boolean" || data271 === null
+              || (dataType284 == "string" && data271 && data271 == +data271)){
+coerced284 = +data271;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data271}];
+return false;
+}
+}
+if(coerced284 !== undefined){
+data271 = coerced284;
+if(data270 !== undefined){
+data270["limit"] = coerced284;
+}
+}
+}
+if(errors === _errs813){
+if(typeof data271 == "number"){
+if(data271 > 1000000 || isNaN(data271)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data271}];
+return false;
+}
+else {
+if(data271 < 0 || isNaN(data271)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data271}];
+return false;
+}
+}
+}
+}
+var valid96 = _errs813 === errors;
+}
+else {
+var valid96 = true;
+}
+if(valid96){
+if(data270.period !== undefined){
+let data272 = data270.period;
+const _errs815 = errors;
+const _errs816 = errors;
+let valid97 = false;
+const _errs817 = errors;
+if(typeof data272 !== "string"){
+let dataType285 = typeof data272;
+let coerced285 = undefined;
+if(!(coerced285 !== undefined)){
+if(dataType285 == "number" || dataType285 == "boolean"){
+coerced285 = "" + data272;
+}
+else if(data272 === null){
+coerced285 = "";
+}
+else {
+const err242 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data272};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -14031,13 +14307,16 @@ vErrors.push(err242);
 }
 errors++;
 }
-var _valid23 = _errs797 === errors;
-valid92 = valid92 || _valid23;
+}
+if(coerced285 !== undefined){
+data272 = coerced285;
+if(data270 !== undefined){
+data270["period"] = coerced285;
 }
 }
 }
-if(!valid92){
-const err243 = {instancePath:instancePath+"/keys/" + i12+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data263};
+if("day" !== data272){
+const err243 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data272};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -14045,107 +14324,701 @@ else {
 vErrors.push(err243);
 }
 errors++;
+}
+var _valid24 = _errs817 === errors;
+valid97 = valid97 || _valid24;
+if(!valid97){
+const _errs819 = errors;
+if(typeof data272 !== "string"){
+let dataType286 = typeof data272;
+let coerced286 = undefined;
+if(!(coerced286 !== undefined)){
+if(dataType286 == "number" || dataType286 == "boolean"){
+coerced286 = "" + data272;
+}
+else if(data272 === null){
+coerced286 = "";
+}
+else {
+const err244 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data272};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+if(coerced286 !== undefined){
+data272 = coerced286;
+if(data270 !== undefined){
+data270["period"] = coerced286;
+}
+}
+}
+if("week" !== data272){
+const err245 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data272};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+var _valid24 = _errs819 === errors;
+valid97 = valid97 || _valid24;
+if(!valid97){
+const _errs821 = errors;
+if(typeof data272 !== "string"){
+let dataType287 = typeof data272;
+let coerced287 = undefined;
+if(!(coerced287 !== undefined)){
+if(dataType287 == "number" || dataType287 == "boolean"){
+coerced287 = "" + data272;
+}
+else if(data272 === null){
+coerced287 = "";
+}
+else {
+const err246 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data272};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+}
+if(coerced287 !== undefined){
+data272 = coerced287;
+if(data270 !== undefined){
+data270["period"] = coerced287;
+}
+}
+}
+if("month" !== data272){
+const err247 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data272};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
+var _valid24 = _errs821 === errors;
+valid97 = valid97 || _valid24;
+}
+}
+if(!valid97){
+const err248 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period,data:data272};
+if(vErrors === null){
+vErrors = [err248];
+}
+else {
+vErrors.push(err248);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs790;
+errors = _errs816;
 if(vErrors !== null){
-if(_errs790){
-vErrors.length = _errs790;
+if(_errs816){
+vErrors.length = _errs816;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid87 = _errs789 === errors;
+var valid96 = _errs815 === errors;
 }
 else {
-var valid87 = true;
-}
-if(valid87){
-if(data249.request_log !== undefined){
-let data264 = data249.request_log;
-const _errs799 = errors;
-if(errors === _errs799){
-if(data264 && typeof data264 == "object" && !Array.isArray(data264)){
-const _errs801 = errors;
-for(const key55 in data264){
-if(!(key55 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data264}];
-return false;
-break;
+var valid96 = true;
 }
 }
-if(_errs801 === errors){
-if(data264.bodies !== undefined){
-let data265 = data264.bodies;
-if(typeof data265 !== "boolean"){
-let coerced282 = undefined;
-if(!(coerced282 !== undefined)){
-if(data265 === "false" || data265 === 0 || data265 === null){
-coerced282 = false;
 }
-else if(data265 === "true" || data265 === 1){
-coerced282 = true;
+}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data265}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.budgets.items.type,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data270}];
 return false;
 }
 }
-if(coerced282 !== undefined){
-data265 = coerced282;
-if(data264 !== undefined){
-data264["bodies"] = coerced282;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data264}];
-return false;
-}
-}
-var valid87 = _errs799 === errors;
-}
-else {
-var valid87 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i12,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data249}];
-return false;
-}
-}
-var valid86 = _errs744 === errors;
-if(!valid86){
+var valid95 = _errs810 === errors;
+if(!valid95){
 break;
 }
 }
 }
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data248}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.budgets.type,parentSchema:schema11.properties.keys.items.properties.budgets,data:data269}];
 return false;
 }
 }
-var valid0 = _errs742 === errors;
+var valid90 = _errs808 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.end_user_budgets !== undefined){
+let data273 = data255.end_user_budgets;
+const _errs823 = errors;
+if(errors === _errs823){
+if(Array.isArray(data273)){
+if(data273.length > 3){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data273}];
+return false;
+}
+else {
+var valid98 = true;
+const len15 = data273.length;
+for(let i16=0; i16<len15; i16++){
+let data274 = data273[i16];
+const _errs825 = errors;
+if(errors === _errs825){
+if(data274 && typeof data274 == "object" && !Array.isArray(data274)){
+let missing17;
+if(((data274.limit === undefined) && (missing17 = "limit")) || ((data274.period === undefined) && (missing17 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'",schema:schema11.properties.keys.items.properties.end_user_budgets.items.required,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data274}];
+return false;
+}
+else {
+const _errs827 = errors;
+for(const key57 in data274){
+if(!((key57 === "limit") || (key57 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data274}];
+return false;
+break;
+}
+}
+if(_errs827 === errors){
+if(data274.limit !== undefined){
+let data275 = data274.limit;
+const _errs828 = errors;
+if(!(typeof data275 == "number")){
+let dataType288 = typeof data275;
+let coerced288 = undefined;
+if(!(coerced288 !== undefined)){
+if(dataType288 == "boolean" || data275 === null
+              || (dataType288 == "string" && data275 && data275 == +data275)){
+coerced288 = +data275;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data275}];
+return false;
+}
+}
+if(coerced288 !== undefined){
+data275 = coerced288;
+if(data274 !== undefined){
+data274["limit"] = coerced288;
+}
+}
+}
+if(errors === _errs828){
+if(typeof data275 == "number"){
+if(data275 > 1000000 || isNaN(data275)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data275}];
+return false;
+}
+else {
+if(data275 < 0 || isNaN(data275)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data275}];
+return false;
+}
+}
+}
+}
+var valid99 = _errs828 === errors;
+}
+else {
+var valid99 = true;
+}
+if(valid99){
+if(data274.period !== undefined){
+let data276 = data274.period;
+const _errs830 = errors;
+const _errs831 = errors;
+let valid100 = false;
+const _errs832 = errors;
+if(typeof data276 !== "string"){
+let dataType289 = typeof data276;
+let coerced289 = undefined;
+if(!(coerced289 !== undefined)){
+if(dataType289 == "number" || dataType289 == "boolean"){
+coerced289 = "" + data276;
+}
+else if(data276 === null){
+coerced289 = "";
+}
+else {
+const err249 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data276};
+if(vErrors === null){
+vErrors = [err249];
+}
+else {
+vErrors.push(err249);
+}
+errors++;
+}
+}
+if(coerced289 !== undefined){
+data276 = coerced289;
+if(data274 !== undefined){
+data274["period"] = coerced289;
+}
+}
+}
+if("day" !== data276){
+const err250 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data276};
+if(vErrors === null){
+vErrors = [err250];
+}
+else {
+vErrors.push(err250);
+}
+errors++;
+}
+var _valid25 = _errs832 === errors;
+valid100 = valid100 || _valid25;
+if(!valid100){
+const _errs834 = errors;
+if(typeof data276 !== "string"){
+let dataType290 = typeof data276;
+let coerced290 = undefined;
+if(!(coerced290 !== undefined)){
+if(dataType290 == "number" || dataType290 == "boolean"){
+coerced290 = "" + data276;
+}
+else if(data276 === null){
+coerced290 = "";
+}
+else {
+const err251 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data276};
+if(vErrors === null){
+vErrors = [err251];
+}
+else {
+vErrors.push(err251);
+}
+errors++;
+}
+}
+if(coerced290 !== undefined){
+data276 = coerced290;
+if(data274 !== undefined){
+data274["period"] = coerced290;
+}
+}
+}
+if("week" !== data276){
+const err252 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data276};
+if(vErrors === null){
+vErrors = [err252];
+}
+else {
+vErrors.push(err252);
+}
+errors++;
+}
+var _valid25 = _errs834 === errors;
+valid100 = valid100 || _valid25;
+if(!valid100){
+const _errs836 = errors;
+if(typeof data276 !== "string"){
+let dataType291 = typeof data276;
+let coerced291 = undefined;
+if(!(coerced291 !== undefined)){
+if(dataType291 == "number" || dataType291 == "boolean"){
+coerced291 = "" + data276;
+}
+else if(data276 === null){
+coerced291 = "";
+}
+else {
+const err253 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data276};
+if(vErrors === null){
+vErrors = [err253];
+}
+else {
+vErrors.push(err253);
+}
+errors++;
+}
+}
+if(coerced291 !== undefined){
+data276 = coerced291;
+if(data274 !== undefined){
+data274["period"] = coerced291;
+}
+}
+}
+if("month" !== data276){
+const err254 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data276};
+if(vErrors === null){
+vErrors = [err254];
+}
+else {
+vErrors.push(err254);
+}
+errors++;
+}
+var _valid25 = _errs836 === errors;
+valid100 = valid100 || _valid25;
+}
+}
+if(!valid100){
+const err255 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period,data:data276};
+if(vErrors === null){
+vErrors = [err255];
+}
+else {
+vErrors.push(err255);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs831;
+if(vErrors !== null){
+if(_errs831){
+vErrors.length = _errs831;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid99 = _errs830 === errors;
+}
+else {
+var valid99 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.end_user_budgets.items.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data274}];
+return false;
+}
+}
+var valid98 = _errs825 === errors;
+if(!valid98){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.end_user_budgets.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data273}];
+return false;
+}
+}
+var valid90 = _errs823 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.status !== undefined){
+let data277 = data255.status;
+const _errs838 = errors;
+const _errs839 = errors;
+let valid101 = false;
+const _errs840 = errors;
+if(typeof data277 !== "string"){
+let dataType292 = typeof data277;
+let coerced292 = undefined;
+if(!(coerced292 !== undefined)){
+if(dataType292 == "number" || dataType292 == "boolean"){
+coerced292 = "" + data277;
+}
+else if(data277 === null){
+coerced292 = "";
+}
+else {
+const err256 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data277};
+if(vErrors === null){
+vErrors = [err256];
+}
+else {
+vErrors.push(err256);
+}
+errors++;
+}
+}
+if(coerced292 !== undefined){
+data277 = coerced292;
+if(data255 !== undefined){
+data255["status"] = coerced292;
+}
+}
+}
+if("active" !== data277){
+const err257 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data277};
+if(vErrors === null){
+vErrors = [err257];
+}
+else {
+vErrors.push(err257);
+}
+errors++;
+}
+var _valid26 = _errs840 === errors;
+valid101 = valid101 || _valid26;
+if(!valid101){
+const _errs842 = errors;
+if(typeof data277 !== "string"){
+let dataType293 = typeof data277;
+let coerced293 = undefined;
+if(!(coerced293 !== undefined)){
+if(dataType293 == "number" || dataType293 == "boolean"){
+coerced293 = "" + data277;
+}
+else if(data277 === null){
+coerced293 = "";
+}
+else {
+const err258 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data277};
+if(vErrors === null){
+vErrors = [err258];
+}
+else {
+vErrors.push(err258);
+}
+errors++;
+}
+}
+if(coerced293 !== undefined){
+data277 = coerced293;
+if(data255 !== undefined){
+data255["status"] = coerced293;
+}
+}
+}
+if("blocked" !== data277){
+const err259 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data277};
+if(vErrors === null){
+vErrors = [err259];
+}
+else {
+vErrors.push(err259);
+}
+errors++;
+}
+var _valid26 = _errs842 === errors;
+valid101 = valid101 || _valid26;
+if(!valid101){
+const _errs844 = errors;
+if(typeof data277 !== "string"){
+let dataType294 = typeof data277;
+let coerced294 = undefined;
+if(!(coerced294 !== undefined)){
+if(dataType294 == "number" || dataType294 == "boolean"){
+coerced294 = "" + data277;
+}
+else if(data277 === null){
+coerced294 = "";
+}
+else {
+const err260 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data277};
+if(vErrors === null){
+vErrors = [err260];
+}
+else {
+vErrors.push(err260);
+}
+errors++;
+}
+}
+if(coerced294 !== undefined){
+data277 = coerced294;
+if(data255 !== undefined){
+data255["status"] = coerced294;
+}
+}
+}
+if("revoked" !== data277){
+const err261 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data277};
+if(vErrors === null){
+vErrors = [err261];
+}
+else {
+vErrors.push(err261);
+}
+errors++;
+}
+var _valid26 = _errs844 === errors;
+valid101 = valid101 || _valid26;
+if(!valid101){
+const _errs846 = errors;
+if(typeof data277 !== "string"){
+let dataType295 = typeof data277;
+let coerced295 = undefined;
+if(!(coerced295 !== undefined)){
+if(dataType295 == "number" || dataType295 == "boolean"){
+coerced295 = "" + data277;
+}
+else if(data277 === null){
+coerced295 = "";
+}
+else {
+const err262 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data277};
+if(vErrors === null){
+vErrors = [err262];
+}
+else {
+vErrors.push(err262);
+}
+errors++;
+}
+}
+if(coerced295 !== undefined){
+data277 = coerced295;
+if(data255 !== undefined){
+data255["status"] = coerced295;
+}
+}
+}
+if("deleted" !== data277){
+const err263 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data277};
+if(vErrors === null){
+vErrors = [err263];
+}
+else {
+vErrors.push(err263);
+}
+errors++;
+}
+var _valid26 = _errs846 === errors;
+valid101 = valid101 || _valid26;
+}
+}
+}
+if(!valid101){
+const err264 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data277};
+if(vErrors === null){
+vErrors = [err264];
+}
+else {
+vErrors.push(err264);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs839;
+if(vErrors !== null){
+if(_errs839){
+vErrors.length = _errs839;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid90 = _errs838 === errors;
+}
+else {
+var valid90 = true;
+}
+if(valid90){
+if(data255.request_log !== undefined){
+let data278 = data255.request_log;
+const _errs848 = errors;
+if(errors === _errs848){
+if(data278 && typeof data278 == "object" && !Array.isArray(data278)){
+const _errs850 = errors;
+for(const key58 in data278){
+if(!(key58 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data278}];
+return false;
+break;
+}
+}
+if(_errs850 === errors){
+if(data278.bodies !== undefined){
+let data279 = data278.bodies;
+if(typeof data279 !== "boolean"){
+let coerced296 = undefined;
+if(!(coerced296 !== undefined)){
+if(data279 === "false" || data279 === 0 || data279 === null){
+coerced296 = false;
+}
+else if(data279 === "true" || data279 === 1){
+coerced296 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data279}];
+return false;
+}
+}
+if(coerced296 !== undefined){
+data279 = coerced296;
+if(data278 !== undefined){
+data278["bodies"] = coerced296;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data278}];
+return false;
+}
+}
+var valid90 = _errs848 === errors;
+}
+else {
+var valid90 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data255}];
+return false;
+}
+}
+var valid89 = _errs763 === errors;
+if(!valid89){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data254}];
+return false;
+}
+}
+var valid0 = _errs761 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }
