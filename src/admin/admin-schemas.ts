@@ -24,6 +24,13 @@ const Policy = Type.Object(
 const Models = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });
 const Usd = Type.Number({ minimum: -MAX_BALANCE_USD, maximum: MAX_BALANCE_USD });
 const Reason = Type.String({ minLength: 1, maxLength: 500 });
+/** An ISO 8601 time (checked as a time by the service); null: never. */
+const ExpiresAt = Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]);
+
+/** Longest grace a rotation gives the old secret: 30 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+/** The grace when none is asked for: an hour, time to roll the new secret out to every client. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 3600;
 
 export const CreateAccountSchema = Type.Object(
   {
@@ -62,6 +69,7 @@ export const CreateKeySchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    expires_at: Type.Optional(ExpiresAt),
   },
   { additionalProperties: false },
 );
@@ -73,7 +81,13 @@ export const UpdateKeySchema = Type.Object(
     limits: Type.Optional(Type.Union([Limits, Type.Null()])),
     allowed_models: Type.Optional(Type.Union([Models, Type.Null()])),
     policy: Type.Optional(Type.Union([Policy, Type.Null()])),
+    expires_at: Type.Optional(ExpiresAt),
   },
+  { additionalProperties: false },
+);
+
+export const RotateKeySchema = Type.Object(
+  { grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS })) },
   { additionalProperties: false },
 );
 
@@ -83,4 +97,5 @@ export type TopUpBody = Static<typeof TopUpSchema>;
 export type AdjustBody = Static<typeof AdjustSchema>;
 export type CreateKeyBody = Static<typeof CreateKeySchema>;
 export type UpdateKeyBody = Static<typeof UpdateKeySchema>;
+export type RotateKeyBody = Static<typeof RotateKeySchema>;
 export type PolicyBody = Static<typeof Policy>;

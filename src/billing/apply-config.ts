@@ -74,6 +74,7 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       limits: limitsOf(key.limits),
       allowedModels: key.allowedModels ?? null,
       policy: policyOf(key.policy),
+      expiresAt: key.expiresAt ?? null,
     };
     const created = await store.insertKeyIfAbsent({
       id,

@@ -158,6 +158,7 @@ export class RequestCharge {
       stream: record.stream,
       finishReason: record.finishReason ?? null,
       frontDoor: record.frontDoor,
+      endUser: record.endUser ?? null,
       features: features ?? null,
       createdAt: isoNow(),
     };

@@ -210,6 +210,8 @@ export interface KeyConfig {
   readonly allowedModels: readonly string[] | undefined;
   readonly policy: PolicyConfig | undefined;
   readonly status: KeyStatus;
+  /** ISO time (normalised to UTC) from which the key is refused; undefined: never. */
+  readonly expiresAt: string | undefined;
 }
 
 /** Where usage rows wait before the store takes them. */

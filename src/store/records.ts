@@ -62,6 +62,19 @@ export interface KeyRecord {
   readonly policy: FeaturePolicy | null;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
+  /** ISO time from which the key is refused (401, "expired"); null: never. */
+  readonly expiresAt: string | null;
+  /** The secret a rotation replaced, still accepted until `previousExpiresAt`; null: none. */
+  readonly previous: PreviousSecret | null;
+}
+
+/** The secret a key had before its last rotation: accepted as the key until `expiresAt`. */
+export interface PreviousSecret {
+  /** Hex SHA-256 of the old secret. */
+  readonly hash: string;
+  readonly prefix: string;
+  /** ISO time the old secret stops working (the rotation's time plus its grace). */
+  readonly expiresAt: string;
 }
 
 export type LedgerKind = 'initial' | 'topup' | 'adjustment';
@@ -106,6 +119,8 @@ export interface UsageRow {
   readonly finishReason: string | null;
   /** The client-facing protocol the request came through (`chat`, `messages`, `responses`). */
   readonly frontDoor: string;
+  /** Who the client said the request is for (`x-switchyard-user`, `user`, …; at most 128 characters); null: not said. */
+  readonly endUser: string | null;
   /** Priced node features the reply used (server-tool calls, the service tier, betas priced); absent or null: none. */
   readonly features?: UsageFeatures | null;
   readonly createdAt: string;
@@ -123,6 +138,7 @@ export interface UsageFeatures {
 
 export interface UsageFilter {
   readonly keyId?: string;
+  readonly endUser?: string;
   readonly accountId?: string;
   readonly model?: string;
   readonly node?: string;
@@ -135,6 +151,8 @@ export interface UsageFilter {
   readonly to?: string;
   /** Rows returned (totals cover every matching row). */
   readonly limit: number;
+  /** Also total the matching rows per end user (`UsageReport.endUsers`). */
+  readonly groupByEndUser?: boolean;
 }
 
 /** Time buckets over the usage ledger (the admin API's stats, the console's charts). */
@@ -146,14 +164,14 @@ export interface UsageStatsQuery {
   /** Bucket width; buckets start at multiples of it since the Unix epoch. */
   readonly bucketSeconds: number;
   /** One series per model or per node; absent: one series for everything. */
-  readonly groupBy?: 'model' | 'node';
+  readonly groupBy?: 'model' | 'node' | 'end_user';
 }
 
 /** One bucket of one series; buckets without rows are absent. */
 export interface UsageStatsBucket {
   /** ISO time the bucket starts. */
   readonly start: string;
-  /** The model or node (null: the row had no node, or no grouping). */
+  /** The model, node or end user (null: the row had none, or no grouping). */
   readonly group: string | null;
   readonly requests: number;
   /** Rows with status 400 or above. */
@@ -181,6 +199,18 @@ export interface UsageReport {
   /** Newest first. */
   readonly rows: readonly UsageRow[];
   readonly totals: UsageTotals;
+  /**
+   * With `groupByEndUser`: the totals per end user (null: rows without one), highest cost
+   * first, at most MAX_END_USER_GROUPS of them.
+   */
+  readonly endUsers?: readonly EndUserTotals[];
+}
+
+/** Most end users a usage report totals apart (the highest-spending ones). */
+export const MAX_END_USER_GROUPS = 1000;
+
+export interface EndUserTotals extends UsageTotals {
+  readonly endUser: string | null;
 }
 
 /** The committed balance and spend after a usage batch, for the in-process cache. */
@@ -219,6 +249,7 @@ export interface NewKey {
   readonly limits?: RateLimits | null;
   readonly allowedModels?: readonly string[] | null;
   readonly policy?: FeaturePolicy | null;
+  readonly expiresAt?: string | null;
 }
 
 export interface KeyPatch {
@@ -229,6 +260,15 @@ export interface KeyPatch {
   readonly limits?: RateLimits | null;
   readonly allowedModels?: readonly string[] | null;
   readonly policy?: FeaturePolicy | null;
+  readonly expiresAt?: string | null;
+}
+
+/** A rotation: the key's new secret, and until when its current one keeps working. */
+export interface KeyRotation {
+  readonly hash: string;
+  readonly prefix: string;
+  /** ISO time the current secret stops working. */
+  readonly previousExpiresAt: string;
 }
 
 export interface KeyFilter {

@@ -51,6 +51,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     stream: false,
     finishReason: 'stop',
     frontDoor: 'chat',
+    endUser: null,
     features: null,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,

@@ -1609,7 +1609,7 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"expires_at":{"anyOf":[{"minLength":1,"maxLength":64,"type":"string"},{"type":"null"}]}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1624,7 +1624,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy"))){
+if(!(((((((key0 === "account") || (key0 === "name")) || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "expires_at"))){
 validate14.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema15,data}];
 return false;
 break;
@@ -2360,6 +2360,95 @@ var valid0 = _errs33 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.expires_at !== undefined){
+let data12 = data.expires_at;
+const _errs58 = errors;
+const _errs59 = errors;
+let valid9 = false;
+const _errs60 = errors;
+if(errors === _errs60){
+if(typeof data12 === "string"){
+if(func2(data12) > 64){
+const err41 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema15.properties.expires_at.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+else {
+if(func2(data12) < 1){
+const err42 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.expires_at.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.expires_at.anyOf[0].type,parentSchema:schema15.properties.expires_at.anyOf[0],data:data12};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+var _valid5 = _errs60 === errors;
+valid9 = valid9 || _valid5;
+if(!valid9){
+const _errs62 = errors;
+if(data12 !== null){
+const err44 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.expires_at.anyOf[1].type,parentSchema:schema15.properties.expires_at.anyOf[1],data:data12};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+var _valid5 = _errs62 === errors;
+valid9 = valid9 || _valid5;
+}
+if(!valid9){
+const err45 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.expires_at.anyOf,parentSchema:schema15.properties.expires_at,data:data12};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs58 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -2378,7 +2467,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"expires_at":{"anyOf":[{"minLength":1,"maxLength":64,"type":"string"},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2387,7 +2476,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy"))){
+if(!((((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "expires_at"))){
 validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data}];
 return false;
 break;
@@ -3157,6 +3246,95 @@ var valid0 = _errs35 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.expires_at !== undefined){
+let data11 = data.expires_at;
+const _errs60 = errors;
+const _errs61 = errors;
+let valid10 = false;
+const _errs62 = errors;
+if(errors === _errs62){
+if(typeof data11 === "string"){
+if(func2(data11) > 64){
+const err45 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema16.properties.expires_at.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+else {
+if(func2(data11) < 1){
+const err46 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.expires_at.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.expires_at.anyOf[0].type,parentSchema:schema16.properties.expires_at.anyOf[0],data:data11};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+var _valid6 = _errs62 === errors;
+valid10 = valid10 || _valid6;
+if(!valid10){
+const _errs64 = errors;
+if(data11 !== null){
+const err48 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.expires_at.anyOf[1].type,parentSchema:schema16.properties.expires_at.anyOf[1],data:data11};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid6 = _errs64 === errors;
+valid10 = valid10 || _valid6;
+}
+if(!valid10){
+const err49 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.expires_at.anyOf,parentSchema:schema16.properties.expires_at,data:data11};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs61;
+if(vErrors !== null){
+if(_errs61){
+vErrors.length = _errs61;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs60 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3169,5 +3347,55 @@ return false;
 }
 }
 validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const validateRotateKey = validate16;
+const schema17 = {"additionalProperties":false,"type":"object","properties":{"grace_seconds":{"minimum":0,"maximum":2592000,"type":"integer"}}};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "grace_seconds")){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.grace_seconds !== undefined){
+let data0 = data.grace_seconds;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate16.errors = [{instancePath:instancePath+"/grace_seconds",schemaPath:"#/properties/grace_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.grace_seconds.type,parentSchema:schema17.properties.grace_seconds,data:data0}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 2592000 || isNaN(data0)){
+validate16.errors = [{instancePath:instancePath+"/grace_seconds",schemaPath:"#/properties/grace_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000},message:"must be <= 2592000",schema:2592000,parentSchema:schema17.properties.grace_seconds,data:data0}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate16.errors = [{instancePath:instancePath+"/grace_seconds",schemaPath:"#/properties/grace_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema17.properties.grace_seconds,data:data0}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data}];
+return false;
+}
+}
+validate16.errors = vErrors;
 return errors === 0;
 }
