@@ -13,9 +13,9 @@ const CSV_COLUMNS = [
   'correlation_id',
   'key',
   'account',
-  'end_user',
   'model',
   'node',
+  'end_user',
   'attempts',
   'status',
   'error_code',
@@ -70,7 +70,17 @@ interface Filters {
   limit: string;
 }
 
-const EMPTY: Filters = { key: '', end_user: '', account: '', model: '', node: '', status: '', from: '', to: '', limit: '100' };
+const EMPTY: Filters = {
+  key: '',
+  end_user: '',
+  account: '',
+  model: '',
+  node: '',
+  status: '',
+  from: '',
+  to: '',
+  limit: '100',
+};
 
 export function UsagePage() {
   const [draft, setDraft] = useState<Filters>(EMPTY);
@@ -221,9 +231,9 @@ export function UsagePage() {
                   <th scope="col">{t('time')}</th>
                   <th scope="col">{t('requestId')}</th>
                   <th scope="col">{t('account')}</th>
-                  <th scope="col">{t('endUser')}</th>
                   <th scope="col">{t('model')}</th>
                   <th scope="col">{t('node')}</th>
+                  <th scope="col">{t('endUser')}</th>
                   <th scope="col">{t('status')}</th>
                   <th scope="col" class="number">
                     {t('tokens')}
@@ -244,9 +254,9 @@ export function UsagePage() {
                       <a href={`#/request/${encodeURIComponent(row.request_id)}`}>{row.request_id}</a>
                     </td>
                     <td>{row.account ?? ''}</td>
-                    <td>{typeof row.end_user === 'string' ? row.end_user : ''}</td>
                     <td>{row.model}</td>
                     <td>{row.node ?? ''}</td>
+                    <td data-testid="row-end-user">{typeof row.end_user === 'string' ? row.end_user : ''}</td>
                     <td class={row.status >= 400 ? 'status-error' : undefined}>
                       {row.status}
                       {row.error_code === null ? '' : ` ${row.error_code}`}
