@@ -305,7 +305,15 @@ export class MemoryStore implements Store {
           (a, b) =>
             b.costNano - a.costNano ||
             b.requests - a.requests ||
-            (a.endUser === b.endUser ? 0 : a.endUser === null ? 1 : b.endUser === null ? -1 : a.endUser < b.endUser ? -1 : 1),
+            (a.endUser === b.endUser
+              ? 0
+              : a.endUser === null
+                ? 1
+                : b.endUser === null
+                  ? -1
+                  : a.endUser < b.endUser
+                    ? -1
+                    : 1),
         )
         .slice(0, MAX_END_USER_GROUPS),
     };
