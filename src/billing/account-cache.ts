@@ -6,8 +6,6 @@ import type { Store } from '../store/store.js';
 export interface CachedKey {
   record: KeyRecord;
   principal: Principal;
-  /** The secret a rotation replaced, while the key has one (refused once its grace is over). */
-  previousPrincipal: Principal | undefined;
   /** Estimates of requests in flight, not yet settled. */
   reservedNano: number;
   /** Settled costs not yet committed to the store. */
@@ -136,20 +134,12 @@ export class AccountCache implements KeyLookup {
     const previousPrincipal =
       record.previous === null ? undefined : principalOf(record.previous.prefix, Date.parse(record.previous.expiresAt));
     const existing = this.keys.get(record.id);
-    if (existing !== undefined) this.forgetSecrets(existing.record);
     if (existing !== undefined) {
+      this.forgetSecrets(existing.record);
       existing.record = record;
       existing.principal = principal;
-      existing.previousPrincipal = previousPrincipal;
     } else {
-      this.keys.set(record.id, {
-        record,
-        principal,
-        previousPrincipal,
-        reservedNano: 0,
-        pendingNano: 0,
-        heldNano: 0,
-      });
+      this.keys.set(record.id, { record, principal, reservedNano: 0, pendingNano: 0, heldNano: 0 });
     }
     this.byHash.set(record.hash, principal);
     if (record.previous !== null && previousPrincipal !== undefined)
