@@ -13,6 +13,7 @@ import {
   AdjustSchema,
   CreateAccountSchema,
   CreateKeySchema,
+  RotateKeySchema,
   TopUpSchema,
   UpdateAccountSchema,
   UpdateKeySchema,
@@ -92,7 +93,7 @@ const MODULES: readonly GeneratedModule[] = [
     file: 'validate-admin-bodies.js',
     options: REQUEST_OPTIONS,
     typeImports: [
-      "import type { AdjustBody, CreateAccountBody, CreateKeyBody, TopUpBody, UpdateAccountBody, UpdateKeyBody } from '../../admin/admin-schemas.js';",
+      "import type { AdjustBody, CreateAccountBody, CreateKeyBody, RotateKeyBody, TopUpBody, UpdateAccountBody, UpdateKeyBody } from '../../admin/admin-schemas.js';",
     ],
     exports: [
       { name: 'validateCreateAccount', schema: CreateAccountSchema, type: 'CreateAccountBody' },
@@ -101,6 +102,7 @@ const MODULES: readonly GeneratedModule[] = [
       { name: 'validateAdjust', schema: AdjustSchema, type: 'AdjustBody' },
       { name: 'validateCreateKey', schema: CreateKeySchema, type: 'CreateKeyBody' },
       { name: 'validateUpdateKey', schema: UpdateKeySchema, type: 'UpdateKeyBody' },
+      { name: 'validateRotateKey', schema: RotateKeySchema, type: 'RotateKeyBody' },
     ],
   },
   {

@@ -193,6 +193,21 @@ const EN = {
   noErrors: 'No errors in this range.',
   statusClasses: 'Answers by status',
   failedAttempt: 'failed',
+  expires: 'Expires',
+  expiresAt: 'Expires at (empty: never)',
+  expired: 'expired',
+  rotate: 'Rotate',
+  rotateKey: 'Rotate key {id}',
+  grace: 'The old key keeps working for',
+  oldKeyUntil: 'old key {prefix}… works until {time}',
+  oldKeyEnded: 'old key {prefix}… ended {time}',
+  rotated: 'The key was rotated. The old key works until {time}; give your clients the new one before then.',
+  cancel: 'Cancel',
+  minutes: '{count} minutes',
+  hours: '{count} hours',
+  days: '{count} days',
+  perEndUser: 'Per end user',
+  noEndUser: '(none said)',
 };
 
 export type Words = typeof EN;
@@ -391,6 +406,21 @@ const RU: Words = {
   noErrors: 'Ошибок за этот период нет.',
   statusClasses: 'Ответы по статусам',
   failedAttempt: 'ошибка',
+  expires: 'Действует до',
+  expiresAt: 'Действует до (пусто: бессрочно)',
+  expired: 'истёк',
+  rotate: 'Заменить',
+  rotateKey: 'Замена ключа {id}',
+  grace: 'Старый ключ действует ещё',
+  oldKeyUntil: 'старый ключ {prefix}… действует до {time}',
+  oldKeyEnded: 'старый ключ {prefix}… перестал действовать {time}',
+  rotated: 'Ключ заменён. Старый ключ действует до {time}; до этого передайте клиентам новый.',
+  cancel: 'Отмена',
+  minutes: '{count} минут',
+  hours: '{count} часов',
+  days: '{count} дней',
+  perEndUser: 'По конечным пользователям',
+  noEndUser: '(не указан)',
 };
 
 export type Language = 'en' | 'ru';

@@ -78,6 +78,10 @@ export interface KeyView {
   budgets: BudgetWindowView[];
   created_at: string;
   last_used_at: string | null;
+  source: string;
+  expires_at: string | null;
+  previous_prefix: string | null;
+  previous_expires_at: string | null;
 }
 
 export interface UsageRowView {
@@ -105,15 +109,23 @@ export interface UsageRowView {
   [field: string]: unknown;
 }
 
+export interface UsageTotalsView {
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
+}
+
+export interface EndUserTotals extends UsageTotalsView {
+  end_user: string | null;
+}
+
 export interface UsageReport {
   data: UsageRowView[];
-  totals: {
-    requests: number;
-    prompt_tokens: number;
-    completion_tokens: number;
-    reasoning_tokens: number;
-    cost: number;
-  };
+  totals: UsageTotalsView;
+  /** With `group_by=end_user`. */
+  end_users?: EndUserTotals[];
 }
 
 export interface StatsBucket {

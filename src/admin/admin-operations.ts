@@ -97,6 +97,12 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     status: 200,
     run: (service, input) => service.setKeyState(input.id, 'revoke'),
   },
+  {
+    method: 'POST',
+    pattern: path(`keys/${ID}/rotate`),
+    status: 200,
+    run: (service, input) => service.rotateKey(input.id, input.body),
+  },
   { method: 'GET', pattern: path('usage'), status: 200, run: (service, input) => service.usageReport(query(input)) },
   { method: 'GET', pattern: path('stats'), status: 200, run: (service, input) => service.usageStats(query(input)) },
   // The request record (PRODUCT decision 28); stats and unauthenticated before {id}, which would match them.

@@ -40,6 +40,13 @@ const Budgets = Type.Union([
   ),
   Type.Null(),
 ]);
+/** An ISO 8601 time (checked as a time by the service); null: never. */
+const ExpiresAt = Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]);
+
+/** Longest grace a rotation gives the old secret: 30 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 24 * 3600;
+/** The grace when none is asked for: an hour, time to roll the new secret out to every client. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 3600;
 
 export const CreateAccountSchema = Type.Object(
   {
@@ -85,6 +92,7 @@ export const CreateKeySchema = Type.Object(
     request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
     budgets: Type.Optional(Budgets),
     end_user_budgets: Type.Optional(Budgets),
+    expires_at: Type.Optional(ExpiresAt),
   },
   { additionalProperties: false },
 );
@@ -99,7 +107,13 @@ export const UpdateKeySchema = Type.Object(
     request_log: Type.Optional(Type.Union([RequestLog, Type.Null()])),
     budgets: Type.Optional(Budgets),
     end_user_budgets: Type.Optional(Budgets),
+    expires_at: Type.Optional(ExpiresAt),
   },
+  { additionalProperties: false },
+);
+
+export const RotateKeySchema = Type.Object(
+  { grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ROTATION_GRACE_SECONDS })) },
   { additionalProperties: false },
 );
 
@@ -109,5 +123,6 @@ export type TopUpBody = Static<typeof TopUpSchema>;
 export type AdjustBody = Static<typeof AdjustSchema>;
 export type CreateKeyBody = Static<typeof CreateKeySchema>;
 export type UpdateKeyBody = Static<typeof UpdateKeySchema>;
+export type RotateKeyBody = Static<typeof RotateKeySchema>;
 export type PolicyBody = Static<typeof Policy>;
 export type BudgetsBody = Static<typeof Budgets>;

@@ -15,6 +15,7 @@ import type {
   StoreChange,
   UsageFilter,
   UsageRow,
+  UsageTotals,
 } from '../store/records.js';
 import type { Store } from '../store/store.js';
 import type { UsageLedger } from '../billing/usage-ledger.js';
@@ -22,12 +23,13 @@ import {
   validateAdjust,
   validateCreateAccount,
   validateCreateKey,
+  validateRotateKey,
   validateTopUp,
   validateUpdateAccount,
   validateUpdateKey,
 } from '../validation/generated/validate-admin-bodies.js';
 import { RequestLogQueries, type PendingRecords } from './request-log-queries.js';
-import type { BudgetsBody, PolicyBody } from './admin-schemas.js';
+import { DEFAULT_ROTATION_GRACE_SECONDS, type BudgetsBody, type PolicyBody } from './admin-schemas.js';
 import {
   budgetRulesView,
   budgetsOfOwner,
@@ -35,9 +37,15 @@ import {
   type BudgetViewSource,
   type BudgetWindowView,
 } from './budget-view.js';
+import { parseIsoTime } from '../config/iso-time.js';
 
 const MAX_USAGE_ROWS = 1000;
 const DEFAULT_USAGE_ROWS = 100;
+
+/** A new API key: 192 random bits. */
+function newSecret(): string {
+  return `sk-sy-${randomBytes(24).toString('base64url')}`;
+}
 
 function check<T>(validate: ValidateFunction<T>, body: unknown): T {
   if (!validate(body)) throw schemaValidationFailed(validate.errors);
@@ -108,7 +116,18 @@ function keyView(key: KeyRecord, pendingNano = 0, reservedNano = 0, windows: rea
     request_log: key.requestLog,
     created_at: key.createdAt,
     last_used_at: key.lastUsedAt,
+    expires_at: key.expiresAt,
+    previous_prefix: key.previous?.prefix ?? null,
+    previous_expires_at: key.previous?.expiresAt ?? null,
   };
+}
+
+/** An `expires_at` of a body: undefined (unchanged), null (never) or the time as ISO UTC. */
+function expiresAtOf(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const time = parseIsoTime(value);
+  if (time === undefined) throw invalidValue('expires_at', 'must_be_iso_time');
+  return new Date(time).toISOString();
 }
 
 function entryView(entry: BalanceEntry) {
@@ -148,15 +167,32 @@ function usageView(row: UsageRow) {
     stream: row.stream,
     finish_reason: row.finishReason,
     front_door: row.frontDoor,
+    end_user: row.endUser,
     features: row.features ?? null,
     affinity: row.affinity ?? null,
     created_at: row.createdAt,
   };
 }
 
+function totalsView(totals: UsageTotals) {
+  return {
+    requests: totals.requests,
+    prompt_tokens: totals.promptTokens,
+    completion_tokens: totals.completionTokens,
+    reasoning_tokens: totals.reasoningTokens,
+    cached_tokens: totals.cachedTokens,
+    cache_write_tokens: totals.cacheWriteTokens,
+    cost: nanoToUsd(totals.costNano),
+    cost_nano: totals.costNano,
+  };
+}
+
 /** Query-string filters of GET /admin/v1/usage. */
 export interface UsageQuery {
   readonly key?: string;
+  readonly end_user?: string;
+  /** `end_user`: also the totals per end user. */
+  readonly group_by?: string;
   readonly account?: string;
   readonly model?: string;
   readonly node?: string;
@@ -382,7 +418,7 @@ export class AdminService {
     await this.account(input.account).catch(() => {
       throw validationFailed('account', 'unknown_account', { account: input.account });
     });
-    const secret = `sk-sy-${randomBytes(24).toString('base64url')}`;
+    const secret = newSecret();
     const hash = hashKey(secret).toString('hex');
     const id = `key_${randomBytes(8).toString('hex')}`;
     await this.store.insertKeyIfAbsent({
@@ -400,9 +436,32 @@ export class AdminService {
       requestLog: input.request_log ?? null,
       budgets: budgetsOf(input.budgets) ?? null,
       endUserBudgets: budgetsOf(input.end_user_budgets) ?? null,
+      expiresAt: expiresAtOf(input.expires_at) ?? null,
     });
     await this.changed({ kind: 'key', id });
     return { ...(await this.oneKeyView(await this.key(id))), key: secret };
+  }
+
+  /**
+   * Gives a key a new secret, returned in this answer and nowhere else; the secret it had
+   * keeps working for `grace_seconds` (default an hour) and is refused after. Both book to
+   * the same key. A key from the configuration file rotates in its file.
+   */
+  async rotateKey(idOrPrefix: string, body: unknown, now = Date.now()) {
+    const input = check(validateRotateKey, body);
+    const key = await this.key(idOrPrefix);
+    if (key.source === 'config') throw conflict('config_key_rotation');
+    if (key.status === 'revoked') throw conflict('key_rotation_forbidden', { status: key.status });
+    const secret = newSecret();
+    const graceSeconds = input.grace_seconds ?? DEFAULT_ROTATION_GRACE_SECONDS;
+    const rotated = await this.store.rotateKey(key.id, {
+      hash: hashKey(secret).toString('hex'),
+      prefix: keyPrefixOf(secret),
+      previousExpiresAt: new Date(now + graceSeconds * 1000).toISOString(),
+    });
+    if (rotated === undefined) throw notFound('key', idOrPrefix);
+    await this.changed({ kind: 'key', id: key.id });
+    return { ...(await this.oneKeyView(rotated)), key: secret };
   }
 
   async listKeys(query: { prefix?: string; account?: string; include_deleted?: string }) {
@@ -432,6 +491,7 @@ export class AdminService {
       requestLog: input.request_log,
       budgets: budgetsOf(input.budgets),
       endUserBudgets: budgetsOf(input.end_user_budgets),
+      expiresAt: expiresAtOf(input.expires_at),
     });
     if (updated === undefined) throw notFound('key', idOrPrefix);
     await this.changed({ kind: 'key', id: key.id });
@@ -467,7 +527,7 @@ export class AdminService {
    */
   async usageStats(query: StatsQuery, now = Date.now()) {
     const range = oneOf('range', query.range, Object.keys(STATS_RANGES) as StatsRange[]) ?? 'hour';
-    const groupBy = oneOf('group_by', query.group_by, ['model', 'node'] as const);
+    const groupBy = oneOf('group_by', query.group_by, ['model', 'node', 'end_user'] as const);
     const { bucketSeconds, buckets } = STATS_RANGES[range];
     const widthMs = bucketSeconds * 1000;
     const from = Math.floor(now / widthMs) * widthMs - (buckets - 1) * widthMs;
@@ -516,9 +576,12 @@ export class AdminService {
         : query.key.startsWith('key_')
           ? query.key
           : (await this.key(query.key)).id;
+    const groupBy = oneOf('group_by', query.group_by, ['end_user'] as const);
     await this.usage?.flush();
     const report = await this.store.queryUsage({
       keyId,
+      endUser: query.end_user || undefined,
+      groupByEndUser: groupBy === 'end_user',
       accountId: query.account || undefined,
       model: query.model || undefined,
       node: query.node || undefined,
@@ -528,20 +591,13 @@ export class AdminService {
       to: timeParam('to', query.to),
       limit,
     });
-    const { totals } = report;
     return {
       object: 'list',
       data: report.rows.map(usageView),
-      totals: {
-        requests: totals.requests,
-        prompt_tokens: totals.promptTokens,
-        completion_tokens: totals.completionTokens,
-        reasoning_tokens: totals.reasoningTokens,
-        cached_tokens: totals.cachedTokens,
-        cache_write_tokens: totals.cacheWriteTokens,
-        cost: nanoToUsd(totals.costNano),
-        cost_nano: totals.costNano,
-      },
+      totals: totalsView(report.totals),
+      ...(report.endUsers === undefined
+        ? {}
+        : { end_users: report.endUsers.map((group) => ({ end_user: group.endUser, ...totalsView(group) })) }),
     };
   }
 }

@@ -9,6 +9,13 @@ export interface Principal {
   readonly keyPrefix: string;
   readonly accountId: string | undefined;
   readonly status: KeyStatus;
+  /**
+   * Epoch ms from which this secret is refused (Infinity: never): the key's `expires_at`,
+   * or for the secret a rotation replaced the end of its grace, whichever comes first.
+   */
+  readonly expiresAtMs: number;
+  /** What ends at `expiresAtMs`: the key (`expired`) or this secret of it (`replaced` by a rotation). */
+  readonly expiry: 'expired' | 'replaced';
 }
 
 /** Finds the key record of a presented secret by its digest (the store-backed AccountCache implements it). */

@@ -30,7 +30,8 @@ export interface CachedAccount {
  * and batch commits run one at a time so a reload never overtakes a commit.
  */
 export class AccountCache implements KeyLookup {
-  private readonly byHash = new Map<string, CachedKey>();
+  /** Every secret's hash → the principal it authenticates (a rotated key has two). */
+  private readonly byHash = new Map<string, Principal>();
   private readonly keys = new Map<string, CachedKey>();
   private readonly accounts = new Map<string, CachedAccount>();
   private serial: Promise<unknown> = Promise.resolve();
@@ -52,7 +53,7 @@ export class AccountCache implements KeyLookup {
   }
 
   findHashed(hashHex: string): Principal | undefined {
-    return this.byHash.get(hashHex)?.principal;
+    return this.byHash.get(hashHex);
   }
 
   key(id: string): CachedKey | undefined {
@@ -119,28 +120,48 @@ export class AccountCache implements KeyLookup {
     else this.accounts.set(record.id, { record, reservedNano: 0, pendingNano: 0, heldNano: 0 });
   }
 
+  /**
+   * Puts a key's record in, with a principal for its secret and one for the secret a
+   * rotation replaced (the hashes it had before are dropped, so a rotation on any instance
+   * reaches this one through its change notification).
+   */
   private putKey(record: KeyRecord): void {
-    const principal: Principal = {
+    const keyExpiresAtMs = record.expiresAt === null ? Infinity : Date.parse(record.expiresAt);
+    const principalOf = (prefix: string, graceEndsAtMs: number): Principal => ({
       keyId: record.id,
-      keyPrefix: record.prefix,
+      keyPrefix: prefix,
       accountId: record.accountId ?? undefined,
       status: record.status,
-    };
+      expiresAtMs: Math.min(keyExpiresAtMs, graceEndsAtMs),
+      expiry: graceEndsAtMs < keyExpiresAtMs ? 'replaced' : 'expired',
+    });
+    const principal = principalOf(record.prefix, Infinity);
+    const previousPrincipal =
+      record.previous === null ? undefined : principalOf(record.previous.prefix, Date.parse(record.previous.expiresAt));
     const existing = this.keys.get(record.id);
     if (existing !== undefined) {
+      this.forgetSecrets(existing.record);
       existing.record = record;
       existing.principal = principal;
-      return;
+    } else {
+      this.keys.set(record.id, { record, principal, reservedNano: 0, pendingNano: 0, heldNano: 0 });
     }
-    const entry: CachedKey = { record, principal, reservedNano: 0, pendingNano: 0, heldNano: 0 };
-    this.keys.set(record.id, entry);
-    this.byHash.set(record.hash, entry);
+    this.byHash.set(record.hash, principal);
+    if (record.previous !== null && previousPrincipal !== undefined)
+      this.byHash.set(record.previous.hash, previousPrincipal);
+  }
+
+  private forgetSecrets(record: KeyRecord): void {
+    // Only this key's own entries: a hash is never shared between keys.
+    if (this.byHash.get(record.hash)?.keyId === record.id) this.byHash.delete(record.hash);
+    if (record.previous !== null && this.byHash.get(record.previous.hash)?.keyId === record.id)
+      this.byHash.delete(record.previous.hash);
   }
 
   private dropKey(id: string): void {
     const entry = this.keys.get(id);
     if (entry === undefined) return;
     this.keys.delete(id);
-    this.byHash.delete(entry.record.hash);
+    this.forgetSecrets(entry.record);
   }
 }

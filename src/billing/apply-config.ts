@@ -92,6 +92,7 @@ export async function applyConfigToStore(store: Store, config: GatewayConfig): P
       requestLog: key.requestLogBodies === true ? { bodies: true } : null,
       budgets: budgetRulesOf(key.budgets),
       endUserBudgets: budgetRulesOf(key.endUserBudgets),
+      expiresAt: key.expiresAt ?? null,
     };
     const created = await store.insertKeyIfAbsent({
       id,

@@ -166,9 +166,9 @@ export class RequestCharge {
       stream: record.stream,
       finishReason: record.finishReason ?? null,
       frontDoor: record.frontDoor,
+      endUser: record.endUser ?? null,
       features: features ?? null,
       affinity: record.affinity ?? 'none',
-      endUser: this.endUser ?? null,
       budgetWindows: this.windows.length === 0 ? null : this.windows.map((window) => window.ref),
       createdAt: isoNow(),
     };

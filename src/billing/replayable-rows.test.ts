@@ -28,6 +28,7 @@ function row(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     stream: true,
     finishReason: 'stop',
     frontDoor: 'chat',
+    endUser: null,
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
   };

@@ -145,12 +145,17 @@ export class UsageJournal {
         if (line.trim() === '') continue;
         try {
           // Lines written before cache writes were booked have none: they were billed without;
-          // lines written before there were several front doors came through the chat one.
+          // lines written before there were several front doors came through the chat one;
+          // lines written before end users were booked name none.
           rows.push({
             cacheWriteTokens: 0,
             cacheWrite1hTokens: 0,
             frontDoor: 'chat',
-            ...(JSON.parse(line) as Omit<JournalRow, 'cacheWriteTokens' | 'cacheWrite1hTokens' | 'frontDoor'>),
+            endUser: null,
+            ...(JSON.parse(line) as Omit<
+              JournalRow,
+              'cacheWriteTokens' | 'cacheWrite1hTokens' | 'frontDoor' | 'endUser'
+            >),
           });
         } catch {
           // Incomplete last line: its request never finished sending, so it was never committed.

@@ -40,6 +40,10 @@ const OPTIONS = {
   since: { type: 'string' },
   cursor: { type: 'string' },
   bodies: { type: 'string' },
+  'expires-at': { type: 'string' },
+  'expires-in': { type: 'string' },
+  grace: { type: 'string' },
+  'group-by': { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -148,6 +152,26 @@ function withBudgetLines(value: unknown): Record<string, unknown> {
   return shown;
 }
 
+const DURATION = /^(\d+)\s*(s|m|h|d)?$/;
+const SECONDS_PER_UNIT = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** `90`, `90s`, `15m`, `1h`, `7d` → seconds. */
+function duration(text: string, what: string): number {
+  const match = DURATION.exec(text.trim());
+  if (match === null) throw new CliUsageError(`${what} must be a duration such as 90s, 15m, 1h or 7d, got "${text}"`);
+  return Number(match[1]) * SECONDS_PER_UNIT[(match[2] ?? 's') as keyof typeof SECONDS_PER_UNIT];
+}
+
+/** `--expires-at TIME|never` or `--expires-in DURATION` → the body's `expires_at` (undefined: neither given). */
+function expiresAt(values: Values, now = Date.now()): string | null | undefined {
+  const at = values['expires-at'];
+  const inside = values['expires-in'];
+  if (at !== undefined && inside !== undefined) throw new CliUsageError('give --expires-at or --expires-in, not both');
+  if (at !== undefined) return at === 'never' ? null : at;
+  if (inside === undefined) return undefined;
+  return new Date(now + duration(inside, '--expires-in') * 1000).toISOString();
+}
+
 /** Drops undefined fields so the body carries only what was asked for. */
 function defined(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
@@ -183,9 +207,12 @@ const KEY_COLUMNS = [
   'last_used_at',
   'source',
   'status_reason',
+  'expires_at',
 ];
 const KEY_FIELDS = [
   ...KEY_COLUMNS,
+  'previous_prefix',
+  'previous_expires_at',
   'reserved',
   'budgets',
   'end_user_budgets',
@@ -199,6 +226,7 @@ const USAGE_COLUMNS = [
   'created_at',
   'request_id',
   'key',
+  'end_user',
   'model',
   'node',
   'status',
@@ -208,6 +236,8 @@ const USAGE_COLUMNS = [
   'cost',
   'estimated',
 ];
+
+const END_USER_COLUMNS = ['end_user', 'requests', 'prompt_tokens', 'completion_tokens', 'cost'];
 
 type Printer = (value: unknown) => string;
 const list =
@@ -313,9 +343,20 @@ function plan(
             policy: policy(values),
             budgets: budgets(values.budgets, '--budgets'),
             end_user_budgets: budgets(values['end-user-budgets'], '--end-user-budgets'),
+            expires_at: expiresAt(values),
           }),
           print: (value) =>
             `${formatRecord(withBudgetLines(value), ['key', ...KEY_FIELDS])}\n\nThe key is shown once: store it now.`,
+        };
+      case 'rotate':
+        return {
+          method: 'POST',
+          path: `/admin/v1/keys/${id()}/rotate`,
+          body: defined({ grace_seconds: values.grace === undefined ? undefined : duration(values.grace, '--grace') }),
+          print: (value) => {
+            const key = value as Record<string, unknown>;
+            return `${formatRecord(key, ['key', ...KEY_FIELDS])}\n\nThe new key is shown once: store it now. The old one works until ${String(key.previous_expires_at)}.`;
+          },
         };
       case 'list': {
         const query = new URLSearchParams(
@@ -349,6 +390,7 @@ function plan(
             request_log: requestLog(values),
             budgets: budgets(values.budgets, '--budgets'),
             end_user_budgets: budgets(values['end-user-budgets'], '--end-user-budgets'),
+            expires_at: expiresAt(values),
           }),
           print: record(KEY_FIELDS),
         };
@@ -359,6 +401,8 @@ function plan(
     const query = new URLSearchParams(
       defined({
         key: values.key,
+        end_user: values['end-user'],
+        group_by: values['group-by'],
         account: values.account,
         model: values.model,
         from: values.from,
@@ -370,8 +414,16 @@ function plan(
       method: 'GET',
       path: `/admin/v1/usage?${query}`,
       print: (value) => {
-        const report = value as { data: Array<Record<string, unknown>>; totals: Record<string, unknown> };
-        return `${formatTable(report.data, USAGE_COLUMNS)}\n\nTotals: ${Object.entries(report.totals)
+        const report = value as {
+          data: Array<Record<string, unknown>>;
+          totals: Record<string, unknown>;
+          end_users?: Array<Record<string, unknown>>;
+        };
+        const perUser =
+          report.end_users === undefined
+            ? ''
+            : `\n\nPer end user (highest cost first):\n${formatTable(report.end_users, END_USER_COLUMNS)}`;
+        return `${formatTable(report.data, USAGE_COLUMNS)}${perUser}\n\nTotals: ${Object.entries(report.totals)
           .filter(([name]) => name !== 'cost_nano')
           .map(([name, total]) => `${name} ${total}`)
           .join(', ')}`;

@@ -322,6 +322,8 @@ const KeySchema = Type.Object(
       Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('revoked'), Type.Literal('deleted')]),
     ),
     request_log: Type.Optional(RequestLogBodiesSchema),
+    /** An ISO 8601 time (quoted) from which the key is refused with 401. */
+    expires_at: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );

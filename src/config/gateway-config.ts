@@ -265,6 +265,8 @@ export interface KeyConfig {
   readonly status: KeyStatus;
   /** `request_log.bodies: true`: the key's request records keep the request and reply bodies. */
   readonly requestLogBodies?: boolean;
+  /** ISO time (normalised to UTC) from which the key is refused; undefined: never. */
+  readonly expiresAt: string | undefined;
 }
 
 /** Where usage rows wait before the store takes them. */

@@ -7,6 +7,7 @@ import { DEFAULT_HEALTH } from './node-health-settings.js';
 import { DEFAULTS } from './defaults.js';
 import { resolvePricedFeatures, resolvePricing } from './resolve-priced-features.js';
 import { isDocumentedSecret } from './example-secrets.js';
+import { parseIsoTime } from './iso-time.js';
 import { compileSimulatorScripts, ScriptError, type SimulatorScriptsFile } from './simulator-scripts.js';
 import { CORE_EFFORTS, REASONING_EFFORTS, type ReasoningEffort } from './reasoning-efforts.js';
 import { DEFAULT_ANTHROPIC_VERSION, DEFAULT_BASE_URLS, type WireProtocol } from './wire-protocols.js';
@@ -376,6 +377,14 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
     // Never echo the key itself: name the entry by position only.
     if (seenKeys.has(key.key)) throw new ConfigError(source, `keys[${index}].key`, 'the same key is declared twice');
     seenKeys.add(key.key);
+    const expiresAt = key.expires_at === undefined ? undefined : parseIsoTime(key.expires_at);
+    if (key.expires_at !== undefined && expiresAt === undefined) {
+      throw new ConfigError(
+        source,
+        `keys[${index}].expires_at`,
+        'must be an ISO 8601 time with a zone, such as "2027-01-31T00:00:00Z"',
+      );
+    }
     return {
       key: key.key,
       accountId: key.account,
@@ -388,6 +397,7 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       endUserBudgets: resolveBudgets(key.end_user_budgets, `keys[${index}].end_user_budgets`, source),
       status: key.status ?? 'active',
       ...(key.request_log?.bodies === true ? { requestLogBodies: true } : {}),
+      expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt).toISOString(),
     };
   });
 

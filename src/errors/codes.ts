@@ -75,6 +75,30 @@ export const ERROR_CODES = {
       ru: () => 'API-ключ недействителен, заблокирован, отозван или удалён.',
     },
   },
+  /** A key past its `expires_at`. Not counted as a failed attempt (it is no guess). On the wire it is invalid_api_key. */
+  api_key_expired: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    wireCode: 'invalid_api_key',
+    message: {
+      en: (p) => `The API key expired at ${text(p.at)}.`,
+      ru: (p) => `Срок действия API-ключа истёк ${text(p.at)}.`,
+    },
+  },
+  /** A secret a rotation replaced, past its grace. Not counted as a failed attempt. On the wire it is invalid_api_key. */
+  api_key_replaced: {
+    status: 401,
+    type: 'authentication_error',
+    retryable: false,
+    wireCode: 'invalid_api_key',
+    message: {
+      en: (p) =>
+        `This API key was rotated: its old secret stopped working at ${text(p.at)}. Use the new secret of the key.`,
+      ru: (p) =>
+        `Этот API-ключ был заменён: его старый секрет перестал действовать ${text(p.at)}. Используйте новый секрет ключа.`,
+    },
+  },
   /** /admin/v1, /metrics on the main listener: no admin key sent. On the wire it is the spec's authentication_required. */
   admin_key_missing: {
     status: 401,

@@ -446,6 +446,16 @@ export const REASONS = {
     en: (p) => `a ${p.status} key cannot be ${p.action}ed.`,
     ru: (p) => `ключ в состоянии ${p.status} нельзя изменить действием ${p.action}.`,
   }),
+  key_rotation_forbidden: reasonTexts<{ status: string }>({
+    en: (p) => `a ${p.status} key cannot be rotated.`,
+    ru: (p) => `ключ в состоянии ${p.status} нельзя заменить.`,
+  }),
+  config_key_rotation: reasonTexts({
+    en: () =>
+      'this key is declared in the configuration file: rotate it there (add the new key, then remove the old line).',
+    ru: () =>
+      'этот ключ объявлен в файле конфигурации: меняйте его там (добавьте новый ключ, затем удалите старую строку).',
+  }),
 
   // access_denied (its message begins "Access denied: ").
   admin_api_disabled: reasonTexts({

@@ -97,6 +97,19 @@ export interface KeyRecord {
   readonly endUserBudgets: readonly BudgetRule[] | null;
   readonly createdAt: string;
   readonly lastUsedAt: string | null;
+  /** ISO time from which the key is refused (401, "expired"); null: never. */
+  readonly expiresAt: string | null;
+  /** The secret a rotation replaced, still accepted until `previousExpiresAt`; null: none. */
+  readonly previous: PreviousSecret | null;
+}
+
+/** The secret a key had before its last rotation: accepted as the key until `expiresAt`. */
+export interface PreviousSecret {
+  /** Hex SHA-256 of the old secret. */
+  readonly hash: string;
+  readonly prefix: string;
+  /** ISO time the old secret stops working (the rotation's time plus its grace). */
+  readonly expiresAt: string;
 }
 
 export type LedgerKind = 'initial' | 'topup' | 'adjustment';
@@ -144,12 +157,12 @@ export interface UsageRow {
   readonly finishReason: string | null;
   /** The client-facing protocol the request came through (`chat`, `messages`, `responses`). */
   readonly frontDoor: string;
+  /** Who the client said the request is for (`x-switchyard-user`, `user`, …; at most 128 characters); null: not said. */
+  readonly endUser: string | null;
   /** Priced node features the reply used (server-tool calls, the service tier, betas priced); absent or null: none. */
   readonly features?: UsageFeatures | null;
   /** Whether the node the request's affinity key preferred served it (PRODUCT decision 26): `hit`, `spill`, `none`; absent or null: not known (booked before). */
   readonly affinity?: AffinityOutcome | null;
-  /** The end user the request was made for (absent or null: none). */
-  readonly endUser?: string | null;
   /**
    * The budget windows the cost books into: those of the request's start, whenever it
    * settles; booked in the same transaction as the row (absent: none).
@@ -170,6 +183,7 @@ export interface UsageFeatures {
 
 export interface UsageFilter {
   readonly keyId?: string;
+  readonly endUser?: string;
   readonly accountId?: string;
   readonly model?: string;
   readonly node?: string;
@@ -182,6 +196,8 @@ export interface UsageFilter {
   readonly to?: string;
   /** Rows returned (totals cover every matching row). */
   readonly limit: number;
+  /** Also total the matching rows per end user (`UsageReport.endUsers`). */
+  readonly groupByEndUser?: boolean;
 }
 
 /** Time buckets over the usage ledger (the admin API's stats, the console's charts). */
@@ -193,14 +209,14 @@ export interface UsageStatsQuery {
   /** Bucket width; buckets start at multiples of it since the Unix epoch. */
   readonly bucketSeconds: number;
   /** One series per model or per node; absent: one series for everything. */
-  readonly groupBy?: 'model' | 'node';
+  readonly groupBy?: 'model' | 'node' | 'end_user';
 }
 
 /** One bucket of one series; buckets without rows are absent. */
 export interface UsageStatsBucket {
   /** ISO time the bucket starts. */
   readonly start: string;
-  /** The model or node (null: the row had no node, or no grouping). */
+  /** The model, node or end user (null: the row had none, or no grouping). */
   readonly group: string | null;
   readonly requests: number;
   /** Rows with status 400 or above. */
@@ -228,6 +244,18 @@ export interface UsageReport {
   /** Newest first. */
   readonly rows: readonly UsageRow[];
   readonly totals: UsageTotals;
+  /**
+   * With `groupByEndUser`: the totals per end user (null: rows without one), highest cost
+   * first, at most MAX_END_USER_GROUPS of them.
+   */
+  readonly endUsers?: readonly EndUserTotals[];
+}
+
+/** Most end users a usage report totals apart (the highest-spending ones). */
+export const MAX_END_USER_GROUPS = 1000;
+
+export interface EndUserTotals extends UsageTotals {
+  readonly endUser: string | null;
 }
 
 /** The committed balance and spend after a usage batch, for the in-process cache. */
@@ -280,6 +308,7 @@ export interface NewKey {
   readonly allowedModels?: readonly string[] | null;
   readonly policy?: FeaturePolicy | null;
   readonly requestLog?: RequestLogSetting | null;
+  readonly expiresAt?: string | null;
 }
 
 export interface KeyPatch {
@@ -293,6 +322,15 @@ export interface KeyPatch {
   readonly allowedModels?: readonly string[] | null;
   readonly policy?: FeaturePolicy | null;
   readonly requestLog?: RequestLogSetting | null;
+  readonly expiresAt?: string | null;
+}
+
+/** A rotation: the key's new secret, and until when its current one keeps working. */
+export interface KeyRotation {
+  readonly hash: string;
+  readonly prefix: string;
+  /** ISO time the current secret stops working. */
+  readonly previousExpiresAt: string;
 }
 
 export interface KeyFilter {

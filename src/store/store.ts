@@ -6,6 +6,7 @@ import type {
   KeyFilter,
   KeyPatch,
   KeyRecord,
+  KeyRotation,
   LedgerKind,
   ModelPriceRecord,
   NewAccount,
@@ -64,6 +65,12 @@ export interface Store {
   insertKeyIfAbsent(key: NewKey): Promise<boolean>;
   updateKey(id: string, patch: KeyPatch): Promise<KeyRecord | undefined>;
   listKeys(filter: KeyFilter): Promise<KeyRecord[]>;
+  /**
+   * Gives a key a new secret (`rotation.hash`): its current one becomes the previous secret,
+   * accepted until `rotation.previousExpiresAt` (a secret an earlier rotation left is
+   * dropped). Undefined when there is no such key or it is deleted.
+   */
+  rotateKey(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined>;
 
   upsertModelPrices(models: readonly ModelPriceRecord[]): Promise<void>;
 

@@ -343,6 +343,7 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
           stream: true,
           finishReason: failed ? null : 'stop',
           frontDoor: 'chat',
+          endUser: null,
           createdAt: new Date(now - minute * 60_000 + index * 1_000).toISOString(),
         });
       }

@@ -152,7 +152,7 @@ describe('CLI end to end: account, key, spend, balance, usage', { concurrency: t
         const lines = table.trimEnd().split('\n');
         assert.match(
           lines[0] ?? '',
-          /^CREATED_AT\s+REQUEST_ID\s+KEY\s+MODEL\s+NODE\s+STATUS\s+PROMPT_TOKENS\s+COMPLETION_TOKENS\s+REASONING_TOKENS\s+COST\s+ESTIMATED$/,
+          /^CREATED_AT\s+REQUEST_ID\s+KEY\s+END_USER\s+MODEL\s+NODE\s+STATUS\s+PROMPT_TOKENS\s+COMPLETION_TOKENS\s+REASONING_TOKENS\s+COST\s+ESTIMATED$/,
         );
         for (const id of requestIds) assert.ok(table.includes(id), `the table lists ${id}`);
         assert.match(table, new RegExp(`Totals: requests ${costs.length + 1}, `));

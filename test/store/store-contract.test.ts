@@ -52,6 +52,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     finishReason: 'stop',
     frontDoor: 'chat',
     modelRequested: null,
+    endUser: null,
     features: null,
     affinity: 'hit',
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -420,6 +421,82 @@ for (const backend of cases) {
           ['req_no_features', null],
           ['req_features', features],
         ],
+      );
+    });
+
+    test('a usage row keeps its end user; queries filter by it and total per end user, highest cost first', async () => {
+      await store.recordUsage([
+        usageRow('req_eu_1', { keyId: 'key_eu', endUser: 'alice', costNano: 100, createdAt: at(10) }),
+        usageRow('req_eu_2', { keyId: 'key_eu', endUser: 'bob', costNano: 700, createdAt: at(11) }),
+        usageRow('req_eu_3', { keyId: 'key_eu', endUser: 'alice', costNano: 200, createdAt: at(12) }),
+        usageRow('req_eu_4', { keyId: 'key_eu', endUser: null, costNano: 50, createdAt: at(13) }),
+      ]);
+      const alice = await store.queryUsage({ keyId: 'key_eu', endUser: 'alice', limit: 10 });
+      assert.deepEqual(
+        alice.rows.map((row) => [row.requestId, row.endUser]),
+        [
+          ['req_eu_3', 'alice'],
+          ['req_eu_1', 'alice'],
+        ],
+      );
+      assert.equal(alice.totals.costNano, 300);
+      assert.equal(alice.endUsers, undefined, 'no grouping unless asked');
+      const grouped = await store.queryUsage({ keyId: 'key_eu', limit: 0, groupByEndUser: true });
+      assert.deepEqual(
+        grouped.endUsers?.map((group) => [group.endUser, group.requests, group.costNano]),
+        [
+          ['bob', 1, 700],
+          ['alice', 2, 300],
+          [null, 1, 50],
+        ],
+      );
+      assert.equal(grouped.totals.requests, 4);
+      const stats = await store.usageStats({ from: at(0), to: at(60), bucketSeconds: 60, groupBy: 'end_user' });
+      assert.deepEqual(
+        stats.filter((bucket) => bucket.group === 'alice' || bucket.group === 'bob').map((b) => [b.group, b.costNano]),
+        [
+          ['alice', 300],
+          ['bob', 700],
+        ],
+      );
+    });
+
+    test('a key keeps its expiry; a rotation keeps the id and spend, and the old secret until its grace', async () => {
+      await store.insertKeyIfAbsent({
+        id: 'key_rot',
+        hash: '1a'.repeat(32),
+        prefix: 'sk-old',
+        accountId: 'acme',
+        expiresAt: '2030-01-01T00:00:00.000Z',
+      });
+      await store.recordUsage([usageRow('req_rot_1', { keyId: 'key_rot', costNano: 1234 })]);
+      assert.equal((await store.getKey('key_rot'))?.expiresAt, '2030-01-01T00:00:00.000Z');
+      assert.equal((await store.getKey('key_rot'))?.previous, null);
+      const rotated = await store.rotateKey('key_rot', {
+        hash: '1b'.repeat(32),
+        prefix: 'sk-new',
+        previousExpiresAt: '2029-06-01T00:00:00.000Z',
+      });
+      assert.equal(rotated?.hash, '1b'.repeat(32));
+      assert.deepEqual(rotated?.previous, {
+        hash: '1a'.repeat(32),
+        prefix: 'sk-old',
+        expiresAt: '2029-06-01T00:00:00.000Z',
+      });
+      assert.equal(rotated?.spentNano, 1234, 'the spend stays with the key');
+      const again = await store.rotateKey('key_rot', {
+        hash: '1c'.repeat(32),
+        prefix: 'sk-newer',
+        previousExpiresAt: '2029-07-01T00:00:00.000Z',
+      });
+      assert.equal(again?.previous?.hash, '1b'.repeat(32), 'only the last replaced secret is kept');
+      const patched = await store.updateKey('key_rot', { expiresAt: null });
+      assert.equal(patched?.expiresAt, null);
+      assert.equal((await store.loadAll()).keys.find((key) => key.id === 'key_rot')?.hash, '1c'.repeat(32));
+      await store.updateKey('key_rot', { status: 'deleted' });
+      assert.equal(
+        await store.rotateKey('key_rot', { hash: '1d'.repeat(32), prefix: 'x', previousExpiresAt: at(1) }),
+        undefined,
       );
     });
 

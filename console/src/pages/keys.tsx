@@ -4,9 +4,10 @@ import { formatTime, formatUsd } from '../format.js';
 import { t } from '../i18n.js';
 import type { AccountView, KeyView, List } from '../types.js';
 import { BudgetBars, ErrorNote, Field, Loading, Meter, Section, StateBadge, useAction, useLoad } from '../ui.js';
+import { ExpiresAtField, expiresAtOf, KeyExpiry, RotateKey } from './key-expiry.js';
 
 /** A key's secret, shown once, with a copy button. */
-export function SecretOnce({ secret, dismiss }: { secret: string; dismiss?: () => void }) {
+export function SecretOnce({ secret, dismiss, note }: { secret: string; dismiss?: () => void; note?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = () => {
     void navigator.clipboard?.writeText(secret).then(() => setCopied(true));
@@ -14,6 +15,7 @@ export function SecretOnce({ secret, dismiss }: { secret: string; dismiss?: () =
   return (
     <div class="secret" role="status">
       <p>{t('secretOnce')}</p>
+      {note !== undefined && <p data-testid="secret-note">{note}</p>}
       <div class="secret-row">
         <code data-testid="new-key-secret">{secret}</code>
         <button type="button" onClick={copy}>
@@ -30,7 +32,7 @@ export function SecretOnce({ secret, dismiss }: { secret: string; dismiss?: () =
 }
 
 function CreateKeyForm({ accounts, created }: { accounts: AccountView[]; created: (secret: string) => void }) {
-  const [form, setForm] = useState({ account: accounts[0]?.id ?? '', name: '', spend_limit: '' });
+  const [form, setForm] = useState({ account: accounts[0]?.id ?? '', name: '', spend_limit: '', expires_at: '' });
   const { error, busy, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -38,10 +40,11 @@ function CreateKeyForm({ accounts, created }: { accounts: AccountView[]; created
       account: form.account,
       ...(form.name === '' ? {} : { name: form.name }),
       ...(form.spend_limit === '' ? {} : { spend_limit: Number(form.spend_limit) }),
+      ...(form.expires_at === '' ? {} : { expires_at: expiresAtOf(form.expires_at) }),
     };
     let secret = '';
     if (await run(async () => (secret = (await admin<{ key: string }>('POST', '/keys', body)).key))) {
-      setForm({ ...form, name: '', spend_limit: '' });
+      setForm({ ...form, name: '', spend_limit: '', expires_at: '' });
       created(secret);
     }
   };
@@ -76,6 +79,7 @@ function CreateKeyForm({ accounts, created }: { accounts: AccountView[]; created
           onInput={(event) => setForm({ ...form, spend_limit: event.currentTarget.value })}
         />
       </Field>
+      <ExpiresAtField value={form.expires_at} change={(value) => setForm({ ...form, expires_at: value })} />
       <div class="form-actions">
         <button type="submit" class="primary" disabled={busy || accounts.length === 0}>
           {t('createKey')}
@@ -91,7 +95,7 @@ type KeyAction = 'block' | 'unblock' | 'revoke' | 'delete';
 export function KeysPage() {
   const keys = useLoad(() => admin<List<KeyView>>('GET', '/keys'), [], 10_000);
   const accounts = useLoad(() => admin<List<AccountView>>('GET', '/accounts'), []);
-  const [secret, setSecret] = useState<string | undefined>(undefined);
+  const [secret, setSecret] = useState<{ value: string; note?: string } | undefined>(undefined);
   const { error, busy, run } = useAction();
   const act = (key: KeyView, action: KeyAction) => {
     if (action === 'revoke' && !window.confirm(t('confirmRevoke', { id: key.prefix }))) return;
@@ -104,7 +108,9 @@ export function KeysPage() {
   return (
     <>
       <Section title={t('createKey')}>
-        {secret !== undefined && <SecretOnce secret={secret} dismiss={() => setSecret(undefined)} />}
+        {secret !== undefined && (
+          <SecretOnce secret={secret.value} note={secret.note} dismiss={() => setSecret(undefined)} />
+        )}
         {accounts.data === undefined ? (
           <Loading />
         ) : accounts.data.data.length === 0 ? (
@@ -113,7 +119,7 @@ export function KeysPage() {
           <CreateKeyForm
             accounts={accounts.data.data}
             created={(value) => {
-              setSecret(value);
+              setSecret({ value });
               keys.reload();
             }}
           />
@@ -137,6 +143,7 @@ export function KeysPage() {
                   <th scope="col">{t('spent')}</th>
                   <th scope="col">{t('budgets')}</th>
                   <th scope="col">{t('lastUsed')}</th>
+                  <th scope="col">{t('expires')}</th>
                   <th scope="col">{t('actions')}</th>
                 </tr>
               </thead>
@@ -167,7 +174,23 @@ export function KeysPage() {
                       <BudgetBars budgets={key.budgets} owner={key.prefix} />
                     </td>
                     <td>{key.last_used_at === null ? t('never') : formatTime(key.last_used_at)}</td>
+                    <td data-testid="key-expiry">
+                      <KeyExpiry keyView={key} />
+                    </td>
                     <td class="actions">
+                      {key.source !== 'config' && key.status !== 'revoked' && (
+                        <RotateKey
+                          keyView={key}
+                          rotated={(answer) => {
+                            window.scrollTo(0, 0);
+                            setSecret({
+                              value: answer.key,
+                              note: t('rotated', { time: formatTime(answer.previous_expires_at ?? '') }),
+                            });
+                            keys.reload();
+                          }}
+                        />
+                      )}
                       {key.status === 'active' && (
                         <button type="button" disabled={busy} onClick={() => act(key, 'block')}>
                           {t('block')}

@@ -4,6 +4,7 @@ import { formatDecimal, formatInteger, formatTime, formatUsd } from '../format.j
 import { t } from '../i18n.js';
 import type { AccountView, KeyView, List, ModelView, NodeView, UsageReport, UsageRowView } from '../types.js';
 import { ErrorNote, Field, Loading, Section, useLoad } from '../ui.js';
+import { EndUserTotalsTable } from './end-user-totals.js';
 
 /** The columns of the CSV export, in order: every field of a usage row. */
 const CSV_COLUMNS = [
@@ -14,6 +15,7 @@ const CSV_COLUMNS = [
   'account',
   'model',
   'node',
+  'end_user',
   'attempts',
   'status',
   'error_code',
@@ -58,6 +60,7 @@ const isoOf = (local: string): string => (local === '' ? '' : new Date(local).to
 
 interface Filters {
   key: string;
+  end_user: string;
   account: string;
   model: string;
   node: string;
@@ -67,7 +70,17 @@ interface Filters {
   limit: string;
 }
 
-const EMPTY: Filters = { key: '', account: '', model: '', node: '', status: '', from: '', to: '', limit: '100' };
+const EMPTY: Filters = {
+  key: '',
+  end_user: '',
+  account: '',
+  model: '',
+  node: '',
+  status: '',
+  from: '',
+  to: '',
+  limit: '100',
+};
 
 export function UsagePage() {
   const [draft, setDraft] = useState<Filters>(EMPTY);
@@ -76,7 +89,7 @@ export function UsagePage() {
     () =>
       admin<UsageReport>(
         'GET',
-        `/usage${queryString({ ...filters, from: isoOf(filters.from), to: isoOf(filters.to) })}`,
+        `/usage${queryString({ ...filters, from: isoOf(filters.from), to: isoOf(filters.to), group_by: 'end_user' })}`,
       ),
     [filters],
   );
@@ -118,6 +131,14 @@ export function UsagePage() {
               'account',
               (accounts.data?.data ?? []).map((account) => ({ value: account.id, label: account.id })),
             )}
+          </Field>
+          <Field label={t('endUser')}>
+            <input
+              name="end_user"
+              maxLength={128}
+              value={draft.end_user}
+              onInput={(event) => setDraft({ ...draft, end_user: event.currentTarget.value })}
+            />
           </Field>
           <Field label={t('model')}>
             {choose(
@@ -186,6 +207,17 @@ export function UsagePage() {
           </p>
         )}
       </Section>
+      {report.data?.end_users !== undefined && report.data.end_users.length > 0 && (
+        <Section title={t('perEndUser')}>
+          <EndUserTotalsTable
+            groups={report.data.end_users}
+            choose={(endUser) => {
+              setDraft({ ...draft, end_user: endUser });
+              setFilters({ ...filters, end_user: endUser });
+            }}
+          />
+        </Section>
+      )}
       <Section title={t('requests')}>
         {report.data === undefined ? (
           <Loading />
@@ -201,6 +233,7 @@ export function UsagePage() {
                   <th scope="col">{t('account')}</th>
                   <th scope="col">{t('model')}</th>
                   <th scope="col">{t('node')}</th>
+                  <th scope="col">{t('endUser')}</th>
                   <th scope="col">{t('status')}</th>
                   <th scope="col" class="number">
                     {t('tokens')}
@@ -223,6 +256,7 @@ export function UsagePage() {
                     <td>{row.account ?? ''}</td>
                     <td>{row.model}</td>
                     <td>{row.node ?? ''}</td>
+                    <td data-testid="row-end-user">{typeof row.end_user === 'string' ? row.end_user : ''}</td>
                     <td class={row.status >= 400 ? 'status-error' : undefined}>
                       {row.status}
                       {row.error_code === null ? '' : ` ${row.error_code}`}

@@ -30,6 +30,7 @@ function usageRow(index: number, overrides: Partial<UsageRow> = {}): UsageRow {
     stream: false,
     finishReason: 'stop',
     frontDoor: 'chat',
+    endUser: null,
     createdAt: new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString(),
     ...overrides,
   };

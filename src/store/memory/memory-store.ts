@@ -5,6 +5,7 @@ import type {
   KeyFilter,
   KeyPatch,
   KeyRecord,
+  KeyRotation,
   LedgerKind,
   ModelPriceRecord,
   NewAccount,
@@ -14,11 +15,12 @@ import type {
   UsageFilter,
   UsageReport,
   UsageRow,
+  UsageTotals,
   UsageStatsBucket,
   UsageStatsQuery,
   BudgetWindowRef,
 } from '../records.js';
-import { budgetWindowKey } from '../records.js';
+import { budgetWindowKey, MAX_END_USER_GROUPS } from '../records.js';
 import type { Store } from '../store.js';
 import { MemoryClusterStore } from './memory-cluster-store.js';
 import { MemoryResponseRows } from './memory-response-rows.js';
@@ -181,6 +183,8 @@ export class MemoryStore implements Store {
       endUserBudgets: key.endUserBudgets ?? null,
       createdAt: now(),
       lastUsedAt: null,
+      expiresAt: key.expiresAt ?? null,
+      previous: null,
     });
     this.changed({ kind: 'key', id: key.id });
     return true;
@@ -201,6 +205,21 @@ export class MemoryStore implements Store {
       requestLog: patch.requestLog === undefined ? key.requestLog : patch.requestLog,
       budgets: patch.budgets === undefined ? key.budgets : patch.budgets,
       endUserBudgets: patch.endUserBudgets === undefined ? key.endUserBudgets : patch.endUserBudgets,
+      expiresAt: patch.expiresAt === undefined ? key.expiresAt : patch.expiresAt,
+    };
+    this.keys.set(id, updated);
+    this.changed({ kind: 'key', id });
+    return updated;
+  }
+
+  async rotateKey(id: string, rotation: KeyRotation) {
+    const key = this.keys.get(id);
+    if (key === undefined || key.status === 'deleted') return undefined;
+    const updated: KeyRecord = {
+      ...key,
+      hash: rotation.hash,
+      prefix: rotation.prefix,
+      previous: { hash: key.hash, prefix: key.prefix, expiresAt: rotation.previousExpiresAt },
     };
     this.keys.set(id, updated);
     this.changed({ kind: 'key', id });
@@ -296,18 +315,12 @@ export class MemoryStore implements Store {
     const from = filter.from === undefined ? undefined : new Date(filter.from).toISOString();
     const to = filter.to === undefined ? undefined : new Date(filter.to).toISOString();
     const newest: UsageRow[] = [];
-    const totals = {
-      requests: 0,
-      promptTokens: 0,
-      completionTokens: 0,
-      reasoningTokens: 0,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-      costNano: 0,
-    };
+    const totals = emptyTotals();
+    const endUsers = filter.groupByEndUser === true ? new Map<string | null, UsageTotals>() : undefined;
     for (const row of this.usage.newestFirst()) {
       if (
         (filter.keyId !== undefined && row.keyId !== filter.keyId) ||
+        (filter.endUser !== undefined && row.endUser !== filter.endUser) ||
         (filter.accountId !== undefined && row.accountId !== filter.accountId) ||
         (filter.model !== undefined && row.model !== filter.model) ||
         (filter.node !== undefined && row.node !== filter.node) ||
@@ -319,15 +332,35 @@ export class MemoryStore implements Store {
         continue;
       }
       if (newest.length < filter.limit) newest.push(row);
-      totals.requests++;
-      totals.promptTokens += row.promptTokens;
-      totals.completionTokens += row.completionTokens;
-      totals.reasoningTokens += row.reasoningTokens;
-      totals.cachedTokens += row.cachedTokens;
-      totals.cacheWriteTokens += row.cacheWriteTokens;
-      totals.costNano += row.costNano;
+      addRow(totals, row);
+      if (endUsers !== undefined) {
+        let group = endUsers.get(row.endUser);
+        if (group === undefined) endUsers.set(row.endUser, (group = emptyTotals()));
+        addRow(group, row);
+      }
     }
-    return { rows: newest, totals };
+    if (endUsers === undefined) return { rows: newest, totals };
+    return {
+      rows: newest,
+      totals,
+      endUsers: [...endUsers]
+        .map(([endUser, group]) => ({ endUser, ...group }))
+        .sort(
+          (a, b) =>
+            b.costNano - a.costNano ||
+            b.requests - a.requests ||
+            (a.endUser === b.endUser
+              ? 0
+              : a.endUser === null
+                ? 1
+                : b.endUser === null
+                  ? -1
+                  : a.endUser < b.endUser
+                    ? -1
+                    : 1),
+        )
+        .slice(0, MAX_END_USER_GROUPS),
+    };
   }
 
   async usageStats(query: UsageStatsQuery): Promise<UsageStatsBucket[]> {
@@ -337,6 +370,30 @@ export class MemoryStore implements Store {
   async ping() {}
 
   async close() {}
+}
+
+type MutableTotals = { -readonly [Field in keyof UsageTotals]: UsageTotals[Field] };
+
+function emptyTotals(): MutableTotals {
+  return {
+    requests: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    costNano: 0,
+  };
+}
+
+function addRow(totals: MutableTotals, row: UsageRow): void {
+  totals.requests++;
+  totals.promptTokens += row.promptTokens;
+  totals.completionTokens += row.completionTokens;
+  totals.reasoningTokens += row.reasoningTokens;
+  totals.cachedTokens += row.cachedTokens;
+  totals.cacheWriteTokens += row.cacheWriteTokens;
+  totals.costNano += row.costNano;
 }
 
 function statusMatches(status: number, wanted: UsageFilter['status']): boolean {

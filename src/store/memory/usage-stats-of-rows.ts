@@ -36,7 +36,14 @@ export function usageStatsOfRows(rows: Iterable<UsageRow>, query: UsageStatsQuer
     const time = Date.parse(row.createdAt);
     if (time < from || time >= to) continue;
     const start = Math.floor(time / widthMs) * widthMs;
-    const group = query.groupBy === 'model' ? row.model : query.groupBy === 'node' ? row.node : null;
+    const group =
+      query.groupBy === 'model'
+        ? row.model
+        : query.groupBy === 'node'
+          ? row.node
+          : query.groupBy === 'end_user'
+            ? row.endUser
+            : null;
     const id = `${start}\u0000${group ?? ''}`;
     let bucket = buckets.get(id);
     if (bucket === undefined) {

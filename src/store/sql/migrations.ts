@@ -314,6 +314,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       ALTER TABLE spend_holds DROP CONSTRAINT spend_holds_kind_check;
       ALTER TABLE spend_holds ADD CONSTRAINT spend_holds_kind_check CHECK (kind IN ('key', 'account', 'window'));
+      `,
+  },
+  {
+    version: 14,
+    name: 'the end user of each usage row; keys that expire, and the secret a rotation replaced',
+    // Rows booked before said no end user (NULL). A key made before never expires; it has no
+    // previous secret until it is rotated.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN end_user text;
+      CREATE INDEX usage_ledger_end_user ON usage_ledger (end_user, created_at) WHERE end_user IS NOT NULL;
+      ALTER TABLE api_keys ADD COLUMN expires_at timestamptz;
+      ALTER TABLE api_keys ADD COLUMN previous_hash text;
+      ALTER TABLE api_keys ADD COLUMN previous_prefix text;
+      ALTER TABLE api_keys ADD COLUMN previous_expires_at timestamptz;
     `,
   },
 ];

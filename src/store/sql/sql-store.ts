@@ -11,6 +11,7 @@ import type {
   KeyFilter,
   KeyPatch,
   KeyRecord,
+  KeyRotation,
   LedgerKind,
   ModelPriceRecord,
   NewAccount,
@@ -20,12 +21,13 @@ import type {
   StoreChange,
   UsageFilter,
   UsageReport,
+  UsageTotals,
   UsageFeatures,
   UsageRow,
   UsageStatsBucket,
   UsageStatsQuery,
 } from '../records.js';
-import { budgetWindowKey } from '../records.js';
+import { budgetWindowKey, MAX_END_USER_GROUPS } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
@@ -99,6 +101,15 @@ function keyOf(row: Row): KeyRecord {
     endUserBudgets: budgetsOf(row.end_user_budgets),
     createdAt: iso(row.created_at),
     lastUsedAt: isoOrNull(row.last_used_at),
+    expiresAt: isoOrNull(row.expires_at),
+    previous:
+      row.previous_hash === null || row.previous_hash === undefined || row.previous_expires_at === null
+        ? null
+        : {
+            hash: String(row.previous_hash),
+            prefix: String(row.previous_prefix),
+            expiresAt: iso(row.previous_expires_at),
+          },
   };
 }
 
@@ -139,6 +150,7 @@ function usageOf(row: Row): UsageRow {
     stream: Boolean(row.stream),
     finishReason: textOrNull(row.finish_reason),
     frontDoor: String(row.front_door),
+    endUser: textOrNull(row.end_user),
     features: typeof row.features === 'string' ? (JSON.parse(row.features) as UsageFeatures) : null,
     affinity: textOrNull(row.affinity) as AffinityOutcome | null,
     createdAt: iso(row.created_at),
@@ -171,6 +183,7 @@ function usageJson(row: UsageRow) {
     stream: row.stream,
     finish_reason: row.finishReason,
     front_door: row.frontDoor,
+    end_user: row.endUser ?? null,
     features: row.features === undefined || row.features === null ? null : JSON.stringify(row.features),
     affinity: row.affinity ?? null,
     created_at: row.createdAt,
@@ -191,7 +204,7 @@ function windowJson(window: BudgetWindowRef) {
 }
 
 const USAGE_COLUMNS =
-  'request_id, correlation_id, key_id, account_id, model, model_requested, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, features, affinity, created_at';
+  'request_id, correlation_id, key_id, account_id, model, model_requested, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, end_user, features, affinity, created_at';
 
 const RECORD_USAGE = `
   WITH input AS (
@@ -200,7 +213,7 @@ const RECORD_USAGE = `
       attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
       cached_tokens integer, cache_write_tokens integer, cache_write_1h_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
       latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,
-      front_door text, features text, affinity text, created_at timestamptz, budget_windows json)
+      front_door text, end_user text, features text, affinity text, created_at timestamptz, budget_windows json)
   ), inserted AS (
     INSERT INTO usage_ledger (${USAGE_COLUMNS})
     SELECT ${USAGE_COLUMNS} FROM input
@@ -255,6 +268,7 @@ function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
     clauses.push(clause.replace('?', `$${params.length}`));
   };
   if (filter.keyId !== undefined) add('key_id = ?', filter.keyId);
+  if (filter.endUser !== undefined) add('end_user = ?', filter.endUser);
   if (filter.accountId !== undefined) add('account_id = ?', filter.accountId);
   if (filter.model !== undefined) add('model = ?', filter.model);
   if (filter.node !== undefined) add('node = ?', filter.node);
@@ -265,6 +279,23 @@ function usageWhere(filter: UsageFilter): { where: string; params: unknown[] } {
   if (filter.from !== undefined) add('created_at >= ?', filter.from);
   if (filter.to !== undefined) add('created_at < ?', filter.to);
   return { where: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
+}
+
+const TOTALS_COLUMNS = `count(*) AS requests, coalesce(sum(prompt_tokens), 0) AS prompt_tokens,
+  coalesce(sum(completion_tokens), 0) AS completion_tokens, coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens,
+  coalesce(sum(cached_tokens), 0) AS cached_tokens, coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
+  coalesce(sum(cost_nano), 0) AS cost_nano`;
+
+function totalsOf(row: Row): UsageTotals {
+  return {
+    requests: num(row.requests),
+    promptTokens: num(row.prompt_tokens),
+    completionTokens: num(row.completion_tokens),
+    reasoningTokens: num(row.reasoning_tokens),
+    cachedTokens: num(row.cached_tokens),
+    cacheWriteTokens: num(row.cache_write_tokens),
+    costNano: num(row.cost_nano),
+  };
 }
 
 /** [column, value, cast, skip]: a column is left alone when its value is undefined (or `skip`). */
@@ -441,8 +472,8 @@ export class SqlStore implements Store {
   insertKeyIfAbsent(key: NewKey): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason, request_log, budgets, end_user_budgets)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb) ON CONFLICT DO NOTHING RETURNING id`,
+        `INSERT INTO api_keys (id, hash, prefix, account_id, name, status, spend_limit_nano, limits, allowed_models, policy, source, status_reason, request_log, budgets, end_user_budgets, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12, $13::jsonb, $14::jsonb, $15::jsonb, $16) ON CONFLICT DO NOTHING RETURNING id`,
         [
           key.id,
           key.hash,
@@ -459,6 +490,7 @@ export class SqlStore implements Store {
           json(key.requestLog),
           budgetsJson(key.budgets),
           budgetsJson(key.endUserBudgets),
+          key.expiresAt ?? null,
         ],
       );
       if (inserted.length === 0) return false;
@@ -481,7 +513,22 @@ export class SqlStore implements Store {
         ['request_log', json(patch.requestLog), '::jsonb', patch.requestLog === undefined],
         ['budgets', budgetsJson(patch.budgets), '::jsonb', patch.budgets === undefined],
         ['end_user_budgets', budgetsJson(patch.endUserBudgets), '::jsonb', patch.endUserBudgets === undefined],
+        ['expires_at', patch.expiresAt],
       ]);
+      if (row === undefined) return undefined;
+      await this.changed(tx, { kind: 'key', id });
+      return keyOf(row);
+    });
+  }
+
+  rotateKey(id: string, rotation: KeyRotation): Promise<KeyRecord | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query(
+        `UPDATE api_keys SET previous_hash = hash, previous_prefix = prefix, previous_expires_at = $4,
+           hash = $2, prefix = $3, updated_at = now()
+         WHERE id = $1 AND status <> 'deleted' RETURNING *`,
+        [id, rotation.hash, rotation.prefix, rotation.previousExpiresAt],
+      );
       if (row === undefined) return undefined;
       await this.changed(tx, { kind: 'key', id });
       return keyOf(row);
@@ -589,31 +636,33 @@ export class SqlStore implements Store {
       `SELECT ${USAGE_COLUMNS} FROM usage_ledger ${where} ORDER BY created_at DESC, id DESC LIMIT ${Math.max(0, Math.floor(filter.limit))}`,
       params,
     );
-    const [totals] = await this.db.query(
-      `SELECT count(*) AS requests, coalesce(sum(prompt_tokens), 0) AS prompt_tokens, coalesce(sum(completion_tokens), 0) AS completion_tokens,
-         coalesce(sum(reasoning_tokens), 0) AS reasoning_tokens, coalesce(sum(cached_tokens), 0) AS cached_tokens,
-         coalesce(sum(cache_write_tokens), 0) AS cache_write_tokens,
-         coalesce(sum(cost_nano), 0) AS cost_nano
-       FROM usage_ledger ${where}`,
-      params,
-    );
-    const total = totals as Row;
+    const [totals] = await this.db.query(`SELECT ${TOTALS_COLUMNS} FROM usage_ledger ${where}`, params);
+    const endUsers =
+      filter.groupByEndUser === true
+        ? await this.db.query(
+            `SELECT end_user, ${TOTALS_COLUMNS} FROM usage_ledger ${where}
+             GROUP BY end_user ORDER BY cost_nano DESC, requests DESC, end_user LIMIT ${MAX_END_USER_GROUPS}`,
+            params,
+          )
+        : undefined;
     return {
       rows: rows.map(usageOf),
-      totals: {
-        requests: num(total.requests),
-        promptTokens: num(total.prompt_tokens),
-        completionTokens: num(total.completion_tokens),
-        reasoningTokens: num(total.reasoning_tokens),
-        cachedTokens: num(total.cached_tokens),
-        cacheWriteTokens: num(total.cache_write_tokens),
-        costNano: num(total.cost_nano),
-      },
+      totals: totalsOf(totals as Row),
+      ...(endUsers === undefined
+        ? {}
+        : { endUsers: endUsers.map((row) => ({ endUser: textOrNull(row.end_user), ...totalsOf(row) })) }),
     };
   }
 
   async usageStats(query: UsageStatsQuery): Promise<UsageStatsBucket[]> {
-    const group = query.groupBy === 'model' ? 'model' : query.groupBy === 'node' ? 'node' : 'NULL::text';
+    const group =
+      query.groupBy === 'model'
+        ? 'model'
+        : query.groupBy === 'node'
+          ? 'node'
+          : query.groupBy === 'end_user'
+            ? 'end_user'
+            : 'NULL::text';
     const rows = await this.db.query(
       `SELECT floor(extract(epoch FROM created_at) / $3) * $3 AS bucket, ${group} AS grp,
          count(*) AS requests, count(*) FILTER (WHERE status >= 400) AS errors,

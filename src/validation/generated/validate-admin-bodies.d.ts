@@ -2,7 +2,7 @@
 // Regenerate with `npm run generate:validators` after changing a schema.
 
 import type { ValidateFunction } from 'ajv';
-import type { AdjustBody, CreateAccountBody, CreateKeyBody, TopUpBody, UpdateAccountBody, UpdateKeyBody } from '../../admin/admin-schemas.js';
+import type { AdjustBody, CreateAccountBody, CreateKeyBody, RotateKeyBody, TopUpBody, UpdateAccountBody, UpdateKeyBody } from '../../admin/admin-schemas.js';
 
 export declare const validateCreateAccount: ValidateFunction<CreateAccountBody>;
 export declare const validateUpdateAccount: ValidateFunction<UpdateAccountBody>;
@@ -10,3 +10,4 @@ export declare const validateTopUp: ValidateFunction<TopUpBody>;
 export declare const validateAdjust: ValidateFunction<AdjustBody>;
 export declare const validateCreateKey: ValidateFunction<CreateKeyBody>;
 export declare const validateUpdateKey: ValidateFunction<UpdateKeyBody>;
+export declare const validateRotateKey: ValidateFunction<RotateKeyBody>;

@@ -2391,7 +2391,7 @@ return errors === 0;
 }
 
 export const validateCreateKey = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
+const schema15 = {"additionalProperties":false,"type":"object","required":["account"],"properties":{"account":{"minLength":1,"type":"string"},"name":{"maxLength":200,"type":"string"},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"expires_at":{"anyOf":[{"minLength":1,"maxLength":64,"type":"string"},{"type":"null"}]}}};
 const func12 = Object.prototype.hasOwnProperty;
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3813,6 +3813,95 @@ var valid0 = _errs86 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.expires_at !== undefined){
+let data22 = data.expires_at;
+const _errs105 = errors;
+const _errs106 = errors;
+let valid19 = false;
+const _errs107 = errors;
+if(errors === _errs107){
+if(typeof data22 === "string"){
+if(func2(data22) > 64){
+const err81 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema15.properties.expires_at.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+else {
+if(func2(data22) < 1){
+const err82 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema15.properties.expires_at.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.properties.expires_at.anyOf[0].type,parentSchema:schema15.properties.expires_at.anyOf[0],data:data22};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+var _valid10 = _errs107 === errors;
+valid19 = valid19 || _valid10;
+if(!valid19){
+const _errs109 = errors;
+if(data22 !== null){
+const err84 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema15.properties.expires_at.anyOf[1].type,parentSchema:schema15.properties.expires_at.anyOf[1],data:data22};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
+var _valid10 = _errs109 === errors;
+valid19 = valid19 || _valid10;
+}
+if(!valid19){
+const err85 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema15.properties.expires_at.anyOf,parentSchema:schema15.properties.expires_at,data:data22};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+validate14.errors = vErrors;
+return false;
+}
+else {
+errors = _errs106;
+if(vErrors !== null){
+if(_errs106){
+vErrors.length = _errs106;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs105 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3834,7 +3923,7 @@ return errors === 0;
 }
 
 export const validateUpdateKey = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]}}};
+const schema16 = {"additionalProperties":false,"type":"object","properties":{"name":{"anyOf":[{"maxLength":200,"type":"string"},{"type":"null"}]},"spend_limit":{"anyOf":[{"minimum":0,"maximum":1000000,"type":"number"},{"type":"null"}]},"limits":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},{"type":"null"}]},"allowed_models":{"anyOf":[{"maxItems":1000,"type":"array","items":{"minLength":1,"type":"string"}},{"type":"null"}]},"policy":{"anyOf":[{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},{"type":"null"}]},"request_log":{"anyOf":[{"additionalProperties":false,"type":"object","required":["bodies"],"properties":{"bodies":{"type":"boolean"}}},{"type":"null"}]},"budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"end_user_budgets":{"anyOf":[{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},{"type":"null"}]},"expires_at":{"anyOf":[{"minLength":1,"maxLength":64,"type":"string"},{"type":"null"}]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3843,7 +3932,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "name") || (key0 === "spend_limit")) || (key0 === "limits")) || (key0 === "allowed_models")) || (key0 === "policy")) || (key0 === "request_log")) || (key0 === "budgets")) || (key0 === "end_user_budgets"))){
+if(!(func12.call(schema16.properties, key0))){
 validate15.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema16,data}];
 return false;
 break;
@@ -5283,6 +5372,95 @@ var valid0 = _errs88 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.expires_at !== undefined){
+let data21 = data.expires_at;
+const _errs107 = errors;
+const _errs108 = errors;
+let valid20 = false;
+const _errs109 = errors;
+if(errors === _errs109){
+if(typeof data21 === "string"){
+if(func2(data21) > 64){
+const err85 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema16.properties.expires_at.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+else {
+if(func2(data21) < 1){
+const err86 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema16.properties.expires_at.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+else {
+const err87 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema16.properties.expires_at.anyOf[0].type,parentSchema:schema16.properties.expires_at.anyOf[0],data:data21};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
+}
+var _valid11 = _errs109 === errors;
+valid20 = valid20 || _valid11;
+if(!valid20){
+const _errs111 = errors;
+if(data21 !== null){
+const err88 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null",schema:schema16.properties.expires_at.anyOf[1].type,parentSchema:schema16.properties.expires_at.anyOf[1],data:data21};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+var _valid11 = _errs111 === errors;
+valid20 = valid20 || _valid11;
+}
+if(!valid20){
+const err89 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema16.properties.expires_at.anyOf,parentSchema:schema16.properties.expires_at,data:data21};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+validate15.errors = vErrors;
+return false;
+}
+else {
+errors = _errs108;
+if(vErrors !== null){
+if(_errs108){
+vErrors.length = _errs108;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs107 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -5298,5 +5476,55 @@ return false;
 }
 }
 validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const validateRotateKey = validate16;
+const schema17 = {"additionalProperties":false,"type":"object","properties":{"grace_seconds":{"minimum":0,"maximum":2592000,"type":"integer"}}};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "grace_seconds")){
+validate16.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties",schema:false,parentSchema:schema17,data}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.grace_seconds !== undefined){
+let data0 = data.grace_seconds;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+validate16.errors = [{instancePath:instancePath+"/grace_seconds",schemaPath:"#/properties/grace_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema17.properties.grace_seconds.type,parentSchema:schema17.properties.grace_seconds,data:data0}];
+return false;
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 2592000 || isNaN(data0)){
+validate16.errors = [{instancePath:instancePath+"/grace_seconds",schemaPath:"#/properties/grace_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2592000},message:"must be <= 2592000",schema:2592000,parentSchema:schema17.properties.grace_seconds,data:data0}];
+return false;
+}
+else {
+if(data0 < 0 || isNaN(data0)){
+validate16.errors = [{instancePath:instancePath+"/grace_seconds",schemaPath:"#/properties/grace_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema17.properties.grace_seconds,data:data0}];
+return false;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate16.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema17.type,parentSchema:schema17,data}];
+return false;
+}
+}
+validate16.errors = vErrors;
 return errors === 0;
 }
