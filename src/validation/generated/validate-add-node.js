@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -752,7 +752,7 @@ if(errors === _errs62){
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 const _errs64 = errors;
 for(const key3 in data19){
-if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
+if(!(func2.call(schema11.properties.simulated.properties, key3))){
 validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data19}];
 return false;
 break;
@@ -1364,6 +1364,145 @@ var valid8 = _errs85 === errors;
 else {
 var valid8 = true;
 }
+if(valid8){
+if(data19.prefix_cache !== undefined){
+let data36 = data19.prefix_cache;
+const _errs118 = errors;
+if(errors === _errs118){
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+let missing2;
+if((data36.capacity_tokens === undefined) && (missing2 = "capacity_tokens")){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache",schemaPath:"#/properties/simulated/properties/prefix_cache/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.simulated.properties.prefix_cache.required,parentSchema:schema11.properties.simulated.properties.prefix_cache,data:data36}];
+return false;
+}
+else {
+const _errs120 = errors;
+for(const key8 in data36){
+if(!((key8 === "capacity_tokens") || (key8 === "block_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache",schemaPath:"#/properties/simulated/properties/prefix_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.prefix_cache,data:data36}];
+return false;
+break;
+}
+}
+if(_errs120 === errors){
+if(data36.capacity_tokens !== undefined){
+let data37 = data36.capacity_tokens;
+const _errs121 = errors;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/capacity_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens.type,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data37}];
+return false;
+}
+if(errors === _errs121){
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 1000000000 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/capacity_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data37}];
+return false;
+}
+else {
+if(data37 < 1 || isNaN(data37)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/capacity_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data37}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs121 === errors;
+}
+else {
+var valid17 = true;
+}
+if(valid17){
+if(data36.block_tokens !== undefined){
+let data38 = data36.block_tokens;
+const _errs123 = errors;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/block_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens.type,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data38}];
+return false;
+}
+if(errors === _errs123){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 1024 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/block_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1024},message:"must be <= 1024",schema:1024,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data38}];
+return false;
+}
+else {
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/block_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data38}];
+return false;
+}
+}
+}
+}
+var valid17 = _errs123 === errors;
+}
+else {
+var valid17 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache",schemaPath:"#/properties/simulated/properties/prefix_cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.prefix_cache.type,parentSchema:schema11.properties.simulated.properties.prefix_cache,data:data36}];
+return false;
+}
+}
+var valid8 = _errs118 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data19.prefill_ms_per_token !== undefined){
+let data39 = data19.prefill_ms_per_token;
+const _errs125 = errors;
+if(errors === _errs125){
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 > 1000 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/simulated/properties/prefill_ms_per_token/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.simulated.properties.prefill_ms_per_token,data:data39}];
+return false;
+}
+else {
+if(data39 < 0 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/simulated/properties/prefill_ms_per_token/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.prefill_ms_per_token,data:data39}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/simulated/properties/prefill_ms_per_token/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.prefill_ms_per_token.type,parentSchema:schema11.properties.simulated.properties.prefill_ms_per_token,data:data39}];
+return false;
+}
+}
+var valid8 = _errs125 === errors;
+}
+else {
+var valid8 = true;
+}
+if(valid8){
+if(data19.max_num_seqs !== undefined){
+let data40 = data19.max_num_seqs;
+const _errs127 = errors;
+if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/max_num_seqs",schemaPath:"#/properties/simulated/properties/max_num_seqs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.max_num_seqs.type,parentSchema:schema11.properties.simulated.properties.max_num_seqs,data:data40}];
+return false;
+}
+if(errors === _errs127){
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 < 1 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/simulated/max_num_seqs",schemaPath:"#/properties/simulated/properties/max_num_seqs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.simulated.properties.max_num_seqs,data:data40}];
+return false;
+}
+}
+}
+var valid8 = _errs127 === errors;
+}
+else {
+var valid8 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -1383,119 +1522,119 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data36 = data.models;
-const _errs118 = errors;
-if(errors === _errs118){
-if(Array.isArray(data36)){
-if(data36.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data36}];
-return false;
-}
-else {
-var valid17 = true;
-const len2 = data36.length;
-for(let i2=0; i2<len2; i2++){
-let data37 = data36[i2];
-const _errs120 = errors;
-if(errors === _errs120){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-let missing2;
-if((data37.model === undefined) && (missing2 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data37}];
-return false;
-}
-else {
-const _errs122 = errors;
-for(const key8 in data37){
-if(!((((key8 === "model") || (key8 === "upstream_model")) || (key8 === "weight")) || (key8 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data37}];
-return false;
-break;
-}
-}
-if(_errs122 === errors){
-if(data37.model !== undefined){
-let data38 = data37.model;
-const _errs123 = errors;
-if(errors === _errs123){
-if(typeof data38 === "string"){
-if(func3(data38) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data38}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data38}];
-return false;
-}
-}
-var valid18 = _errs123 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.upstream_model !== undefined){
-let data39 = data37.upstream_model;
-const _errs125 = errors;
-if(errors === _errs125){
-if(typeof data39 === "string"){
-if(func3(data39) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data39}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data39}];
-return false;
-}
-}
-var valid18 = _errs125 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.weight !== undefined){
-let data40 = data37.weight;
-const _errs127 = errors;
-if(errors === _errs127){
-if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 <= 0 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data40}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data40}];
-return false;
-}
-}
-var valid18 = _errs127 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.priority !== undefined){
-let data41 = data37.priority;
+let data41 = data.models;
 const _errs129 = errors;
-if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data41}];
-return false;
-}
 if(errors === _errs129){
-if((typeof data41 == "number") && (isFinite(data41))){
-if(data41 < 0 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data41}];
+if(Array.isArray(data41)){
+if(data41.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data41}];
 return false;
-}
-}
-}
-var valid18 = _errs129 === errors;
 }
 else {
 var valid18 = true;
+const len2 = data41.length;
+for(let i2=0; i2<len2; i2++){
+let data42 = data41[i2];
+const _errs131 = errors;
+if(errors === _errs131){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+let missing3;
+if((data42.model === undefined) && (missing3 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data42}];
+return false;
+}
+else {
+const _errs133 = errors;
+for(const key9 in data42){
+if(!((((key9 === "model") || (key9 === "upstream_model")) || (key9 === "weight")) || (key9 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data42}];
+return false;
+break;
+}
+}
+if(_errs133 === errors){
+if(data42.model !== undefined){
+let data43 = data42.model;
+const _errs134 = errors;
+if(errors === _errs134){
+if(typeof data43 === "string"){
+if(func3(data43) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data43}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data43}];
+return false;
+}
+}
+var valid19 = _errs134 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data42.upstream_model !== undefined){
+let data44 = data42.upstream_model;
+const _errs136 = errors;
+if(errors === _errs136){
+if(typeof data44 === "string"){
+if(func3(data44) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data44}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data44}];
+return false;
+}
+}
+var valid19 = _errs136 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data42.weight !== undefined){
+let data45 = data42.weight;
+const _errs138 = errors;
+if(errors === _errs138){
+if((typeof data45 == "number") && (isFinite(data45))){
+if(data45 <= 0 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data45}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data45}];
+return false;
+}
+}
+var valid19 = _errs138 === errors;
+}
+else {
+var valid19 = true;
+}
+if(valid19){
+if(data42.priority !== undefined){
+let data46 = data42.priority;
+const _errs140 = errors;
+if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data46}];
+return false;
+}
+if(errors === _errs140){
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 < 0 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data46}];
+return false;
+}
+}
+}
+var valid19 = _errs140 === errors;
+}
+else {
+var valid19 = true;
 }
 }
 }
@@ -1504,23 +1643,23 @@ var valid18 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data37}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42}];
 return false;
 }
 }
-var valid17 = _errs120 === errors;
-if(!valid17){
+var valid18 = _errs131 === errors;
+if(!valid18){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data36}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41}];
 return false;
 }
 }
-var valid0 = _errs118 === errors;
+var valid0 = _errs129 === errors;
 }
 else {
 var valid0 = true;

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -4778,7 +4778,7 @@ if(errors === _errs280){
 if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
 const _errs282 = errors;
 for(const key21 in data109){
-if(!((((((key21 === "first_byte_ms") || (key21 === "tokens_per_second")) || (key21 === "reasoning_field")) || (key21 === "port")) || (key21 === "protocol")) || (key21 === "scripts"))){
+if(!(func2.call(schema11.properties.nodes.items.properties.simulated.properties, key21))){
 validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data109}];
 return false;
 break;
@@ -5671,6 +5671,209 @@ var valid31 = _errs303 === errors;
 else {
 var valid31 = true;
 }
+if(valid31){
+if(data109.prefix_cache !== undefined){
+let data126 = data109.prefix_cache;
+const _errs336 = errors;
+if(errors === _errs336){
+if(data126 && typeof data126 == "object" && !Array.isArray(data126)){
+let missing4;
+if((data126.capacity_tokens === undefined) && (missing4 = "capacity_tokens")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache,data:data126}];
+return false;
+}
+else {
+const _errs338 = errors;
+for(const key26 in data126){
+if(!((key26 === "capacity_tokens") || (key26 === "block_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache,data:data126}];
+return false;
+break;
+}
+}
+if(_errs338 === errors){
+if(data126.capacity_tokens !== undefined){
+let data127 = data126.capacity_tokens;
+const _errs339 = errors;
+if(!((typeof data127 == "number") && (!(data127 % 1) && !isNaN(data127)))){
+let dataType115 = typeof data127;
+let coerced115 = undefined;
+if(!(coerced115 !== undefined)){
+if(dataType115 === "boolean" || data127 === null
+              || (dataType115 === "string" && data127 && data127 == +data127 && !(data127 % 1))){
+coerced115 = +data127;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/capacity_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data127}];
+return false;
+}
+}
+if(coerced115 !== undefined){
+data127 = coerced115;
+if(data126 !== undefined){
+data126["capacity_tokens"] = coerced115;
+}
+}
+}
+if(errors === _errs339){
+if(typeof data127 == "number"){
+if(data127 > 1000000000 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/capacity_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data127}];
+return false;
+}
+else {
+if(data127 < 1 || isNaN(data127)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/capacity_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data127}];
+return false;
+}
+}
+}
+}
+var valid40 = _errs339 === errors;
+}
+else {
+var valid40 = true;
+}
+if(valid40){
+if(data126.block_tokens !== undefined){
+let data128 = data126.block_tokens;
+const _errs341 = errors;
+if(!((typeof data128 == "number") && (!(data128 % 1) && !isNaN(data128)))){
+let dataType116 = typeof data128;
+let coerced116 = undefined;
+if(!(coerced116 !== undefined)){
+if(dataType116 === "boolean" || data128 === null
+              || (dataType116 === "string" && data128 && data128 == +data128 && !(data128 % 1))){
+coerced116 = +data128;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/block_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data128}];
+return false;
+}
+}
+if(coerced116 !== undefined){
+data128 = coerced116;
+if(data126 !== undefined){
+data126["block_tokens"] = coerced116;
+}
+}
+}
+if(errors === _errs341){
+if(typeof data128 == "number"){
+if(data128 > 1024 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/block_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1024},message:"must be <= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data128}];
+return false;
+}
+else {
+if(data128 < 1 || isNaN(data128)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/block_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data128}];
+return false;
+}
+}
+}
+}
+var valid40 = _errs341 === errors;
+}
+else {
+var valid40 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache,data:data126}];
+return false;
+}
+}
+var valid31 = _errs336 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.prefill_ms_per_token !== undefined){
+let data129 = data109.prefill_ms_per_token;
+const _errs343 = errors;
+if(!(typeof data129 == "number")){
+let dataType117 = typeof data129;
+let coerced117 = undefined;
+if(!(coerced117 !== undefined)){
+if(dataType117 == "boolean" || data129 === null
+              || (dataType117 == "string" && data129 && data129 == +data129)){
+coerced117 = +data129;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefill_ms_per_token/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token,data:data129}];
+return false;
+}
+}
+if(coerced117 !== undefined){
+data129 = coerced117;
+if(data109 !== undefined){
+data109["prefill_ms_per_token"] = coerced117;
+}
+}
+}
+if(errors === _errs343){
+if(typeof data129 == "number"){
+if(data129 > 1000 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefill_ms_per_token/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token,data:data129}];
+return false;
+}
+else {
+if(data129 < 0 || isNaN(data129)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefill_ms_per_token/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token,data:data129}];
+return false;
+}
+}
+}
+}
+var valid31 = _errs343 === errors;
+}
+else {
+var valid31 = true;
+}
+if(valid31){
+if(data109.max_num_seqs !== undefined){
+let data130 = data109.max_num_seqs;
+const _errs345 = errors;
+if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
+let dataType118 = typeof data130;
+let coerced118 = undefined;
+if(!(coerced118 !== undefined)){
+if(dataType118 === "boolean" || data130 === null
+              || (dataType118 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
+coerced118 = +data130;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/max_num_seqs",schemaPath:"#/properties/nodes/items/properties/simulated/properties/max_num_seqs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.max_num_seqs.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.max_num_seqs,data:data130}];
+return false;
+}
+}
+if(coerced118 !== undefined){
+data130 = coerced118;
+if(data109 !== undefined){
+data109["max_num_seqs"] = coerced118;
+}
+}
+}
+if(errors === _errs345){
+if(typeof data130 == "number"){
+if(data130 < 1 || isNaN(data130)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/max_num_seqs",schemaPath:"#/properties/nodes/items/properties/simulated/properties/max_num_seqs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.max_num_seqs,data:data130}];
+return false;
+}
+}
+}
+var valid31 = _errs345 === errors;
+}
+else {
+var valid31 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -5726,301 +5929,301 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data126 = data.models;
-const _errs336 = errors;
-if(errors === _errs336){
-if(Array.isArray(data126)){
-if(data126.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data126}];
+let data131 = data.models;
+const _errs347 = errors;
+if(errors === _errs347){
+if(Array.isArray(data131)){
+if(data131.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data131}];
 return false;
 }
 else {
-var valid40 = true;
-const len5 = data126.length;
+var valid41 = true;
+const len5 = data131.length;
 for(let i5=0; i5<len5; i5++){
-let data127 = data126[i5];
-const _errs338 = errors;
-if(errors === _errs338){
-if(data127 && typeof data127 == "object" && !Array.isArray(data127)){
-let missing4;
-if(((data127.id === undefined) && (missing4 = "id")) || ((data127.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data127}];
+let data132 = data131[i5];
+const _errs349 = errors;
+if(errors === _errs349){
+if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+let missing5;
+if(((data132.id === undefined) && (missing5 = "id")) || ((data132.routes === undefined) && (missing5 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data132}];
 return false;
 }
 else {
-const _errs340 = errors;
-for(const key26 in data127){
-if(!(func2.call(schema11.properties.models.items.properties, key26))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data127}];
+const _errs351 = errors;
+for(const key27 in data132){
+if(!(func2.call(schema11.properties.models.items.properties, key27))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data132}];
 return false;
 break;
 }
 }
-if(_errs340 === errors){
-if(data127.id !== undefined){
-let data128 = data127.id;
-const _errs341 = errors;
-if(typeof data128 !== "string"){
-let dataType115 = typeof data128;
-let coerced115 = undefined;
-if(!(coerced115 !== undefined)){
-if(dataType115 == "number" || dataType115 == "boolean"){
-coerced115 = "" + data128;
-}
-else if(data128 === null){
-coerced115 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-if(coerced115 !== undefined){
-data128 = coerced115;
-if(data127 !== undefined){
-data127["id"] = coerced115;
-}
-}
-}
-if(errors === _errs341){
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data128}];
-return false;
-}
-}
-}
-var valid41 = _errs341 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.owned_by !== undefined){
-let data129 = data127.owned_by;
-const _errs343 = errors;
-if(typeof data129 !== "string"){
-let dataType116 = typeof data129;
-let coerced116 = undefined;
-if(!(coerced116 !== undefined)){
-if(dataType116 == "number" || dataType116 == "boolean"){
-coerced116 = "" + data129;
-}
-else if(data129 === null){
-coerced116 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
-return false;
-}
-}
-if(coerced116 !== undefined){
-data129 = coerced116;
-if(data127 !== undefined){
-data127["owned_by"] = coerced116;
-}
-}
-}
-if(errors === _errs343){
-if(typeof data129 === "string"){
-if(func3(data129) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data129}];
-return false;
-}
-}
-}
-var valid41 = _errs343 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.context_length !== undefined){
-let data130 = data127.context_length;
-const _errs345 = errors;
-if(!((typeof data130 == "number") && (!(data130 % 1) && !isNaN(data130)))){
-let dataType117 = typeof data130;
-let coerced117 = undefined;
-if(!(coerced117 !== undefined)){
-if(dataType117 === "boolean" || data130 === null
-              || (dataType117 === "string" && data130 && data130 == +data130 && !(data130 % 1))){
-coerced117 = +data130;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-if(coerced117 !== undefined){
-data130 = coerced117;
-if(data127 !== undefined){
-data127["context_length"] = coerced117;
-}
-}
-}
-if(errors === _errs345){
-if(typeof data130 == "number"){
-if(data130 < 1 || isNaN(data130)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data130}];
-return false;
-}
-}
-}
-var valid41 = _errs345 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.max_output_tokens !== undefined){
-let data131 = data127.max_output_tokens;
-const _errs347 = errors;
-if(!((typeof data131 == "number") && (!(data131 % 1) && !isNaN(data131)))){
-let dataType118 = typeof data131;
-let coerced118 = undefined;
-if(!(coerced118 !== undefined)){
-if(dataType118 === "boolean" || data131 === null
-              || (dataType118 === "string" && data131 && data131 == +data131 && !(data131 % 1))){
-coerced118 = +data131;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-if(coerced118 !== undefined){
-data131 = coerced118;
-if(data127 !== undefined){
-data127["max_output_tokens"] = coerced118;
-}
-}
-}
-if(errors === _errs347){
-if(typeof data131 == "number"){
-if(data131 < 1 || isNaN(data131)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data131}];
-return false;
-}
-}
-}
-var valid41 = _errs347 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.default_max_tokens !== undefined){
-let data132 = data127.default_max_tokens;
-const _errs349 = errors;
-if(!((typeof data132 == "number") && (!(data132 % 1) && !isNaN(data132)))){
-let dataType119 = typeof data132;
+if(_errs351 === errors){
+if(data132.id !== undefined){
+let data133 = data132.id;
+const _errs352 = errors;
+if(typeof data133 !== "string"){
+let dataType119 = typeof data133;
 let coerced119 = undefined;
 if(!(coerced119 !== undefined)){
-if(dataType119 === "boolean" || data132 === null
-              || (dataType119 === "string" && data132 && data132 == +data132 && !(data132 % 1))){
-coerced119 = +data132;
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data133;
+}
+else if(data133 === null){
+coerced119 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data133}];
 return false;
 }
 }
 if(coerced119 !== undefined){
-data132 = coerced119;
-if(data127 !== undefined){
-data127["default_max_tokens"] = coerced119;
+data133 = coerced119;
+if(data132 !== undefined){
+data132["id"] = coerced119;
 }
 }
 }
-if(errors === _errs349){
-if(typeof data132 == "number"){
-if(data132 < 1 || isNaN(data132)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data132}];
+if(errors === _errs352){
+if(typeof data133 === "string"){
+if(func3(data133) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data133}];
 return false;
 }
 }
 }
-var valid41 = _errs349 === errors;
+var valid42 = _errs352 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.unresolved_input_tokens !== undefined){
-let data133 = data127.unresolved_input_tokens;
-const _errs351 = errors;
-if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
-let dataType120 = typeof data133;
+if(valid42){
+if(data132.owned_by !== undefined){
+let data134 = data132.owned_by;
+const _errs354 = errors;
+if(typeof data134 !== "string"){
+let dataType120 = typeof data134;
 let coerced120 = undefined;
 if(!(coerced120 !== undefined)){
-if(dataType120 === "boolean" || data133 === null
-              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
-coerced120 = +data133;
+if(dataType120 == "number" || dataType120 == "boolean"){
+coerced120 = "" + data134;
+}
+else if(data134 === null){
+coerced120 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data134}];
 return false;
 }
 }
 if(coerced120 !== undefined){
-data133 = coerced120;
-if(data127 !== undefined){
-data127["unresolved_input_tokens"] = coerced120;
+data134 = coerced120;
+if(data132 !== undefined){
+data132["owned_by"] = coerced120;
 }
 }
 }
-if(errors === _errs351){
-if(typeof data133 == "number"){
-if(data133 < 1 || isNaN(data133)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data133}];
+if(errors === _errs354){
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data134}];
 return false;
 }
 }
 }
-var valid41 = _errs351 === errors;
+var valid42 = _errs354 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.reasoning !== undefined){
-let data134 = data127.reasoning;
-const _errs353 = errors;
-if(errors === _errs353){
-if(data134 && typeof data134 == "object" && !Array.isArray(data134)){
-let missing5;
-if((data134.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+if(valid42){
+if(data132.context_length !== undefined){
+let data135 = data132.context_length;
+const _errs356 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType121 = typeof data135;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data135 === null
+              || (dataType121 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced121 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data135}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data135 = coerced121;
+if(data132 !== undefined){
+data132["context_length"] = coerced121;
+}
+}
+}
+if(errors === _errs356){
+if(typeof data135 == "number"){
+if(data135 < 1 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data135}];
+return false;
+}
+}
+}
+var valid42 = _errs356 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data132.max_output_tokens !== undefined){
+let data136 = data132.max_output_tokens;
+const _errs358 = errors;
+if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
+let dataType122 = typeof data136;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data136 === null
+              || (dataType122 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
+coerced122 = +data136;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data136}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data136 = coerced122;
+if(data132 !== undefined){
+data132["max_output_tokens"] = coerced122;
+}
+}
+}
+if(errors === _errs358){
+if(typeof data136 == "number"){
+if(data136 < 1 || isNaN(data136)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data136}];
+return false;
+}
+}
+}
+var valid42 = _errs358 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data132.default_max_tokens !== undefined){
+let data137 = data132.default_max_tokens;
+const _errs360 = errors;
+if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
+let dataType123 = typeof data137;
+let coerced123 = undefined;
+if(!(coerced123 !== undefined)){
+if(dataType123 === "boolean" || data137 === null
+              || (dataType123 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
+coerced123 = +data137;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data137}];
+return false;
+}
+}
+if(coerced123 !== undefined){
+data137 = coerced123;
+if(data132 !== undefined){
+data132["default_max_tokens"] = coerced123;
+}
+}
+}
+if(errors === _errs360){
+if(typeof data137 == "number"){
+if(data137 < 1 || isNaN(data137)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data137}];
+return false;
+}
+}
+}
+var valid42 = _errs360 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data132.unresolved_input_tokens !== undefined){
+let data138 = data132.unresolved_input_tokens;
+const _errs362 = errors;
+if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
+let dataType124 = typeof data138;
+let coerced124 = undefined;
+if(!(coerced124 !== undefined)){
+if(dataType124 === "boolean" || data138 === null
+              || (dataType124 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
+coerced124 = +data138;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data138}];
+return false;
+}
+}
+if(coerced124 !== undefined){
+data138 = coerced124;
+if(data132 !== undefined){
+data132["unresolved_input_tokens"] = coerced124;
+}
+}
+}
+if(errors === _errs362){
+if(typeof data138 == "number"){
+if(data138 < 1 || isNaN(data138)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data138}];
+return false;
+}
+}
+}
+var valid42 = _errs362 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data132.reasoning !== undefined){
+let data139 = data132.reasoning;
+const _errs364 = errors;
+if(errors === _errs364){
+if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+let missing6;
+if((data139.default_effort === undefined) && (missing6 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data139}];
 return false;
 }
 else {
-const _errs355 = errors;
-for(const key27 in data134){
-if(!((((((key27 === "default_effort") || (key27 === "efforts")) || (key27 === "style")) || (key27 === "budgets")) || (key27 === "levels")) || (key27 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
+const _errs366 = errors;
+for(const key28 in data139){
+if(!((((((key28 === "default_effort") || (key28 === "efforts")) || (key28 === "style")) || (key28 === "budgets")) || (key28 === "levels")) || (key28 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data139}];
 return false;
 break;
 }
 }
-if(_errs355 === errors){
-if(data134.default_effort !== undefined){
-let data135 = data134.default_effort;
-const _errs356 = errors;
-const _errs357 = errors;
-let valid43 = false;
-const _errs358 = errors;
-if(typeof data135 !== "string"){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 == "number" || dataType121 == "boolean"){
-coerced121 = "" + data135;
+if(_errs366 === errors){
+if(data139.default_effort !== undefined){
+let data140 = data139.default_effort;
+const _errs367 = errors;
+const _errs368 = errors;
+let valid44 = false;
+const _errs369 = errors;
+if(typeof data140 !== "string"){
+let dataType125 = typeof data140;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 == "number" || dataType125 == "boolean"){
+coerced125 = "" + data140;
 }
-else if(data135 === null){
-coerced121 = "";
+else if(data140 === null){
+coerced125 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6030,15 +6233,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data134 !== undefined){
-data134["default_effort"] = coerced121;
+if(coerced125 !== undefined){
+data140 = coerced125;
+if(data139 !== undefined){
+data139["default_effort"] = coerced125;
 }
 }
 }
-if("none" !== data135){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data135};
+if("none" !== data140){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data140};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6047,22 +6250,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs358 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs360 = errors;
-if(typeof data135 !== "string"){
-let dataType122 = typeof data135;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 == "number" || dataType122 == "boolean"){
-coerced122 = "" + data135;
+var _valid9 = _errs369 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs371 = errors;
+if(typeof data140 !== "string"){
+let dataType126 = typeof data140;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 == "number" || dataType126 == "boolean"){
+coerced126 = "" + data140;
 }
-else if(data135 === null){
-coerced122 = "";
+else if(data140 === null){
+coerced126 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6072,15 +6275,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced122 !== undefined){
-data135 = coerced122;
-if(data134 !== undefined){
-data134["default_effort"] = coerced122;
+if(coerced126 !== undefined){
+data140 = coerced126;
+if(data139 !== undefined){
+data139["default_effort"] = coerced126;
 }
 }
 }
-if("minimal" !== data135){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data135};
+if("minimal" !== data140){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data140};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6089,22 +6292,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs360 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs362 = errors;
-if(typeof data135 !== "string"){
-let dataType123 = typeof data135;
-let coerced123 = undefined;
-if(!(coerced123 !== undefined)){
-if(dataType123 == "number" || dataType123 == "boolean"){
-coerced123 = "" + data135;
+var _valid9 = _errs371 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs373 = errors;
+if(typeof data140 !== "string"){
+let dataType127 = typeof data140;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 == "number" || dataType127 == "boolean"){
+coerced127 = "" + data140;
 }
-else if(data135 === null){
-coerced123 = "";
+else if(data140 === null){
+coerced127 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6114,15 +6317,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced123 !== undefined){
-data135 = coerced123;
-if(data134 !== undefined){
-data134["default_effort"] = coerced123;
+if(coerced127 !== undefined){
+data140 = coerced127;
+if(data139 !== undefined){
+data139["default_effort"] = coerced127;
 }
 }
 }
-if("low" !== data135){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data135};
+if("low" !== data140){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data140};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6131,22 +6334,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs362 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs364 = errors;
-if(typeof data135 !== "string"){
-let dataType124 = typeof data135;
-let coerced124 = undefined;
-if(!(coerced124 !== undefined)){
-if(dataType124 == "number" || dataType124 == "boolean"){
-coerced124 = "" + data135;
+var _valid9 = _errs373 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs375 = errors;
+if(typeof data140 !== "string"){
+let dataType128 = typeof data140;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 == "number" || dataType128 == "boolean"){
+coerced128 = "" + data140;
 }
-else if(data135 === null){
-coerced124 = "";
+else if(data140 === null){
+coerced128 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6156,15 +6359,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced124 !== undefined){
-data135 = coerced124;
-if(data134 !== undefined){
-data134["default_effort"] = coerced124;
+if(coerced128 !== undefined){
+data140 = coerced128;
+if(data139 !== undefined){
+data139["default_effort"] = coerced128;
 }
 }
 }
-if("medium" !== data135){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data135};
+if("medium" !== data140){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data140};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6173,22 +6376,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs364 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs366 = errors;
-if(typeof data135 !== "string"){
-let dataType125 = typeof data135;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data135;
+var _valid9 = _errs375 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs377 = errors;
+if(typeof data140 !== "string"){
+let dataType129 = typeof data140;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data140;
 }
-else if(data135 === null){
-coerced125 = "";
+else if(data140 === null){
+coerced129 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6198,15 +6401,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data135 = coerced125;
-if(data134 !== undefined){
-data134["default_effort"] = coerced125;
+if(coerced129 !== undefined){
+data140 = coerced129;
+if(data139 !== undefined){
+data139["default_effort"] = coerced129;
 }
 }
 }
-if("high" !== data135){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data135};
+if("high" !== data140){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data140};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6215,22 +6418,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs366 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs368 = errors;
-if(typeof data135 !== "string"){
-let dataType126 = typeof data135;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data135;
+var _valid9 = _errs377 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs379 = errors;
+if(typeof data140 !== "string"){
+let dataType130 = typeof data140;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data140;
 }
-else if(data135 === null){
-coerced126 = "";
+else if(data140 === null){
+coerced130 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6240,15 +6443,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data135 = coerced126;
-if(data134 !== undefined){
-data134["default_effort"] = coerced126;
+if(coerced130 !== undefined){
+data140 = coerced130;
+if(data139 !== undefined){
+data139["default_effort"] = coerced130;
 }
 }
 }
-if("xhigh" !== data135){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data135};
+if("xhigh" !== data140){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data140};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6257,22 +6460,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs368 === errors;
-valid43 = valid43 || _valid9;
-if(!valid43){
-const _errs370 = errors;
-if(typeof data135 !== "string"){
-let dataType127 = typeof data135;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data135;
+var _valid9 = _errs379 === errors;
+valid44 = valid44 || _valid9;
+if(!valid44){
+const _errs381 = errors;
+if(typeof data140 !== "string"){
+let dataType131 = typeof data140;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data140;
 }
-else if(data135 === null){
-coerced127 = "";
+else if(data140 === null){
+coerced131 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data140};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6282,15 +6485,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data135 = coerced127;
-if(data134 !== undefined){
-data134["default_effort"] = coerced127;
+if(coerced131 !== undefined){
+data140 = coerced131;
+if(data139 !== undefined){
+data139["default_effort"] = coerced131;
 }
 }
 }
-if("max" !== data135){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data135};
+if("max" !== data140){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data140};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6299,16 +6502,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs370 === errors;
-valid43 = valid43 || _valid9;
+var _valid9 = _errs381 === errors;
+valid44 = valid44 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid43){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data135};
+if(!valid44){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data140};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6320,52 +6523,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs357;
+errors = _errs368;
 if(vErrors !== null){
-if(_errs357){
-vErrors.length = _errs357;
+if(_errs368){
+vErrors.length = _errs368;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs356 === errors;
+var valid43 = _errs367 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data134.efforts !== undefined){
-let data136 = data134.efforts;
-const _errs372 = errors;
-if(errors === _errs372){
-if(Array.isArray(data136)){
-if(data136.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+if(valid43){
+if(data139.efforts !== undefined){
+let data141 = data139.efforts;
+const _errs383 = errors;
+if(errors === _errs383){
+if(Array.isArray(data141)){
+if(data141.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data141}];
 return false;
 }
 else {
-var valid44 = true;
-const len6 = data136.length;
+var valid45 = true;
+const len6 = data141.length;
 for(let i6=0; i6<len6; i6++){
-let data137 = data136[i6];
-const _errs374 = errors;
-const _errs375 = errors;
-let valid45 = false;
-const _errs376 = errors;
-if(typeof data137 !== "string"){
-let dataType128 = typeof data137;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data137;
+let data142 = data141[i6];
+const _errs385 = errors;
+const _errs386 = errors;
+let valid46 = false;
+const _errs387 = errors;
+if(typeof data142 !== "string"){
+let dataType132 = typeof data142;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data142;
 }
-else if(data137 === null){
-coerced128 = "";
+else if(data142 === null){
+coerced132 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6375,15 +6578,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data137 = coerced128;
-if(data136 !== undefined){
-data136[i6] = coerced128;
+if(coerced132 !== undefined){
+data142 = coerced132;
+if(data141 !== undefined){
+data141[i6] = coerced132;
 }
 }
 }
-if("none" !== data137){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data137};
+if("none" !== data142){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data142};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6392,22 +6595,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs376 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs378 = errors;
-if(typeof data137 !== "string"){
-let dataType129 = typeof data137;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data137;
+var _valid10 = _errs387 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs389 = errors;
+if(typeof data142 !== "string"){
+let dataType133 = typeof data142;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data142;
 }
-else if(data137 === null){
-coerced129 = "";
+else if(data142 === null){
+coerced133 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6417,15 +6620,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data137 = coerced129;
-if(data136 !== undefined){
-data136[i6] = coerced129;
+if(coerced133 !== undefined){
+data142 = coerced133;
+if(data141 !== undefined){
+data141[i6] = coerced133;
 }
 }
 }
-if("minimal" !== data137){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data137};
+if("minimal" !== data142){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data142};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6434,22 +6637,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs378 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs380 = errors;
-if(typeof data137 !== "string"){
-let dataType130 = typeof data137;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data137;
+var _valid10 = _errs389 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs391 = errors;
+if(typeof data142 !== "string"){
+let dataType134 = typeof data142;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data142;
 }
-else if(data137 === null){
-coerced130 = "";
+else if(data142 === null){
+coerced134 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6459,15 +6662,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data137 = coerced130;
-if(data136 !== undefined){
-data136[i6] = coerced130;
+if(coerced134 !== undefined){
+data142 = coerced134;
+if(data141 !== undefined){
+data141[i6] = coerced134;
 }
 }
 }
-if("low" !== data137){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data137};
+if("low" !== data142){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data142};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6476,22 +6679,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs380 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs382 = errors;
-if(typeof data137 !== "string"){
-let dataType131 = typeof data137;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data137;
+var _valid10 = _errs391 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs393 = errors;
+if(typeof data142 !== "string"){
+let dataType135 = typeof data142;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data142;
 }
-else if(data137 === null){
-coerced131 = "";
+else if(data142 === null){
+coerced135 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6501,15 +6704,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data137 = coerced131;
-if(data136 !== undefined){
-data136[i6] = coerced131;
+if(coerced135 !== undefined){
+data142 = coerced135;
+if(data141 !== undefined){
+data141[i6] = coerced135;
 }
 }
 }
-if("medium" !== data137){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data137};
+if("medium" !== data142){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data142};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6518,22 +6721,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs382 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs384 = errors;
-if(typeof data137 !== "string"){
-let dataType132 = typeof data137;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data137;
+var _valid10 = _errs393 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs395 = errors;
+if(typeof data142 !== "string"){
+let dataType136 = typeof data142;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data142;
 }
-else if(data137 === null){
-coerced132 = "";
+else if(data142 === null){
+coerced136 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6543,15 +6746,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data137 = coerced132;
-if(data136 !== undefined){
-data136[i6] = coerced132;
+if(coerced136 !== undefined){
+data142 = coerced136;
+if(data141 !== undefined){
+data141[i6] = coerced136;
 }
 }
 }
-if("high" !== data137){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data137};
+if("high" !== data142){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data142};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6560,22 +6763,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs384 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs386 = errors;
-if(typeof data137 !== "string"){
-let dataType133 = typeof data137;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data137;
+var _valid10 = _errs395 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs397 = errors;
+if(typeof data142 !== "string"){
+let dataType137 = typeof data142;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data142;
 }
-else if(data137 === null){
-coerced133 = "";
+else if(data142 === null){
+coerced137 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6585,15 +6788,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data137 = coerced133;
-if(data136 !== undefined){
-data136[i6] = coerced133;
+if(coerced137 !== undefined){
+data142 = coerced137;
+if(data141 !== undefined){
+data141[i6] = coerced137;
 }
 }
 }
-if("xhigh" !== data137){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data137};
+if("xhigh" !== data142){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data142};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6602,22 +6805,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs386 === errors;
-valid45 = valid45 || _valid10;
-if(!valid45){
-const _errs388 = errors;
-if(typeof data137 !== "string"){
-let dataType134 = typeof data137;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data137;
+var _valid10 = _errs397 === errors;
+valid46 = valid46 || _valid10;
+if(!valid46){
+const _errs399 = errors;
+if(typeof data142 !== "string"){
+let dataType138 = typeof data142;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data142;
 }
-else if(data137 === null){
-coerced134 = "";
+else if(data142 === null){
+coerced138 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data142};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6627,15 +6830,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data137 = coerced134;
-if(data136 !== undefined){
-data136[i6] = coerced134;
+if(coerced138 !== undefined){
+data142 = coerced138;
+if(data141 !== undefined){
+data141[i6] = coerced138;
 }
 }
 }
-if("max" !== data137){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data137};
+if("max" !== data142){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data142};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6644,16 +6847,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs388 === errors;
-valid45 = valid45 || _valid10;
+var _valid10 = _errs399 === errors;
+valid46 = valid46 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid45){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data137};
+if(!valid46){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data142};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6665,52 +6868,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs375;
+errors = _errs386;
 if(vErrors !== null){
-if(_errs375){
-vErrors.length = _errs375;
+if(_errs386){
+vErrors.length = _errs386;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid44 = _errs374 === errors;
-if(!valid44){
+var valid45 = _errs385 === errors;
+if(!valid45){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data136}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data141}];
 return false;
 }
 }
-var valid42 = _errs372 === errors;
+var valid43 = _errs383 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data134.style !== undefined){
-let data138 = data134.style;
-const _errs390 = errors;
-const _errs391 = errors;
-let valid46 = false;
-const _errs392 = errors;
-if(typeof data138 !== "string"){
-let dataType135 = typeof data138;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data138;
+if(valid43){
+if(data139.style !== undefined){
+let data143 = data139.style;
+const _errs401 = errors;
+const _errs402 = errors;
+let valid47 = false;
+const _errs403 = errors;
+if(typeof data143 !== "string"){
+let dataType139 = typeof data143;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data143;
 }
-else if(data138 === null){
-coerced135 = "";
+else if(data143 === null){
+coerced139 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6720,15 +6923,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data138 = coerced135;
-if(data134 !== undefined){
-data134["style"] = coerced135;
+if(coerced139 !== undefined){
+data143 = coerced139;
+if(data139 !== undefined){
+data139["style"] = coerced139;
 }
 }
 }
-if("budget" !== data138){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data138};
+if("budget" !== data143){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data143};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6737,22 +6940,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs392 === errors;
-valid46 = valid46 || _valid11;
-if(!valid46){
-const _errs394 = errors;
-if(typeof data138 !== "string"){
-let dataType136 = typeof data138;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data138;
+var _valid11 = _errs403 === errors;
+valid47 = valid47 || _valid11;
+if(!valid47){
+const _errs405 = errors;
+if(typeof data143 !== "string"){
+let dataType140 = typeof data143;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data143;
 }
-else if(data138 === null){
-coerced136 = "";
+else if(data143 === null){
+coerced140 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6762,15 +6965,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data138 = coerced136;
-if(data134 !== undefined){
-data134["style"] = coerced136;
+if(coerced140 !== undefined){
+data143 = coerced140;
+if(data139 !== undefined){
+data139["style"] = coerced140;
 }
 }
 }
-if("level" !== data138){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data138};
+if("level" !== data143){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data143};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6779,11 +6982,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs394 === errors;
-valid46 = valid46 || _valid11;
+var _valid11 = _errs405 === errors;
+valid47 = valid47 || _valid11;
 }
-if(!valid46){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data138};
+if(!valid47){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data143};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6795,345 +6998,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs391;
+errors = _errs402;
 if(vErrors !== null){
-if(_errs391){
-vErrors.length = _errs391;
+if(_errs402){
+vErrors.length = _errs402;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid42 = _errs390 === errors;
+var valid43 = _errs401 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data134.budgets !== undefined){
-let data139 = data134.budgets;
-const _errs396 = errors;
-if(errors === _errs396){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
-const _errs398 = errors;
-for(const key28 in data139){
-if(!(((((((key28 === "none") || (key28 === "minimal")) || (key28 === "low")) || (key28 === "medium")) || (key28 === "high")) || (key28 === "xhigh")) || (key28 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
+if(valid43){
+if(data139.budgets !== undefined){
+let data144 = data139.budgets;
+const _errs407 = errors;
+if(errors === _errs407){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
+const _errs409 = errors;
+for(const key29 in data144){
+if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data144}];
 return false;
 break;
 }
 }
-if(_errs398 === errors){
-if(data139.none !== undefined){
-let data140 = data139.none;
-const _errs399 = errors;
-if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
-let dataType137 = typeof data140;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 === "boolean" || data140 === null
-              || (dataType137 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
-coerced137 = +data140;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-if(coerced137 !== undefined){
-data140 = coerced137;
-if(data139 !== undefined){
-data139["none"] = coerced137;
-}
-}
-}
-if(errors === _errs399){
-if(typeof data140 == "number"){
-if(data140 < 0 || isNaN(data140)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data140}];
-return false;
-}
-}
-}
-var valid47 = _errs399 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.minimal !== undefined){
-let data141 = data139.minimal;
-const _errs401 = errors;
-if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
-let dataType138 = typeof data141;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 === "boolean" || data141 === null
-              || (dataType138 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
-coerced138 = +data141;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-if(coerced138 !== undefined){
-data141 = coerced138;
-if(data139 !== undefined){
-data139["minimal"] = coerced138;
-}
-}
-}
-if(errors === _errs401){
-if(typeof data141 == "number"){
-if(data141 < 1 || isNaN(data141)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data141}];
-return false;
-}
-}
-}
-var valid47 = _errs401 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.low !== undefined){
-let data142 = data139.low;
-const _errs403 = errors;
-if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
-let dataType139 = typeof data142;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 === "boolean" || data142 === null
-              || (dataType139 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
-coerced139 = +data142;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-if(coerced139 !== undefined){
-data142 = coerced139;
-if(data139 !== undefined){
-data139["low"] = coerced139;
-}
-}
-}
-if(errors === _errs403){
-if(typeof data142 == "number"){
-if(data142 < 1 || isNaN(data142)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data142}];
-return false;
-}
-}
-}
-var valid47 = _errs403 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.medium !== undefined){
-let data143 = data139.medium;
-const _errs405 = errors;
-if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data143 === null
-              || (dataType140 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
-coerced140 = +data143;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data139 !== undefined){
-data139["medium"] = coerced140;
-}
-}
-}
-if(errors === _errs405){
-if(typeof data143 == "number"){
-if(data143 < 1 || isNaN(data143)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data143}];
-return false;
-}
-}
-}
-var valid47 = _errs405 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data139.high !== undefined){
-let data144 = data139.high;
-const _errs407 = errors;
-if(!((typeof data144 == "number") && (!(data144 % 1) && !isNaN(data144)))){
-let dataType141 = typeof data144;
+if(_errs409 === errors){
+if(data144.none !== undefined){
+let data145 = data144.none;
+const _errs410 = errors;
+if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
+let dataType141 = typeof data145;
 let coerced141 = undefined;
 if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data144 === null
-              || (dataType141 === "string" && data144 && data144 == +data144 && !(data144 % 1))){
-coerced141 = +data144;
+if(dataType141 === "boolean" || data145 === null
+              || (dataType141 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
+coerced141 = +data145;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data145}];
 return false;
 }
 }
 if(coerced141 !== undefined){
-data144 = coerced141;
-if(data139 !== undefined){
-data139["high"] = coerced141;
+data145 = coerced141;
+if(data144 !== undefined){
+data144["none"] = coerced141;
 }
 }
 }
-if(errors === _errs407){
-if(typeof data144 == "number"){
-if(data144 < 1 || isNaN(data144)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data144}];
+if(errors === _errs410){
+if(typeof data145 == "number"){
+if(data145 < 0 || isNaN(data145)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data145}];
 return false;
 }
 }
 }
-var valid47 = _errs407 === errors;
+var valid48 = _errs410 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-if(valid47){
-if(data139.xhigh !== undefined){
-let data145 = data139.xhigh;
-const _errs409 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType142 = typeof data145;
+if(valid48){
+if(data144.minimal !== undefined){
+let data146 = data144.minimal;
+const _errs412 = errors;
+if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
+let dataType142 = typeof data146;
 let coerced142 = undefined;
 if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data145 === null
-              || (dataType142 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced142 = +data145;
+if(dataType142 === "boolean" || data146 === null
+              || (dataType142 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
+coerced142 = +data146;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data146}];
 return false;
 }
 }
 if(coerced142 !== undefined){
-data145 = coerced142;
-if(data139 !== undefined){
-data139["xhigh"] = coerced142;
+data146 = coerced142;
+if(data144 !== undefined){
+data144["minimal"] = coerced142;
 }
 }
 }
-if(errors === _errs409){
-if(typeof data145 == "number"){
-if(data145 < 1 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data145}];
+if(errors === _errs412){
+if(typeof data146 == "number"){
+if(data146 < 1 || isNaN(data146)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data146}];
 return false;
 }
 }
 }
-var valid47 = _errs409 === errors;
+var valid48 = _errs412 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-if(valid47){
-if(data139.max !== undefined){
-let data146 = data139.max;
-const _errs411 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType143 = typeof data146;
+if(valid48){
+if(data144.low !== undefined){
+let data147 = data144.low;
+const _errs414 = errors;
+if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
+let dataType143 = typeof data147;
 let coerced143 = undefined;
 if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data146 === null
-              || (dataType143 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced143 = +data146;
+if(dataType143 === "boolean" || data147 === null
+              || (dataType143 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
+coerced143 = +data147;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data147}];
 return false;
 }
 }
 if(coerced143 !== undefined){
-data146 = coerced143;
-if(data139 !== undefined){
-data139["max"] = coerced143;
+data147 = coerced143;
+if(data144 !== undefined){
+data144["low"] = coerced143;
 }
 }
 }
-if(errors === _errs411){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data146}];
+if(errors === _errs414){
+if(typeof data147 == "number"){
+if(data147 < 1 || isNaN(data147)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data147}];
 return false;
 }
 }
 }
-var valid47 = _errs411 === errors;
+var valid48 = _errs414 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid48){
+if(data144.medium !== undefined){
+let data148 = data144.medium;
+const _errs416 = errors;
+if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
+let dataType144 = typeof data148;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data148 === null
+              || (dataType144 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
+coerced144 = +data148;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data139}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data148}];
 return false;
 }
 }
-var valid42 = _errs396 === errors;
+if(coerced144 !== undefined){
+data148 = coerced144;
+if(data144 !== undefined){
+data144["medium"] = coerced144;
+}
+}
+}
+if(errors === _errs416){
+if(typeof data148 == "number"){
+if(data148 < 1 || isNaN(data148)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data148}];
+return false;
+}
+}
+}
+var valid48 = _errs416 === errors;
 }
 else {
-var valid42 = true;
+var valid48 = true;
 }
-if(valid42){
-if(data134.levels !== undefined){
-let data147 = data134.levels;
-const _errs413 = errors;
-if(errors === _errs413){
-if(data147 && typeof data147 == "object" && !Array.isArray(data147)){
-const _errs415 = errors;
-for(const key29 in data147){
-if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+if(valid48){
+if(data144.high !== undefined){
+let data149 = data144.high;
+const _errs418 = errors;
+if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
+let dataType145 = typeof data149;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 === "boolean" || data149 === null
+              || (dataType145 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
+coerced145 = +data149;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data149}];
+return false;
+}
+}
+if(coerced145 !== undefined){
+data149 = coerced145;
+if(data144 !== undefined){
+data144["high"] = coerced145;
+}
+}
+}
+if(errors === _errs418){
+if(typeof data149 == "number"){
+if(data149 < 1 || isNaN(data149)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data149}];
+return false;
+}
+}
+}
+var valid48 = _errs418 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data144.xhigh !== undefined){
+let data150 = data144.xhigh;
+const _errs420 = errors;
+if(!((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150)))){
+let dataType146 = typeof data150;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 === "boolean" || data150 === null
+              || (dataType146 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
+coerced146 = +data150;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data150}];
+return false;
+}
+}
+if(coerced146 !== undefined){
+data150 = coerced146;
+if(data144 !== undefined){
+data144["xhigh"] = coerced146;
+}
+}
+}
+if(errors === _errs420){
+if(typeof data150 == "number"){
+if(data150 < 1 || isNaN(data150)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data150}];
+return false;
+}
+}
+}
+var valid48 = _errs420 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data144.max !== undefined){
+let data151 = data144.max;
+const _errs422 = errors;
+if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
+let dataType147 = typeof data151;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 === "boolean" || data151 === null
+              || (dataType147 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
+coerced147 = +data151;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data151}];
+return false;
+}
+}
+if(coerced147 !== undefined){
+data151 = coerced147;
+if(data144 !== undefined){
+data144["max"] = coerced147;
+}
+}
+}
+if(errors === _errs422){
+if(typeof data151 == "number"){
+if(data151 < 1 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data151}];
+return false;
+}
+}
+}
+var valid48 = _errs422 === errors;
+}
+else {
+var valid48 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data144}];
+return false;
+}
+}
+var valid43 = _errs407 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data139.levels !== undefined){
+let data152 = data139.levels;
+const _errs424 = errors;
+if(errors === _errs424){
+if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
+const _errs426 = errors;
+for(const key30 in data152){
+if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data152}];
 return false;
 break;
 }
 }
-if(_errs415 === errors){
-if(data147.none !== undefined){
-let data148 = data147.none;
-const _errs416 = errors;
-const _errs417 = errors;
-let valid49 = false;
-const _errs418 = errors;
-if(typeof data148 !== "string"){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data148;
+if(_errs426 === errors){
+if(data152.none !== undefined){
+let data153 = data152.none;
+const _errs427 = errors;
+const _errs428 = errors;
+let valid50 = false;
+const _errs429 = errors;
+if(typeof data153 !== "string"){
+let dataType148 = typeof data153;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data153;
 }
-else if(data148 === null){
-coerced144 = "";
+else if(data153 === null){
+coerced148 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7143,15 +7346,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data147 !== undefined){
-data147["none"] = coerced144;
+if(coerced148 !== undefined){
+data153 = coerced148;
+if(data152 !== undefined){
+data152["none"] = coerced148;
 }
 }
 }
-if("minimal" !== data148){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data148};
+if("minimal" !== data153){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data153};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7160,22 +7363,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs418 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs420 = errors;
-if(typeof data148 !== "string"){
-let dataType145 = typeof data148;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data148;
+var _valid12 = _errs429 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs431 = errors;
+if(typeof data153 !== "string"){
+let dataType149 = typeof data153;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data153;
 }
-else if(data148 === null){
-coerced145 = "";
+else if(data153 === null){
+coerced149 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7185,15 +7388,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced145 !== undefined){
-data148 = coerced145;
-if(data147 !== undefined){
-data147["none"] = coerced145;
+if(coerced149 !== undefined){
+data153 = coerced149;
+if(data152 !== undefined){
+data152["none"] = coerced149;
 }
 }
 }
-if("low" !== data148){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data148};
+if("low" !== data153){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data153};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7202,22 +7405,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs420 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs422 = errors;
-if(typeof data148 !== "string"){
-let dataType146 = typeof data148;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 == "number" || dataType146 == "boolean"){
-coerced146 = "" + data148;
+var _valid12 = _errs431 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs433 = errors;
+if(typeof data153 !== "string"){
+let dataType150 = typeof data153;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 == "number" || dataType150 == "boolean"){
+coerced150 = "" + data153;
 }
-else if(data148 === null){
-coerced146 = "";
+else if(data153 === null){
+coerced150 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7227,15 +7430,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced146 !== undefined){
-data148 = coerced146;
-if(data147 !== undefined){
-data147["none"] = coerced146;
+if(coerced150 !== undefined){
+data153 = coerced150;
+if(data152 !== undefined){
+data152["none"] = coerced150;
 }
 }
 }
-if("medium" !== data148){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data148};
+if("medium" !== data153){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data153};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7244,22 +7447,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs422 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs424 = errors;
-if(typeof data148 !== "string"){
-let dataType147 = typeof data148;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 == "number" || dataType147 == "boolean"){
-coerced147 = "" + data148;
+var _valid12 = _errs433 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs435 = errors;
+if(typeof data153 !== "string"){
+let dataType151 = typeof data153;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 == "number" || dataType151 == "boolean"){
+coerced151 = "" + data153;
 }
-else if(data148 === null){
-coerced147 = "";
+else if(data153 === null){
+coerced151 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7269,15 +7472,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced147 !== undefined){
-data148 = coerced147;
-if(data147 !== undefined){
-data147["none"] = coerced147;
+if(coerced151 !== undefined){
+data153 = coerced151;
+if(data152 !== undefined){
+data152["none"] = coerced151;
 }
 }
 }
-if("high" !== data148){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data148};
+if("high" !== data153){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data153};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7286,22 +7489,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs424 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs426 = errors;
-if(typeof data148 !== "string"){
-let dataType148 = typeof data148;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data148;
+var _valid12 = _errs435 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs437 = errors;
+if(typeof data153 !== "string"){
+let dataType152 = typeof data153;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data153;
 }
-else if(data148 === null){
-coerced148 = "";
+else if(data153 === null){
+coerced152 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7311,15 +7514,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data148 = coerced148;
-if(data147 !== undefined){
-data147["none"] = coerced148;
+if(coerced152 !== undefined){
+data153 = coerced152;
+if(data152 !== undefined){
+data152["none"] = coerced152;
 }
 }
 }
-if("xhigh" !== data148){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data148};
+if("xhigh" !== data153){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data153};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7328,22 +7531,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs426 === errors;
-valid49 = valid49 || _valid12;
-if(!valid49){
-const _errs428 = errors;
-if(typeof data148 !== "string"){
-let dataType149 = typeof data148;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data148;
+var _valid12 = _errs437 === errors;
+valid50 = valid50 || _valid12;
+if(!valid50){
+const _errs439 = errors;
+if(typeof data153 !== "string"){
+let dataType153 = typeof data153;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data153;
 }
-else if(data148 === null){
-coerced149 = "";
+else if(data153 === null){
+coerced153 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7353,15 +7556,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data148 = coerced149;
-if(data147 !== undefined){
-data147["none"] = coerced149;
+if(coerced153 !== undefined){
+data153 = coerced153;
+if(data152 !== undefined){
+data152["none"] = coerced153;
 }
 }
 }
-if("max" !== data148){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data148};
+if("max" !== data153){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data153};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7370,15 +7573,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs428 === errors;
-valid49 = valid49 || _valid12;
+var _valid12 = _errs439 === errors;
+valid50 = valid50 || _valid12;
 }
 }
 }
 }
 }
-if(!valid49){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data148};
+if(!valid50){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data153};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7390,40 +7593,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs417;
+errors = _errs428;
 if(vErrors !== null){
-if(_errs417){
-vErrors.length = _errs417;
+if(_errs428){
+vErrors.length = _errs428;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs416 === errors;
+var valid49 = _errs427 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.minimal !== undefined){
-let data149 = data147.minimal;
-const _errs430 = errors;
-const _errs431 = errors;
-let valid50 = false;
-const _errs432 = errors;
-if(typeof data149 !== "string"){
-let dataType150 = typeof data149;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data149;
+if(valid49){
+if(data152.minimal !== undefined){
+let data154 = data152.minimal;
+const _errs441 = errors;
+const _errs442 = errors;
+let valid51 = false;
+const _errs443 = errors;
+if(typeof data154 !== "string"){
+let dataType154 = typeof data154;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data154;
 }
-else if(data149 === null){
-coerced150 = "";
+else if(data154 === null){
+coerced154 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7433,15 +7636,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data149 = coerced150;
-if(data147 !== undefined){
-data147["minimal"] = coerced150;
+if(coerced154 !== undefined){
+data154 = coerced154;
+if(data152 !== undefined){
+data152["minimal"] = coerced154;
 }
 }
 }
-if("minimal" !== data149){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data149};
+if("minimal" !== data154){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data154};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7450,22 +7653,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs432 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs434 = errors;
-if(typeof data149 !== "string"){
-let dataType151 = typeof data149;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data149;
+var _valid13 = _errs443 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs445 = errors;
+if(typeof data154 !== "string"){
+let dataType155 = typeof data154;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data154;
 }
-else if(data149 === null){
-coerced151 = "";
+else if(data154 === null){
+coerced155 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7475,15 +7678,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data149 = coerced151;
-if(data147 !== undefined){
-data147["minimal"] = coerced151;
+if(coerced155 !== undefined){
+data154 = coerced155;
+if(data152 !== undefined){
+data152["minimal"] = coerced155;
 }
 }
 }
-if("low" !== data149){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data149};
+if("low" !== data154){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data154};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7492,22 +7695,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs434 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs436 = errors;
-if(typeof data149 !== "string"){
-let dataType152 = typeof data149;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data149;
+var _valid13 = _errs445 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs447 = errors;
+if(typeof data154 !== "string"){
+let dataType156 = typeof data154;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data154;
 }
-else if(data149 === null){
-coerced152 = "";
+else if(data154 === null){
+coerced156 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7517,15 +7720,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data149 = coerced152;
-if(data147 !== undefined){
-data147["minimal"] = coerced152;
+if(coerced156 !== undefined){
+data154 = coerced156;
+if(data152 !== undefined){
+data152["minimal"] = coerced156;
 }
 }
 }
-if("medium" !== data149){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data149};
+if("medium" !== data154){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data154};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7534,22 +7737,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs436 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs438 = errors;
-if(typeof data149 !== "string"){
-let dataType153 = typeof data149;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data149;
+var _valid13 = _errs447 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs449 = errors;
+if(typeof data154 !== "string"){
+let dataType157 = typeof data154;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data154;
 }
-else if(data149 === null){
-coerced153 = "";
+else if(data154 === null){
+coerced157 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7559,15 +7762,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data149 = coerced153;
-if(data147 !== undefined){
-data147["minimal"] = coerced153;
+if(coerced157 !== undefined){
+data154 = coerced157;
+if(data152 !== undefined){
+data152["minimal"] = coerced157;
 }
 }
 }
-if("high" !== data149){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data149};
+if("high" !== data154){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data154};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7576,22 +7779,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs438 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs440 = errors;
-if(typeof data149 !== "string"){
-let dataType154 = typeof data149;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data149;
+var _valid13 = _errs449 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs451 = errors;
+if(typeof data154 !== "string"){
+let dataType158 = typeof data154;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data154;
 }
-else if(data149 === null){
-coerced154 = "";
+else if(data154 === null){
+coerced158 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7601,15 +7804,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data149 = coerced154;
-if(data147 !== undefined){
-data147["minimal"] = coerced154;
+if(coerced158 !== undefined){
+data154 = coerced158;
+if(data152 !== undefined){
+data152["minimal"] = coerced158;
 }
 }
 }
-if("xhigh" !== data149){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data149};
+if("xhigh" !== data154){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data154};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7618,22 +7821,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs440 === errors;
-valid50 = valid50 || _valid13;
-if(!valid50){
-const _errs442 = errors;
-if(typeof data149 !== "string"){
-let dataType155 = typeof data149;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data149;
+var _valid13 = _errs451 === errors;
+valid51 = valid51 || _valid13;
+if(!valid51){
+const _errs453 = errors;
+if(typeof data154 !== "string"){
+let dataType159 = typeof data154;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data154;
 }
-else if(data149 === null){
-coerced155 = "";
+else if(data154 === null){
+coerced159 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7643,15 +7846,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data149 = coerced155;
-if(data147 !== undefined){
-data147["minimal"] = coerced155;
+if(coerced159 !== undefined){
+data154 = coerced159;
+if(data152 !== undefined){
+data152["minimal"] = coerced159;
 }
 }
 }
-if("max" !== data149){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data149};
+if("max" !== data154){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data154};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7660,15 +7863,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs442 === errors;
-valid50 = valid50 || _valid13;
+var _valid13 = _errs453 === errors;
+valid51 = valid51 || _valid13;
 }
 }
 }
 }
 }
-if(!valid50){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data149};
+if(!valid51){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data154};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7680,40 +7883,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs431;
+errors = _errs442;
 if(vErrors !== null){
-if(_errs431){
-vErrors.length = _errs431;
+if(_errs442){
+vErrors.length = _errs442;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs430 === errors;
+var valid49 = _errs441 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.low !== undefined){
-let data150 = data147.low;
-const _errs444 = errors;
-const _errs445 = errors;
-let valid51 = false;
-const _errs446 = errors;
-if(typeof data150 !== "string"){
-let dataType156 = typeof data150;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data150;
+if(valid49){
+if(data152.low !== undefined){
+let data155 = data152.low;
+const _errs455 = errors;
+const _errs456 = errors;
+let valid52 = false;
+const _errs457 = errors;
+if(typeof data155 !== "string"){
+let dataType160 = typeof data155;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data155;
 }
-else if(data150 === null){
-coerced156 = "";
+else if(data155 === null){
+coerced160 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7723,15 +7926,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data150 = coerced156;
-if(data147 !== undefined){
-data147["low"] = coerced156;
+if(coerced160 !== undefined){
+data155 = coerced160;
+if(data152 !== undefined){
+data152["low"] = coerced160;
 }
 }
 }
-if("minimal" !== data150){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data150};
+if("minimal" !== data155){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data155};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7740,22 +7943,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs446 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs448 = errors;
-if(typeof data150 !== "string"){
-let dataType157 = typeof data150;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data150;
+var _valid14 = _errs457 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs459 = errors;
+if(typeof data155 !== "string"){
+let dataType161 = typeof data155;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data155;
 }
-else if(data150 === null){
-coerced157 = "";
+else if(data155 === null){
+coerced161 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7765,15 +7968,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data150 = coerced157;
-if(data147 !== undefined){
-data147["low"] = coerced157;
+if(coerced161 !== undefined){
+data155 = coerced161;
+if(data152 !== undefined){
+data152["low"] = coerced161;
 }
 }
 }
-if("low" !== data150){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data150};
+if("low" !== data155){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data155};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7782,22 +7985,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs448 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs450 = errors;
-if(typeof data150 !== "string"){
-let dataType158 = typeof data150;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data150;
+var _valid14 = _errs459 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs461 = errors;
+if(typeof data155 !== "string"){
+let dataType162 = typeof data155;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data155;
 }
-else if(data150 === null){
-coerced158 = "";
+else if(data155 === null){
+coerced162 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -7807,15 +8010,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data150 = coerced158;
-if(data147 !== undefined){
-data147["low"] = coerced158;
+if(coerced162 !== undefined){
+data155 = coerced162;
+if(data152 !== undefined){
+data152["low"] = coerced162;
 }
 }
 }
-if("medium" !== data150){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data150};
+if("medium" !== data155){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data155};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -7824,22 +8027,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs450 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs452 = errors;
-if(typeof data150 !== "string"){
-let dataType159 = typeof data150;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data150;
+var _valid14 = _errs461 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs463 = errors;
+if(typeof data155 !== "string"){
+let dataType163 = typeof data155;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data155;
 }
-else if(data150 === null){
-coerced159 = "";
+else if(data155 === null){
+coerced163 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -7849,15 +8052,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data150 = coerced159;
-if(data147 !== undefined){
-data147["low"] = coerced159;
+if(coerced163 !== undefined){
+data155 = coerced163;
+if(data152 !== undefined){
+data152["low"] = coerced163;
 }
 }
 }
-if("high" !== data150){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data150};
+if("high" !== data155){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data155};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -7866,22 +8069,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs452 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs454 = errors;
-if(typeof data150 !== "string"){
-let dataType160 = typeof data150;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data150;
+var _valid14 = _errs463 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs465 = errors;
+if(typeof data155 !== "string"){
+let dataType164 = typeof data155;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data155;
 }
-else if(data150 === null){
-coerced160 = "";
+else if(data155 === null){
+coerced164 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -7891,15 +8094,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data150 = coerced160;
-if(data147 !== undefined){
-data147["low"] = coerced160;
+if(coerced164 !== undefined){
+data155 = coerced164;
+if(data152 !== undefined){
+data152["low"] = coerced164;
 }
 }
 }
-if("xhigh" !== data150){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data150};
+if("xhigh" !== data155){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data155};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -7908,22 +8111,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs454 === errors;
-valid51 = valid51 || _valid14;
-if(!valid51){
-const _errs456 = errors;
-if(typeof data150 !== "string"){
-let dataType161 = typeof data150;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data150;
+var _valid14 = _errs465 === errors;
+valid52 = valid52 || _valid14;
+if(!valid52){
+const _errs467 = errors;
+if(typeof data155 !== "string"){
+let dataType165 = typeof data155;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data155;
 }
-else if(data150 === null){
-coerced161 = "";
+else if(data155 === null){
+coerced165 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -7933,15 +8136,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data150 = coerced161;
-if(data147 !== undefined){
-data147["low"] = coerced161;
+if(coerced165 !== undefined){
+data155 = coerced165;
+if(data152 !== undefined){
+data152["low"] = coerced165;
 }
 }
 }
-if("max" !== data150){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data150};
+if("max" !== data155){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data155};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -7950,15 +8153,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs456 === errors;
-valid51 = valid51 || _valid14;
+var _valid14 = _errs467 === errors;
+valid52 = valid52 || _valid14;
 }
 }
 }
 }
 }
-if(!valid51){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data150};
+if(!valid52){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data155};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -7970,40 +8173,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs445;
+errors = _errs456;
 if(vErrors !== null){
-if(_errs445){
-vErrors.length = _errs445;
+if(_errs456){
+vErrors.length = _errs456;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs444 === errors;
+var valid49 = _errs455 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.medium !== undefined){
-let data151 = data147.medium;
-const _errs458 = errors;
-const _errs459 = errors;
-let valid52 = false;
-const _errs460 = errors;
-if(typeof data151 !== "string"){
-let dataType162 = typeof data151;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data151;
+if(valid49){
+if(data152.medium !== undefined){
+let data156 = data152.medium;
+const _errs469 = errors;
+const _errs470 = errors;
+let valid53 = false;
+const _errs471 = errors;
+if(typeof data156 !== "string"){
+let dataType166 = typeof data156;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data156;
 }
-else if(data151 === null){
-coerced162 = "";
+else if(data156 === null){
+coerced166 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8013,15 +8216,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data151 = coerced162;
-if(data147 !== undefined){
-data147["medium"] = coerced162;
+if(coerced166 !== undefined){
+data156 = coerced166;
+if(data152 !== undefined){
+data152["medium"] = coerced166;
 }
 }
 }
-if("minimal" !== data151){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data151};
+if("minimal" !== data156){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data156};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8030,22 +8233,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs460 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs462 = errors;
-if(typeof data151 !== "string"){
-let dataType163 = typeof data151;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data151;
+var _valid15 = _errs471 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs473 = errors;
+if(typeof data156 !== "string"){
+let dataType167 = typeof data156;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data156;
 }
-else if(data151 === null){
-coerced163 = "";
+else if(data156 === null){
+coerced167 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8055,15 +8258,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data151 = coerced163;
-if(data147 !== undefined){
-data147["medium"] = coerced163;
+if(coerced167 !== undefined){
+data156 = coerced167;
+if(data152 !== undefined){
+data152["medium"] = coerced167;
 }
 }
 }
-if("low" !== data151){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data151};
+if("low" !== data156){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data156};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8072,22 +8275,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs462 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs464 = errors;
-if(typeof data151 !== "string"){
-let dataType164 = typeof data151;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data151;
+var _valid15 = _errs473 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs475 = errors;
+if(typeof data156 !== "string"){
+let dataType168 = typeof data156;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data156;
 }
-else if(data151 === null){
-coerced164 = "";
+else if(data156 === null){
+coerced168 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8097,15 +8300,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data151 = coerced164;
-if(data147 !== undefined){
-data147["medium"] = coerced164;
+if(coerced168 !== undefined){
+data156 = coerced168;
+if(data152 !== undefined){
+data152["medium"] = coerced168;
 }
 }
 }
-if("medium" !== data151){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data151};
+if("medium" !== data156){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data156};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8114,22 +8317,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs464 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs466 = errors;
-if(typeof data151 !== "string"){
-let dataType165 = typeof data151;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data151;
+var _valid15 = _errs475 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs477 = errors;
+if(typeof data156 !== "string"){
+let dataType169 = typeof data156;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data156;
 }
-else if(data151 === null){
-coerced165 = "";
+else if(data156 === null){
+coerced169 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data156};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8139,15 +8342,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data151 = coerced165;
-if(data147 !== undefined){
-data147["medium"] = coerced165;
+if(coerced169 !== undefined){
+data156 = coerced169;
+if(data152 !== undefined){
+data152["medium"] = coerced169;
 }
 }
 }
-if("high" !== data151){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data151};
+if("high" !== data156){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data156};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8156,22 +8359,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs466 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs468 = errors;
-if(typeof data151 !== "string"){
-let dataType166 = typeof data151;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data151;
+var _valid15 = _errs477 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs479 = errors;
+if(typeof data156 !== "string"){
+let dataType170 = typeof data156;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data156;
 }
-else if(data151 === null){
-coerced166 = "";
+else if(data156 === null){
+coerced170 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data156};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8181,15 +8384,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data151 = coerced166;
-if(data147 !== undefined){
-data147["medium"] = coerced166;
+if(coerced170 !== undefined){
+data156 = coerced170;
+if(data152 !== undefined){
+data152["medium"] = coerced170;
 }
 }
 }
-if("xhigh" !== data151){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data151};
+if("xhigh" !== data156){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data156};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8198,22 +8401,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs468 === errors;
-valid52 = valid52 || _valid15;
-if(!valid52){
-const _errs470 = errors;
-if(typeof data151 !== "string"){
-let dataType167 = typeof data151;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data151;
+var _valid15 = _errs479 === errors;
+valid53 = valid53 || _valid15;
+if(!valid53){
+const _errs481 = errors;
+if(typeof data156 !== "string"){
+let dataType171 = typeof data156;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data156;
 }
-else if(data151 === null){
-coerced167 = "";
+else if(data156 === null){
+coerced171 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data156};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8223,15 +8426,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data151 = coerced167;
-if(data147 !== undefined){
-data147["medium"] = coerced167;
+if(coerced171 !== undefined){
+data156 = coerced171;
+if(data152 !== undefined){
+data152["medium"] = coerced171;
 }
 }
 }
-if("max" !== data151){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data151};
+if("max" !== data156){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data156};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8240,15 +8443,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs470 === errors;
-valid52 = valid52 || _valid15;
+var _valid15 = _errs481 === errors;
+valid53 = valid53 || _valid15;
 }
 }
 }
 }
 }
-if(!valid52){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data151};
+if(!valid53){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data156};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8260,40 +8463,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs459;
+errors = _errs470;
 if(vErrors !== null){
-if(_errs459){
-vErrors.length = _errs459;
+if(_errs470){
+vErrors.length = _errs470;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs458 === errors;
+var valid49 = _errs469 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.high !== undefined){
-let data152 = data147.high;
-const _errs472 = errors;
-const _errs473 = errors;
-let valid53 = false;
-const _errs474 = errors;
-if(typeof data152 !== "string"){
-let dataType168 = typeof data152;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data152;
+if(valid49){
+if(data152.high !== undefined){
+let data157 = data152.high;
+const _errs483 = errors;
+const _errs484 = errors;
+let valid54 = false;
+const _errs485 = errors;
+if(typeof data157 !== "string"){
+let dataType172 = typeof data157;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data157;
 }
-else if(data152 === null){
-coerced168 = "";
+else if(data157 === null){
+coerced172 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data157};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8303,15 +8506,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data152 = coerced168;
-if(data147 !== undefined){
-data147["high"] = coerced168;
+if(coerced172 !== undefined){
+data157 = coerced172;
+if(data152 !== undefined){
+data152["high"] = coerced172;
 }
 }
 }
-if("minimal" !== data152){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data152};
+if("minimal" !== data157){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data157};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8320,22 +8523,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs474 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs476 = errors;
-if(typeof data152 !== "string"){
-let dataType169 = typeof data152;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data152;
+var _valid16 = _errs485 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs487 = errors;
+if(typeof data157 !== "string"){
+let dataType173 = typeof data157;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data157;
 }
-else if(data152 === null){
-coerced169 = "";
+else if(data157 === null){
+coerced173 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data157};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8345,15 +8548,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data152 = coerced169;
-if(data147 !== undefined){
-data147["high"] = coerced169;
+if(coerced173 !== undefined){
+data157 = coerced173;
+if(data152 !== undefined){
+data152["high"] = coerced173;
 }
 }
 }
-if("low" !== data152){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data152};
+if("low" !== data157){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data157};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8362,22 +8565,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs476 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs478 = errors;
-if(typeof data152 !== "string"){
-let dataType170 = typeof data152;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data152;
+var _valid16 = _errs487 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs489 = errors;
+if(typeof data157 !== "string"){
+let dataType174 = typeof data157;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data157;
 }
-else if(data152 === null){
-coerced170 = "";
+else if(data157 === null){
+coerced174 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data157};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8387,15 +8590,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data152 = coerced170;
-if(data147 !== undefined){
-data147["high"] = coerced170;
+if(coerced174 !== undefined){
+data157 = coerced174;
+if(data152 !== undefined){
+data152["high"] = coerced174;
 }
 }
 }
-if("medium" !== data152){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data152};
+if("medium" !== data157){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data157};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8404,22 +8607,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs478 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs480 = errors;
-if(typeof data152 !== "string"){
-let dataType171 = typeof data152;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data152;
+var _valid16 = _errs489 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs491 = errors;
+if(typeof data157 !== "string"){
+let dataType175 = typeof data157;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data157;
 }
-else if(data152 === null){
-coerced171 = "";
+else if(data157 === null){
+coerced175 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data157};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8429,15 +8632,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data152 = coerced171;
-if(data147 !== undefined){
-data147["high"] = coerced171;
+if(coerced175 !== undefined){
+data157 = coerced175;
+if(data152 !== undefined){
+data152["high"] = coerced175;
 }
 }
 }
-if("high" !== data152){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data152};
+if("high" !== data157){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data157};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8446,22 +8649,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs480 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs482 = errors;
-if(typeof data152 !== "string"){
-let dataType172 = typeof data152;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data152;
+var _valid16 = _errs491 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs493 = errors;
+if(typeof data157 !== "string"){
+let dataType176 = typeof data157;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data157;
 }
-else if(data152 === null){
-coerced172 = "";
+else if(data157 === null){
+coerced176 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data157};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8471,15 +8674,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data152 = coerced172;
-if(data147 !== undefined){
-data147["high"] = coerced172;
+if(coerced176 !== undefined){
+data157 = coerced176;
+if(data152 !== undefined){
+data152["high"] = coerced176;
 }
 }
 }
-if("xhigh" !== data152){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data152};
+if("xhigh" !== data157){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data157};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8488,22 +8691,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs482 === errors;
-valid53 = valid53 || _valid16;
-if(!valid53){
-const _errs484 = errors;
-if(typeof data152 !== "string"){
-let dataType173 = typeof data152;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data152;
+var _valid16 = _errs493 === errors;
+valid54 = valid54 || _valid16;
+if(!valid54){
+const _errs495 = errors;
+if(typeof data157 !== "string"){
+let dataType177 = typeof data157;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data157;
 }
-else if(data152 === null){
-coerced173 = "";
+else if(data157 === null){
+coerced177 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data157};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8513,15 +8716,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data152 = coerced173;
-if(data147 !== undefined){
-data147["high"] = coerced173;
+if(coerced177 !== undefined){
+data157 = coerced177;
+if(data152 !== undefined){
+data152["high"] = coerced177;
 }
 }
 }
-if("max" !== data152){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data152};
+if("max" !== data157){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data157};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8530,15 +8733,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs484 === errors;
-valid53 = valid53 || _valid16;
+var _valid16 = _errs495 === errors;
+valid54 = valid54 || _valid16;
 }
 }
 }
 }
 }
-if(!valid53){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data152};
+if(!valid54){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data157};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8550,40 +8753,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs473;
+errors = _errs484;
 if(vErrors !== null){
-if(_errs473){
-vErrors.length = _errs473;
+if(_errs484){
+vErrors.length = _errs484;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs472 === errors;
+var valid49 = _errs483 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.xhigh !== undefined){
-let data153 = data147.xhigh;
-const _errs486 = errors;
-const _errs487 = errors;
-let valid54 = false;
-const _errs488 = errors;
-if(typeof data153 !== "string"){
-let dataType174 = typeof data153;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data153;
+if(valid49){
+if(data152.xhigh !== undefined){
+let data158 = data152.xhigh;
+const _errs497 = errors;
+const _errs498 = errors;
+let valid55 = false;
+const _errs499 = errors;
+if(typeof data158 !== "string"){
+let dataType178 = typeof data158;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data158;
 }
-else if(data153 === null){
-coerced174 = "";
+else if(data158 === null){
+coerced178 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data158};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8593,15 +8796,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data153 = coerced174;
-if(data147 !== undefined){
-data147["xhigh"] = coerced174;
+if(coerced178 !== undefined){
+data158 = coerced178;
+if(data152 !== undefined){
+data152["xhigh"] = coerced178;
 }
 }
 }
-if("minimal" !== data153){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data153};
+if("minimal" !== data158){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data158};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8610,22 +8813,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs488 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs490 = errors;
-if(typeof data153 !== "string"){
-let dataType175 = typeof data153;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data153;
+var _valid17 = _errs499 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs501 = errors;
+if(typeof data158 !== "string"){
+let dataType179 = typeof data158;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data158;
 }
-else if(data153 === null){
-coerced175 = "";
+else if(data158 === null){
+coerced179 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data158};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8635,15 +8838,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data153 = coerced175;
-if(data147 !== undefined){
-data147["xhigh"] = coerced175;
+if(coerced179 !== undefined){
+data158 = coerced179;
+if(data152 !== undefined){
+data152["xhigh"] = coerced179;
 }
 }
 }
-if("low" !== data153){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data153};
+if("low" !== data158){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data158};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8652,22 +8855,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs490 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs492 = errors;
-if(typeof data153 !== "string"){
-let dataType176 = typeof data153;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data153;
+var _valid17 = _errs501 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs503 = errors;
+if(typeof data158 !== "string"){
+let dataType180 = typeof data158;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data158;
 }
-else if(data153 === null){
-coerced176 = "";
+else if(data158 === null){
+coerced180 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data158};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8677,15 +8880,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data153 = coerced176;
-if(data147 !== undefined){
-data147["xhigh"] = coerced176;
+if(coerced180 !== undefined){
+data158 = coerced180;
+if(data152 !== undefined){
+data152["xhigh"] = coerced180;
 }
 }
 }
-if("medium" !== data153){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data153};
+if("medium" !== data158){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data158};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8694,22 +8897,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs492 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs494 = errors;
-if(typeof data153 !== "string"){
-let dataType177 = typeof data153;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data153;
+var _valid17 = _errs503 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs505 = errors;
+if(typeof data158 !== "string"){
+let dataType181 = typeof data158;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data158;
 }
-else if(data153 === null){
-coerced177 = "";
+else if(data158 === null){
+coerced181 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data158};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8719,15 +8922,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data153 = coerced177;
-if(data147 !== undefined){
-data147["xhigh"] = coerced177;
+if(coerced181 !== undefined){
+data158 = coerced181;
+if(data152 !== undefined){
+data152["xhigh"] = coerced181;
 }
 }
 }
-if("high" !== data153){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data153};
+if("high" !== data158){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data158};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8736,22 +8939,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs494 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs496 = errors;
-if(typeof data153 !== "string"){
-let dataType178 = typeof data153;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data153;
+var _valid17 = _errs505 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs507 = errors;
+if(typeof data158 !== "string"){
+let dataType182 = typeof data158;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data158;
 }
-else if(data153 === null){
-coerced178 = "";
+else if(data158 === null){
+coerced182 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data158};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8761,15 +8964,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data153 = coerced178;
-if(data147 !== undefined){
-data147["xhigh"] = coerced178;
+if(coerced182 !== undefined){
+data158 = coerced182;
+if(data152 !== undefined){
+data152["xhigh"] = coerced182;
 }
 }
 }
-if("xhigh" !== data153){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data153};
+if("xhigh" !== data158){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data158};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8778,22 +8981,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs496 === errors;
-valid54 = valid54 || _valid17;
-if(!valid54){
-const _errs498 = errors;
-if(typeof data153 !== "string"){
-let dataType179 = typeof data153;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data153;
+var _valid17 = _errs507 === errors;
+valid55 = valid55 || _valid17;
+if(!valid55){
+const _errs509 = errors;
+if(typeof data158 !== "string"){
+let dataType183 = typeof data158;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data158;
 }
-else if(data153 === null){
-coerced179 = "";
+else if(data158 === null){
+coerced183 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data158};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -8803,15 +9006,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data153 = coerced179;
-if(data147 !== undefined){
-data147["xhigh"] = coerced179;
+if(coerced183 !== undefined){
+data158 = coerced183;
+if(data152 !== undefined){
+data152["xhigh"] = coerced183;
 }
 }
 }
-if("max" !== data153){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data153};
+if("max" !== data158){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data158};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -8820,15 +9023,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs498 === errors;
-valid54 = valid54 || _valid17;
+var _valid17 = _errs509 === errors;
+valid55 = valid55 || _valid17;
 }
 }
 }
 }
 }
-if(!valid54){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data153};
+if(!valid55){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data158};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -8840,40 +9043,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs487;
+errors = _errs498;
 if(vErrors !== null){
-if(_errs487){
-vErrors.length = _errs487;
+if(_errs498){
+vErrors.length = _errs498;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs486 === errors;
+var valid49 = _errs497 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data147.max !== undefined){
-let data154 = data147.max;
-const _errs500 = errors;
-const _errs501 = errors;
-let valid55 = false;
-const _errs502 = errors;
-if(typeof data154 !== "string"){
-let dataType180 = typeof data154;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data154;
+if(valid49){
+if(data152.max !== undefined){
+let data159 = data152.max;
+const _errs511 = errors;
+const _errs512 = errors;
+let valid56 = false;
+const _errs513 = errors;
+if(typeof data159 !== "string"){
+let dataType184 = typeof data159;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data159;
 }
-else if(data154 === null){
-coerced180 = "";
+else if(data159 === null){
+coerced184 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data159};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -8883,15 +9086,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data154 = coerced180;
-if(data147 !== undefined){
-data147["max"] = coerced180;
+if(coerced184 !== undefined){
+data159 = coerced184;
+if(data152 !== undefined){
+data152["max"] = coerced184;
 }
 }
 }
-if("minimal" !== data154){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data154};
+if("minimal" !== data159){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data159};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -8900,22 +9103,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs502 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs504 = errors;
-if(typeof data154 !== "string"){
-let dataType181 = typeof data154;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data154;
+var _valid18 = _errs513 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs515 = errors;
+if(typeof data159 !== "string"){
+let dataType185 = typeof data159;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data159;
 }
-else if(data154 === null){
-coerced181 = "";
+else if(data159 === null){
+coerced185 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data159};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -8925,15 +9128,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data154 = coerced181;
-if(data147 !== undefined){
-data147["max"] = coerced181;
+if(coerced185 !== undefined){
+data159 = coerced185;
+if(data152 !== undefined){
+data152["max"] = coerced185;
 }
 }
 }
-if("low" !== data154){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data154};
+if("low" !== data159){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data159};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -8942,22 +9145,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs504 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs506 = errors;
-if(typeof data154 !== "string"){
-let dataType182 = typeof data154;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data154;
+var _valid18 = _errs515 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs517 = errors;
+if(typeof data159 !== "string"){
+let dataType186 = typeof data159;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data159;
 }
-else if(data154 === null){
-coerced182 = "";
+else if(data159 === null){
+coerced186 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data159};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -8967,15 +9170,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data154 = coerced182;
-if(data147 !== undefined){
-data147["max"] = coerced182;
+if(coerced186 !== undefined){
+data159 = coerced186;
+if(data152 !== undefined){
+data152["max"] = coerced186;
 }
 }
 }
-if("medium" !== data154){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data154};
+if("medium" !== data159){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data159};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -8984,22 +9187,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs506 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs508 = errors;
-if(typeof data154 !== "string"){
-let dataType183 = typeof data154;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data154;
+var _valid18 = _errs517 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs519 = errors;
+if(typeof data159 !== "string"){
+let dataType187 = typeof data159;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data159;
 }
-else if(data154 === null){
-coerced183 = "";
+else if(data159 === null){
+coerced187 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data159};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9009,15 +9212,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data154 = coerced183;
-if(data147 !== undefined){
-data147["max"] = coerced183;
+if(coerced187 !== undefined){
+data159 = coerced187;
+if(data152 !== undefined){
+data152["max"] = coerced187;
 }
 }
 }
-if("high" !== data154){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data154};
+if("high" !== data159){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data159};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9026,22 +9229,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs508 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs510 = errors;
-if(typeof data154 !== "string"){
-let dataType184 = typeof data154;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data154;
+var _valid18 = _errs519 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs521 = errors;
+if(typeof data159 !== "string"){
+let dataType188 = typeof data159;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data159;
 }
-else if(data154 === null){
-coerced184 = "";
+else if(data159 === null){
+coerced188 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data159};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9051,15 +9254,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data154 = coerced184;
-if(data147 !== undefined){
-data147["max"] = coerced184;
+if(coerced188 !== undefined){
+data159 = coerced188;
+if(data152 !== undefined){
+data152["max"] = coerced188;
 }
 }
 }
-if("xhigh" !== data154){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data154};
+if("xhigh" !== data159){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data159};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9068,22 +9271,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs510 === errors;
-valid55 = valid55 || _valid18;
-if(!valid55){
-const _errs512 = errors;
-if(typeof data154 !== "string"){
-let dataType185 = typeof data154;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data154;
+var _valid18 = _errs521 === errors;
+valid56 = valid56 || _valid18;
+if(!valid56){
+const _errs523 = errors;
+if(typeof data159 !== "string"){
+let dataType189 = typeof data159;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data159;
 }
-else if(data154 === null){
-coerced185 = "";
+else if(data159 === null){
+coerced189 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data159};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9093,15 +9296,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data154 = coerced185;
-if(data147 !== undefined){
-data147["max"] = coerced185;
+if(coerced189 !== undefined){
+data159 = coerced189;
+if(data152 !== undefined){
+data152["max"] = coerced189;
 }
 }
 }
-if("max" !== data154){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data154};
+if("max" !== data159){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data159};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9110,15 +9313,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs512 === errors;
-valid55 = valid55 || _valid18;
+var _valid18 = _errs523 === errors;
+valid56 = valid56 || _valid18;
 }
 }
 }
 }
 }
-if(!valid55){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data154};
+if(!valid56){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data159};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9130,20 +9333,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs501;
+errors = _errs512;
 if(vErrors !== null){
-if(_errs501){
-vErrors.length = _errs501;
+if(_errs512){
+vErrors.length = _errs512;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid48 = _errs500 === errors;
+var valid49 = _errs511 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
 }
 }
@@ -9154,476 +9357,194 @@ var valid48 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data147}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data152}];
 return false;
 }
 }
-var valid42 = _errs413 === errors;
+var valid43 = _errs424 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data134.answer_tokens !== undefined){
-let data155 = data134.answer_tokens;
-const _errs514 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType186 = typeof data155;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 === "boolean" || data155 === null
-              || (dataType186 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced186 = +data155;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
-return false;
-}
-}
-if(coerced186 !== undefined){
-data155 = coerced186;
-if(data134 !== undefined){
-data134["answer_tokens"] = coerced186;
-}
-}
-}
-if(errors === _errs514){
-if(typeof data155 == "number"){
-if(data155 < 1 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data155}];
-return false;
-}
-}
-}
-var valid42 = _errs514 === errors;
-}
-else {
-var valid42 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data134}];
-return false;
-}
-}
-var valid41 = _errs353 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.pricing !== undefined){
-let data156 = data127.pricing;
-const _errs516 = errors;
-if(errors === _errs516){
-if(data156 && typeof data156 == "object" && !Array.isArray(data156)){
-let missing6;
-if(((data156.input === undefined) && (missing6 = "input")) || ((data156.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-}
-else {
-const _errs518 = errors;
-for(const key30 in data156){
-if(!((((((key30 === "input") || (key30 === "output")) || (key30 === "cached_input")) || (key30 === "cache_write")) || (key30 === "cache_write_1h")) || (key30 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-break;
-}
-}
-if(_errs518 === errors){
-if(data156.input !== undefined){
-let data157 = data156.input;
-const _errs519 = errors;
-if(!(typeof data157 == "number")){
-let dataType187 = typeof data157;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "boolean" || data157 === null
-              || (dataType187 == "string" && data157 && data157 == +data157)){
-coerced187 = +data157;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-if(coerced187 !== undefined){
-data157 = coerced187;
-if(data156 !== undefined){
-data156["input"] = coerced187;
-}
-}
-}
-if(errors === _errs519){
-if(typeof data157 == "number"){
-if(data157 < 0 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data157}];
-return false;
-}
-}
-}
-var valid56 = _errs519 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.output !== undefined){
-let data158 = data156.output;
-const _errs521 = errors;
-if(!(typeof data158 == "number")){
-let dataType188 = typeof data158;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "boolean" || data158 === null
-              || (dataType188 == "string" && data158 && data158 == +data158)){
-coerced188 = +data158;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
-return false;
-}
-}
-if(coerced188 !== undefined){
-data158 = coerced188;
-if(data156 !== undefined){
-data156["output"] = coerced188;
-}
-}
-}
-if(errors === _errs521){
-if(typeof data158 == "number"){
-if(data158 < 0 || isNaN(data158)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data158}];
-return false;
-}
-}
-}
-var valid56 = _errs521 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cached_input !== undefined){
-let data159 = data156.cached_input;
-const _errs523 = errors;
-if(!(typeof data159 == "number")){
-let dataType189 = typeof data159;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "boolean" || data159 === null
-              || (dataType189 == "string" && data159 && data159 == +data159)){
-coerced189 = +data159;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-if(coerced189 !== undefined){
-data159 = coerced189;
-if(data156 !== undefined){
-data156["cached_input"] = coerced189;
-}
-}
-}
-if(errors === _errs523){
-if(typeof data159 == "number"){
-if(data159 < 0 || isNaN(data159)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data159}];
-return false;
-}
-}
-}
-var valid56 = _errs523 === errors;
-}
-else {
-var valid56 = true;
-}
-if(valid56){
-if(data156.cache_write !== undefined){
-let data160 = data156.cache_write;
+if(valid43){
+if(data139.answer_tokens !== undefined){
+let data160 = data139.answer_tokens;
 const _errs525 = errors;
-if(!(typeof data160 == "number")){
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
 let dataType190 = typeof data160;
 let coerced190 = undefined;
 if(!(coerced190 !== undefined)){
-if(dataType190 == "boolean" || data160 === null
-              || (dataType190 == "string" && data160 && data160 == +data160)){
+if(dataType190 === "boolean" || data160 === null
+              || (dataType190 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
 coerced190 = +data160;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data160}];
 return false;
 }
 }
 if(coerced190 !== undefined){
 data160 = coerced190;
-if(data156 !== undefined){
-data156["cache_write"] = coerced190;
+if(data139 !== undefined){
+data139["answer_tokens"] = coerced190;
 }
 }
 }
 if(errors === _errs525){
 if(typeof data160 == "number"){
-if(data160 < 0 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data160}];
+if(data160 < 1 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data160}];
 return false;
 }
 }
 }
-var valid56 = _errs525 === errors;
+var valid43 = _errs525 === errors;
 }
 else {
-var valid56 = true;
+var valid43 = true;
 }
-if(valid56){
-if(data156.cache_write_1h !== undefined){
-let data161 = data156.cache_write_1h;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data139}];
+return false;
+}
+}
+var valid42 = _errs364 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data132.pricing !== undefined){
+let data161 = data132.pricing;
 const _errs527 = errors;
-if(!(typeof data161 == "number")){
-let dataType191 = typeof data161;
+if(errors === _errs527){
+if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
+let missing7;
+if(((data161.input === undefined) && (missing7 = "input")) || ((data161.output === undefined) && (missing7 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data161}];
+return false;
+}
+else {
+const _errs529 = errors;
+for(const key31 in data161){
+if(!((((((key31 === "input") || (key31 === "output")) || (key31 === "cached_input")) || (key31 === "cache_write")) || (key31 === "cache_write_1h")) || (key31 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data161}];
+return false;
+break;
+}
+}
+if(_errs529 === errors){
+if(data161.input !== undefined){
+let data162 = data161.input;
+const _errs530 = errors;
+if(!(typeof data162 == "number")){
+let dataType191 = typeof data162;
 let coerced191 = undefined;
 if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data161 === null
-              || (dataType191 == "string" && data161 && data161 == +data161)){
-coerced191 = +data161;
+if(dataType191 == "boolean" || data162 === null
+              || (dataType191 == "string" && data162 && data162 == +data162)){
+coerced191 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data162}];
 return false;
 }
 }
 if(coerced191 !== undefined){
-data161 = coerced191;
-if(data156 !== undefined){
-data156["cache_write_1h"] = coerced191;
+data162 = coerced191;
+if(data161 !== undefined){
+data161["input"] = coerced191;
 }
 }
 }
-if(errors === _errs527){
-if(typeof data161 == "number"){
-if(data161 < 0 || isNaN(data161)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data161}];
+if(errors === _errs530){
+if(typeof data162 == "number"){
+if(data162 < 0 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data162}];
 return false;
 }
 }
 }
-var valid56 = _errs527 === errors;
+var valid57 = _errs530 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data156.reasoning !== undefined){
-let data162 = data156.reasoning;
-const _errs529 = errors;
-if(!(typeof data162 == "number")){
-let dataType192 = typeof data162;
+if(valid57){
+if(data161.output !== undefined){
+let data163 = data161.output;
+const _errs532 = errors;
+if(!(typeof data163 == "number")){
+let dataType192 = typeof data163;
 let coerced192 = undefined;
 if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data162 === null
-              || (dataType192 == "string" && data162 && data162 == +data162)){
-coerced192 = +data162;
+if(dataType192 == "boolean" || data163 === null
+              || (dataType192 == "string" && data163 && data163 == +data163)){
+coerced192 = +data163;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data163}];
 return false;
 }
 }
 if(coerced192 !== undefined){
-data162 = coerced192;
-if(data156 !== undefined){
-data156["reasoning"] = coerced192;
+data163 = coerced192;
+if(data161 !== undefined){
+data161["output"] = coerced192;
 }
 }
 }
-if(errors === _errs529){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data162}];
+if(errors === _errs532){
+if(typeof data163 == "number"){
+if(data163 < 0 || isNaN(data163)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data163}];
 return false;
 }
 }
 }
-var valid56 = _errs529 === errors;
+var valid57 = _errs532 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data156}];
-return false;
-}
-}
-var valid41 = _errs516 === errors;
-}
-else {
-var valid41 = true;
-}
-if(valid41){
-if(data127.priced_features !== undefined){
-let data163 = data127.priced_features;
-const _errs531 = errors;
-if(errors === _errs531){
-if(data163 && typeof data163 == "object" && !Array.isArray(data163)){
-const _errs533 = errors;
-for(const key31 in data163){
-if(!(((key31 === "server_tools") || (key31 === "service_tiers")) || (key31 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
-return false;
-break;
-}
-}
-if(_errs533 === errors){
-if(data163.server_tools !== undefined){
-let data164 = data163.server_tools;
+if(valid57){
+if(data161.cached_input !== undefined){
+let data164 = data161.cached_input;
 const _errs534 = errors;
-if(errors === _errs534){
-if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
-if(Object.keys(data164).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
-}
-else {
-var valid58 = true;
-for(const key32 in data164){
-if(pattern6.test(key32)){
-let data165 = data164[key32];
-const _errs536 = errors;
-if(errors === _errs536){
-if(data165 && typeof data165 == "object" && !Array.isArray(data165)){
-let missing7;
-if((data165.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-else {
-const _errs538 = errors;
-for(const key33 in data165){
-if(!((key33 === "usd_per_call") || (key33 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-break;
-}
-}
-if(_errs538 === errors){
-if(data165.usd_per_call !== undefined){
-let data166 = data165.usd_per_call;
-const _errs539 = errors;
-if(!(typeof data166 == "number")){
-let dataType193 = typeof data166;
+if(!(typeof data164 == "number")){
+let dataType193 = typeof data164;
 let coerced193 = undefined;
 if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data166 === null
-              || (dataType193 == "string" && data166 && data166 == +data166)){
-coerced193 = +data166;
+if(dataType193 == "boolean" || data164 === null
+              || (dataType193 == "string" && data164 && data164 == +data164)){
+coerced193 = +data164;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data164}];
 return false;
 }
 }
 if(coerced193 !== undefined){
-data166 = coerced193;
-if(data165 !== undefined){
-data165["usd_per_call"] = coerced193;
+data164 = coerced193;
+if(data161 !== undefined){
+data161["cached_input"] = coerced193;
 }
 }
 }
-if(errors === _errs539){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data166}];
+if(errors === _errs534){
+if(typeof data164 == "number"){
+if(data164 < 0 || isNaN(data164)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data164}];
 return false;
 }
-}
-}
-var valid59 = _errs539 === errors;
-}
-else {
-var valid59 = true;
-}
-if(valid59){
-if(data165.max_calls !== undefined){
-let data167 = data165.max_calls;
-const _errs541 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType194 = typeof data167;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 === "boolean" || data167 === null
-              || (dataType194 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced194 = +data167;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-}
-if(coerced194 !== undefined){
-data167 = coerced194;
-if(data165 !== undefined){
-data165["max_calls"] = coerced194;
-}
-}
-}
-if(errors === _errs541){
-if(typeof data167 == "number"){
-if(data167 > 1000 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-else {
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data167}];
-return false;
-}
-}
-}
-}
-var valid59 = _errs541 === errors;
-}
-else {
-var valid59 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key32.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data165}];
-return false;
-}
-}
-var valid58 = _errs536 === errors;
-if(!valid58){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data164}];
-return false;
 }
 }
 var valid57 = _errs534 === errors;
@@ -9632,549 +9553,886 @@ else {
 var valid57 = true;
 }
 if(valid57){
-if(data163.service_tiers !== undefined){
-let data168 = data163.service_tiers;
-const _errs543 = errors;
-if(errors === _errs543){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-if(Object.keys(data168).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
-return false;
+if(data161.cache_write !== undefined){
+let data165 = data161.cache_write;
+const _errs536 = errors;
+if(!(typeof data165 == "number")){
+let dataType194 = typeof data165;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "boolean" || data165 === null
+              || (dataType194 == "string" && data165 && data165 == +data165)){
+coerced194 = +data165;
 }
 else {
-var valid60 = true;
-for(const key34 in data168){
-if(pattern6.test(key34)){
-let data169 = data168[key34];
-const _errs545 = errors;
-if(errors === _errs545){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-let missing8;
-if((data169.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-else {
-const _errs547 = errors;
-for(const key35 in data169){
-if(!(key35 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-break;
-}
-}
-if(_errs547 === errors){
-if(data169.pricing !== undefined){
-let data170 = data169.pricing;
-const _errs548 = errors;
-if(errors === _errs548){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing9;
-if(((data170.input === undefined) && (missing9 = "input")) || ((data170.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-else {
-const _errs550 = errors;
-for(const key36 in data170){
-if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-break;
-}
-}
-if(_errs550 === errors){
-if(data170.input !== undefined){
-let data171 = data170.input;
-const _errs551 = errors;
-if(!(typeof data171 == "number")){
-let dataType195 = typeof data171;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data171 === null
-              || (dataType195 == "string" && data171 && data171 == +data171)){
-coerced195 = +data171;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data165}];
 return false;
 }
 }
-if(coerced195 !== undefined){
-data171 = coerced195;
-if(data170 !== undefined){
-data170["input"] = coerced195;
+if(coerced194 !== undefined){
+data165 = coerced194;
+if(data161 !== undefined){
+data161["cache_write"] = coerced194;
 }
 }
 }
-if(errors === _errs551){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data171}];
+if(errors === _errs536){
+if(typeof data165 == "number"){
+if(data165 < 0 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data165}];
 return false;
 }
 }
 }
-var valid62 = _errs551 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.output !== undefined){
-let data172 = data170.output;
-const _errs553 = errors;
-if(!(typeof data172 == "number")){
-let dataType196 = typeof data172;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data172 === null
-              || (dataType196 == "string" && data172 && data172 == +data172)){
-coerced196 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-if(coerced196 !== undefined){
-data172 = coerced196;
-if(data170 !== undefined){
-data170["output"] = coerced196;
-}
-}
-}
-if(errors === _errs553){
-if(typeof data172 == "number"){
-if(data172 < 0 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data172}];
-return false;
-}
-}
-}
-var valid62 = _errs553 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cached_input !== undefined){
-let data173 = data170.cached_input;
-const _errs555 = errors;
-if(!(typeof data173 == "number")){
-let dataType197 = typeof data173;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data173 === null
-              || (dataType197 == "string" && data173 && data173 == +data173)){
-coerced197 = +data173;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-if(coerced197 !== undefined){
-data173 = coerced197;
-if(data170 !== undefined){
-data170["cached_input"] = coerced197;
-}
-}
-}
-if(errors === _errs555){
-if(typeof data173 == "number"){
-if(data173 < 0 || isNaN(data173)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data173}];
-return false;
-}
-}
-}
-var valid62 = _errs555 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write !== undefined){
-let data174 = data170.cache_write;
-const _errs557 = errors;
-if(!(typeof data174 == "number")){
-let dataType198 = typeof data174;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "boolean" || data174 === null
-              || (dataType198 == "string" && data174 && data174 == +data174)){
-coerced198 = +data174;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data174 = coerced198;
-if(data170 !== undefined){
-data170["cache_write"] = coerced198;
-}
-}
-}
-if(errors === _errs557){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data174}];
-return false;
-}
-}
-}
-var valid62 = _errs557 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.cache_write_1h !== undefined){
-let data175 = data170.cache_write_1h;
-const _errs559 = errors;
-if(!(typeof data175 == "number")){
-let dataType199 = typeof data175;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data175 === null
-              || (dataType199 == "string" && data175 && data175 == +data175)){
-coerced199 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-if(coerced199 !== undefined){
-data175 = coerced199;
-if(data170 !== undefined){
-data170["cache_write_1h"] = coerced199;
-}
-}
-}
-if(errors === _errs559){
-if(typeof data175 == "number"){
-if(data175 < 0 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data175}];
-return false;
-}
-}
-}
-var valid62 = _errs559 === errors;
-}
-else {
-var valid62 = true;
-}
-if(valid62){
-if(data170.reasoning !== undefined){
-let data176 = data170.reasoning;
-const _errs561 = errors;
-if(!(typeof data176 == "number")){
-let dataType200 = typeof data176;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data176 === null
-              || (dataType200 == "string" && data176 && data176 == +data176)){
-coerced200 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data176 = coerced200;
-if(data170 !== undefined){
-data170["reasoning"] = coerced200;
-}
-}
-}
-if(errors === _errs561){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data176}];
-return false;
-}
-}
-}
-var valid62 = _errs561 === errors;
-}
-else {
-var valid62 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data170}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data169}];
-return false;
-}
-}
-var valid60 = _errs545 === errors;
-if(!valid60){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data168}];
-return false;
-}
-}
-var valid57 = _errs543 === errors;
+var valid57 = _errs536 === errors;
 }
 else {
 var valid57 = true;
 }
 if(valid57){
-if(data163.betas !== undefined){
-let data177 = data163.betas;
-const _errs563 = errors;
-if(errors === _errs563){
-if(data177 && typeof data177 == "object" && !Array.isArray(data177)){
-if(Object.keys(data177).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+if(data161.cache_write_1h !== undefined){
+let data166 = data161.cache_write_1h;
+const _errs538 = errors;
+if(!(typeof data166 == "number")){
+let dataType195 = typeof data166;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "boolean" || data166 === null
+              || (dataType195 == "string" && data166 && data166 == +data166)){
+coerced195 = +data166;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data166}];
 return false;
+}
+}
+if(coerced195 !== undefined){
+data166 = coerced195;
+if(data161 !== undefined){
+data161["cache_write_1h"] = coerced195;
+}
+}
+}
+if(errors === _errs538){
+if(typeof data166 == "number"){
+if(data166 < 0 || isNaN(data166)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data166}];
+return false;
+}
+}
+}
+var valid57 = _errs538 === errors;
+}
+else {
+var valid57 = true;
+}
+if(valid57){
+if(data161.reasoning !== undefined){
+let data167 = data161.reasoning;
+const _errs540 = errors;
+if(!(typeof data167 == "number")){
+let dataType196 = typeof data167;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "boolean" || data167 === null
+              || (dataType196 == "string" && data167 && data167 == +data167)){
+coerced196 = +data167;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data167}];
+return false;
+}
+}
+if(coerced196 !== undefined){
+data167 = coerced196;
+if(data161 !== undefined){
+data161["reasoning"] = coerced196;
+}
+}
+}
+if(errors === _errs540){
+if(typeof data167 == "number"){
+if(data167 < 0 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data167}];
+return false;
+}
+}
+}
+var valid57 = _errs540 === errors;
+}
+else {
+var valid57 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data161}];
+return false;
+}
+}
+var valid42 = _errs527 === errors;
+}
+else {
+var valid42 = true;
+}
+if(valid42){
+if(data132.priced_features !== undefined){
+let data168 = data132.priced_features;
+const _errs542 = errors;
+if(errors === _errs542){
+if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
+const _errs544 = errors;
+for(const key32 in data168){
+if(!(((key32 === "server_tools") || (key32 === "service_tiers")) || (key32 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data168}];
+return false;
+break;
+}
+}
+if(_errs544 === errors){
+if(data168.server_tools !== undefined){
+let data169 = data168.server_tools;
+const _errs545 = errors;
+if(errors === _errs545){
+if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
+if(Object.keys(data169).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data169}];
+return false;
+}
+else {
+var valid59 = true;
+for(const key33 in data169){
+if(pattern6.test(key33)){
+let data170 = data169[key33];
+const _errs547 = errors;
+if(errors === _errs547){
+if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
+let missing8;
+if((data170.usd_per_call === undefined) && (missing8 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+return false;
+}
+else {
+const _errs549 = errors;
+for(const key34 in data170){
+if(!((key34 === "usd_per_call") || (key34 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+return false;
+break;
+}
+}
+if(_errs549 === errors){
+if(data170.usd_per_call !== undefined){
+let data171 = data170.usd_per_call;
+const _errs550 = errors;
+if(!(typeof data171 == "number")){
+let dataType197 = typeof data171;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "boolean" || data171 === null
+              || (dataType197 == "string" && data171 && data171 == +data171)){
+coerced197 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data171}];
+return false;
+}
+}
+if(coerced197 !== undefined){
+data171 = coerced197;
+if(data170 !== undefined){
+data170["usd_per_call"] = coerced197;
+}
+}
+}
+if(errors === _errs550){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data171}];
+return false;
+}
+}
+}
+var valid60 = _errs550 === errors;
+}
+else {
+var valid60 = true;
+}
+if(valid60){
+if(data170.max_calls !== undefined){
+let data172 = data170.max_calls;
+const _errs552 = errors;
+if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
+let dataType198 = typeof data172;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 === "boolean" || data172 === null
+              || (dataType198 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
+coerced198 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data172}];
+return false;
+}
+}
+if(coerced198 !== undefined){
+data172 = coerced198;
+if(data170 !== undefined){
+data170["max_calls"] = coerced198;
+}
+}
+}
+if(errors === _errs552){
+if(typeof data172 == "number"){
+if(data172 > 1000 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data172}];
+return false;
+}
+else {
+if(data172 < 1 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data172}];
+return false;
+}
+}
+}
+}
+var valid60 = _errs552 === errors;
+}
+else {
+var valid60 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
+return false;
+}
+}
+var valid59 = _errs547 === errors;
+if(!valid59){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data169}];
+return false;
+}
+}
+var valid58 = _errs545 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data168.service_tiers !== undefined){
+let data173 = data168.service_tiers;
+const _errs554 = errors;
+if(errors === _errs554){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+if(Object.keys(data173).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data173}];
+return false;
+}
+else {
+var valid61 = true;
+for(const key35 in data173){
+if(pattern6.test(key35)){
+let data174 = data173[key35];
+const _errs556 = errors;
+if(errors === _errs556){
+if(data174 && typeof data174 == "object" && !Array.isArray(data174)){
+let missing9;
+if((data174.pricing === undefined) && (missing9 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
+return false;
+}
+else {
+const _errs558 = errors;
+for(const key36 in data174){
+if(!(key36 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
+return false;
+break;
+}
+}
+if(_errs558 === errors){
+if(data174.pricing !== undefined){
+let data175 = data174.pricing;
+const _errs559 = errors;
+if(errors === _errs559){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+let missing10;
+if(((data175.input === undefined) && (missing10 = "input")) || ((data175.output === undefined) && (missing10 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
+return false;
+}
+else {
+const _errs561 = errors;
+for(const key37 in data175){
+if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
+return false;
+break;
+}
+}
+if(_errs561 === errors){
+if(data175.input !== undefined){
+let data176 = data175.input;
+const _errs562 = errors;
+if(!(typeof data176 == "number")){
+let dataType199 = typeof data176;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data176 === null
+              || (dataType199 == "string" && data176 && data176 == +data176)){
+coerced199 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
+return false;
+}
+}
+if(coerced199 !== undefined){
+data176 = coerced199;
+if(data175 !== undefined){
+data175["input"] = coerced199;
+}
+}
+}
+if(errors === _errs562){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
+return false;
+}
+}
+}
+var valid63 = _errs562 === errors;
 }
 else {
 var valid63 = true;
-for(const key37 in data177){
-if(pattern6.test(key37)){
-let data178 = data177[key37];
-const _errs565 = errors;
-if(errors === _errs565){
-if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
-let missing10;
-if((data178.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
+}
+if(valid63){
+if(data175.output !== undefined){
+let data177 = data175.output;
+const _errs564 = errors;
+if(!(typeof data177 == "number")){
+let dataType200 = typeof data177;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data177 === null
+              || (dataType200 == "string" && data177 && data177 == +data177)){
+coerced200 = +data177;
 }
 else {
-const _errs567 = errors;
-for(const key38 in data178){
-if(!((key38 === "pricing") || (key38 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
 return false;
-break;
 }
 }
-if(_errs567 === errors){
-if(data178.pricing !== undefined){
-let data179 = data178.pricing;
-const _errs568 = errors;
-if(errors === _errs568){
-if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
-let missing11;
-if(((data179.input === undefined) && (missing11 = "input")) || ((data179.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+if(coerced200 !== undefined){
+data177 = coerced200;
+if(data175 !== undefined){
+data175["output"] = coerced200;
+}
+}
+}
+if(errors === _errs564){
+if(typeof data177 == "number"){
+if(data177 < 0 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
 return false;
+}
+}
+}
+var valid63 = _errs564 === errors;
 }
 else {
-const _errs570 = errors;
-for(const key39 in data179){
-if(!((((((key39 === "input") || (key39 === "output")) || (key39 === "cached_input")) || (key39 === "cache_write")) || (key39 === "cache_write_1h")) || (key39 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
-return false;
-break;
+var valid63 = true;
 }
-}
-if(_errs570 === errors){
-if(data179.input !== undefined){
-let data180 = data179.input;
-const _errs571 = errors;
-if(!(typeof data180 == "number")){
-let dataType201 = typeof data180;
+if(valid63){
+if(data175.cached_input !== undefined){
+let data178 = data175.cached_input;
+const _errs566 = errors;
+if(!(typeof data178 == "number")){
+let dataType201 = typeof data178;
 let coerced201 = undefined;
 if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data180 === null
-              || (dataType201 == "string" && data180 && data180 == +data180)){
-coerced201 = +data180;
+if(dataType201 == "boolean" || data178 === null
+              || (dataType201 == "string" && data178 && data178 == +data178)){
+coerced201 = +data178;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
 return false;
 }
 }
 if(coerced201 !== undefined){
-data180 = coerced201;
-if(data179 !== undefined){
-data179["input"] = coerced201;
+data178 = coerced201;
+if(data175 !== undefined){
+data175["cached_input"] = coerced201;
 }
 }
 }
-if(errors === _errs571){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data180}];
+if(errors === _errs566){
+if(typeof data178 == "number"){
+if(data178 < 0 || isNaN(data178)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
 return false;
 }
 }
 }
-var valid65 = _errs571 === errors;
+var valid63 = _errs566 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
-if(data179.output !== undefined){
-let data181 = data179.output;
-const _errs573 = errors;
-if(!(typeof data181 == "number")){
-let dataType202 = typeof data181;
+if(valid63){
+if(data175.cache_write !== undefined){
+let data179 = data175.cache_write;
+const _errs568 = errors;
+if(!(typeof data179 == "number")){
+let dataType202 = typeof data179;
 let coerced202 = undefined;
 if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data181 === null
-              || (dataType202 == "string" && data181 && data181 == +data181)){
-coerced202 = +data181;
+if(dataType202 == "boolean" || data179 === null
+              || (dataType202 == "string" && data179 && data179 == +data179)){
+coerced202 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
 return false;
 }
 }
 if(coerced202 !== undefined){
-data181 = coerced202;
-if(data179 !== undefined){
-data179["output"] = coerced202;
+data179 = coerced202;
+if(data175 !== undefined){
+data175["cache_write"] = coerced202;
 }
 }
 }
-if(errors === _errs573){
-if(typeof data181 == "number"){
-if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data181}];
+if(errors === _errs568){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
 return false;
 }
 }
 }
-var valid65 = _errs573 === errors;
+var valid63 = _errs568 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
-if(data179.cached_input !== undefined){
-let data182 = data179.cached_input;
-const _errs575 = errors;
-if(!(typeof data182 == "number")){
-let dataType203 = typeof data182;
+if(valid63){
+if(data175.cache_write_1h !== undefined){
+let data180 = data175.cache_write_1h;
+const _errs570 = errors;
+if(!(typeof data180 == "number")){
+let dataType203 = typeof data180;
 let coerced203 = undefined;
 if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data182 === null
-              || (dataType203 == "string" && data182 && data182 == +data182)){
-coerced203 = +data182;
+if(dataType203 == "boolean" || data180 === null
+              || (dataType203 == "string" && data180 && data180 == +data180)){
+coerced203 = +data180;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
 return false;
 }
 }
 if(coerced203 !== undefined){
-data182 = coerced203;
-if(data179 !== undefined){
-data179["cached_input"] = coerced203;
+data180 = coerced203;
+if(data175 !== undefined){
+data175["cache_write_1h"] = coerced203;
 }
 }
 }
-if(errors === _errs575){
-if(typeof data182 == "number"){
-if(data182 < 0 || isNaN(data182)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data182}];
+if(errors === _errs570){
+if(typeof data180 == "number"){
+if(data180 < 0 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
 return false;
 }
 }
 }
-var valid65 = _errs575 === errors;
+var valid63 = _errs570 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
-if(data179.cache_write !== undefined){
-let data183 = data179.cache_write;
-const _errs577 = errors;
-if(!(typeof data183 == "number")){
-let dataType204 = typeof data183;
+if(valid63){
+if(data175.reasoning !== undefined){
+let data181 = data175.reasoning;
+const _errs572 = errors;
+if(!(typeof data181 == "number")){
+let dataType204 = typeof data181;
 let coerced204 = undefined;
 if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data183 === null
-              || (dataType204 == "string" && data183 && data183 == +data183)){
-coerced204 = +data183;
+if(dataType204 == "boolean" || data181 === null
+              || (dataType204 == "string" && data181 && data181 == +data181)){
+coerced204 = +data181;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
 return false;
 }
 }
 if(coerced204 !== undefined){
-data183 = coerced204;
-if(data179 !== undefined){
-data179["cache_write"] = coerced204;
+data181 = coerced204;
+if(data175 !== undefined){
+data175["reasoning"] = coerced204;
 }
 }
 }
-if(errors === _errs577){
-if(typeof data183 == "number"){
-if(data183 < 0 || isNaN(data183)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data183}];
+if(errors === _errs572){
+if(typeof data181 == "number"){
+if(data181 < 0 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
 return false;
 }
 }
 }
-var valid65 = _errs577 === errors;
+var valid63 = _errs572 === errors;
 }
 else {
-var valid65 = true;
+var valid63 = true;
 }
-if(valid65){
-if(data179.cache_write_1h !== undefined){
-let data184 = data179.cache_write_1h;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
+return false;
+}
+}
+var valid61 = _errs556 === errors;
+if(!valid61){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data173}];
+return false;
+}
+}
+var valid58 = _errs554 === errors;
+}
+else {
+var valid58 = true;
+}
+if(valid58){
+if(data168.betas !== undefined){
+let data182 = data168.betas;
+const _errs574 = errors;
+if(errors === _errs574){
+if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
+if(Object.keys(data182).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data182}];
+return false;
+}
+else {
+var valid64 = true;
+for(const key38 in data182){
+if(pattern6.test(key38)){
+let data183 = data182[key38];
+const _errs576 = errors;
+if(errors === _errs576){
+if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
+let missing11;
+if((data183.pricing === undefined) && (missing11 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data183}];
+return false;
+}
+else {
+const _errs578 = errors;
+for(const key39 in data183){
+if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data183}];
+return false;
+break;
+}
+}
+if(_errs578 === errors){
+if(data183.pricing !== undefined){
+let data184 = data183.pricing;
 const _errs579 = errors;
-if(!(typeof data184 == "number")){
-let dataType205 = typeof data184;
+if(errors === _errs579){
+if(data184 && typeof data184 == "object" && !Array.isArray(data184)){
+let missing12;
+if(((data184.input === undefined) && (missing12 = "input")) || ((data184.output === undefined) && (missing12 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data184}];
+return false;
+}
+else {
+const _errs581 = errors;
+for(const key40 in data184){
+if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data184}];
+return false;
+break;
+}
+}
+if(_errs581 === errors){
+if(data184.input !== undefined){
+let data185 = data184.input;
+const _errs582 = errors;
+if(!(typeof data185 == "number")){
+let dataType205 = typeof data185;
 let coerced205 = undefined;
 if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data184 === null
-              || (dataType205 == "string" && data184 && data184 == +data184)){
-coerced205 = +data184;
+if(dataType205 == "boolean" || data185 === null
+              || (dataType205 == "string" && data185 && data185 == +data185)){
+coerced205 = +data185;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data185}];
 return false;
 }
 }
 if(coerced205 !== undefined){
-data184 = coerced205;
-if(data179 !== undefined){
-data179["cache_write_1h"] = coerced205;
+data185 = coerced205;
+if(data184 !== undefined){
+data184["input"] = coerced205;
 }
 }
 }
-if(errors === _errs579){
-if(typeof data184 == "number"){
-if(data184 < 0 || isNaN(data184)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data184}];
+if(errors === _errs582){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data185}];
 return false;
 }
+}
+}
+var valid66 = _errs582 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data184.output !== undefined){
+let data186 = data184.output;
+const _errs584 = errors;
+if(!(typeof data186 == "number")){
+let dataType206 = typeof data186;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data186 === null
+              || (dataType206 == "string" && data186 && data186 == +data186)){
+coerced206 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data186}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data186 = coerced206;
+if(data184 !== undefined){
+data184["output"] = coerced206;
+}
+}
+}
+if(errors === _errs584){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data186}];
+return false;
+}
+}
+}
+var valid66 = _errs584 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data184.cached_input !== undefined){
+let data187 = data184.cached_input;
+const _errs586 = errors;
+if(!(typeof data187 == "number")){
+let dataType207 = typeof data187;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data187 === null
+              || (dataType207 == "string" && data187 && data187 == +data187)){
+coerced207 = +data187;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data187}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data187 = coerced207;
+if(data184 !== undefined){
+data184["cached_input"] = coerced207;
+}
+}
+}
+if(errors === _errs586){
+if(typeof data187 == "number"){
+if(data187 < 0 || isNaN(data187)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data187}];
+return false;
+}
+}
+}
+var valid66 = _errs586 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data184.cache_write !== undefined){
+let data188 = data184.cache_write;
+const _errs588 = errors;
+if(!(typeof data188 == "number")){
+let dataType208 = typeof data188;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "boolean" || data188 === null
+              || (dataType208 == "string" && data188 && data188 == +data188)){
+coerced208 = +data188;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data188}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data188 = coerced208;
+if(data184 !== undefined){
+data184["cache_write"] = coerced208;
+}
+}
+}
+if(errors === _errs588){
+if(typeof data188 == "number"){
+if(data188 < 0 || isNaN(data188)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data188}];
+return false;
+}
+}
+}
+var valid66 = _errs588 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data184.cache_write_1h !== undefined){
+let data189 = data184.cache_write_1h;
+const _errs590 = errors;
+if(!(typeof data189 == "number")){
+let dataType209 = typeof data189;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "boolean" || data189 === null
+              || (dataType209 == "string" && data189 && data189 == +data189)){
+coerced209 = +data189;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data189}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data189 = coerced209;
+if(data184 !== undefined){
+data184["cache_write_1h"] = coerced209;
+}
+}
+}
+if(errors === _errs590){
+if(typeof data189 == "number"){
+if(data189 < 0 || isNaN(data189)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data189}];
+return false;
+}
+}
+}
+var valid66 = _errs590 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data184.reasoning !== undefined){
+let data190 = data184.reasoning;
+const _errs592 = errors;
+if(!(typeof data190 == "number")){
+let dataType210 = typeof data190;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "boolean" || data190 === null
+              || (dataType210 == "string" && data190 && data190 == +data190)){
+coerced210 = +data190;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data190}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data190 = coerced210;
+if(data184 !== undefined){
+data184["reasoning"] = coerced210;
+}
+}
+}
+if(errors === _errs592){
+if(typeof data190 == "number"){
+if(data190 < 0 || isNaN(data190)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data190}];
+return false;
+}
+}
+}
+var valid66 = _errs592 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data184}];
+return false;
 }
 }
 var valid65 = _errs579 === errors;
@@ -10183,38 +10441,38 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data179.reasoning !== undefined){
-let data185 = data179.reasoning;
-const _errs581 = errors;
-if(!(typeof data185 == "number")){
-let dataType206 = typeof data185;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data185 === null
-              || (dataType206 == "string" && data185 && data185 == +data185)){
-coerced206 = +data185;
+if(data183.min_prompt_tokens !== undefined){
+let data191 = data183.min_prompt_tokens;
+const _errs594 = errors;
+if(!((typeof data191 == "number") && (!(data191 % 1) && !isNaN(data191)))){
+let dataType211 = typeof data191;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 === "boolean" || data191 === null
+              || (dataType211 === "string" && data191 && data191 == +data191 && !(data191 % 1))){
+coerced211 = +data191;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data191}];
 return false;
 }
 }
-if(coerced206 !== undefined){
-data185 = coerced206;
-if(data179 !== undefined){
-data179["reasoning"] = coerced206;
+if(coerced211 !== undefined){
+data191 = coerced211;
+if(data183 !== undefined){
+data183["min_prompt_tokens"] = coerced211;
 }
 }
 }
-if(errors === _errs581){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data185}];
+if(errors === _errs594){
+if(typeof data191 == "number"){
+if(data191 < 0 || isNaN(data191)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data191}];
 return false;
 }
 }
 }
-var valid65 = _errs581 === errors;
+var valid65 = _errs594 === errors;
 }
 else {
 var valid65 = true;
@@ -10223,68 +10481,13 @@ var valid65 = true;
 }
 }
 }
-}
-}
-}
-}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data183}];
 return false;
 }
 }
-var valid64 = _errs568 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data178.min_prompt_tokens !== undefined){
-let data186 = data178.min_prompt_tokens;
-const _errs583 = errors;
-if(!((typeof data186 == "number") && (!(data186 % 1) && !isNaN(data186)))){
-let dataType207 = typeof data186;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 === "boolean" || data186 === null
-              || (dataType207 === "string" && data186 && data186 == +data186 && !(data186 % 1))){
-coerced207 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data186 = coerced207;
-if(data178 !== undefined){
-data178["min_prompt_tokens"] = coerced207;
-}
-}
-}
-if(errors === _errs583){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data186}];
-return false;
-}
-}
-}
-var valid64 = _errs583 === errors;
-}
-else {
-var valid64 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data178}];
-return false;
-}
-}
-var valid63 = _errs565 === errors;
-if(!valid63){
+var valid64 = _errs576 === errors;
+if(!valid64){
 break;
 }
 }
@@ -10292,680 +10495,680 @@ break;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data177}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data182}];
 return false;
 }
 }
-var valid57 = _errs563 === errors;
+var valid58 = _errs574 === errors;
 }
 else {
-var valid57 = true;
+var valid58 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data163}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data168}];
 return false;
 }
 }
-var valid41 = _errs531 === errors;
+var valid42 = _errs542 === errors;
 }
 else {
-var valid41 = true;
+var valid42 = true;
 }
-if(valid41){
-if(data127.routes !== undefined){
-let data187 = data127.routes;
-const _errs585 = errors;
-if(errors === _errs585){
-if(Array.isArray(data187)){
-if(data187.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
-return false;
-}
-else {
-var valid66 = true;
-const len7 = data187.length;
-for(let i7=0; i7<len7; i7++){
-let data188 = data187[i7];
-const _errs587 = errors;
-if(errors === _errs587){
-if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
-let missing12;
-if((data188.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-}
-else {
-const _errs589 = errors;
-for(const key40 in data188){
-if(!((((key40 === "node") || (key40 === "model")) || (key40 === "weight")) || (key40 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-break;
-}
-}
-if(_errs589 === errors){
-if(data188.node !== undefined){
-let data189 = data188.node;
-const _errs590 = errors;
-if(typeof data189 !== "string"){
-let dataType208 = typeof data189;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data189;
-}
-else if(data189 === null){
-coerced208 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data189 = coerced208;
-if(data188 !== undefined){
-data188["node"] = coerced208;
-}
-}
-}
-if(errors === _errs590){
-if(typeof data189 === "string"){
-if(func3(data189) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data189}];
-return false;
-}
-}
-}
-var valid67 = _errs590 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.model !== undefined){
-let data190 = data188.model;
-const _errs592 = errors;
-if(typeof data190 !== "string"){
-let dataType209 = typeof data190;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data190;
-}
-else if(data190 === null){
-coerced209 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data190 = coerced209;
-if(data188 !== undefined){
-data188["model"] = coerced209;
-}
-}
-}
-if(errors === _errs592){
-if(typeof data190 === "string"){
-if(func3(data190) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data190}];
-return false;
-}
-}
-}
-var valid67 = _errs592 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.weight !== undefined){
-let data191 = data188.weight;
-const _errs594 = errors;
-if(!(typeof data191 == "number")){
-let dataType210 = typeof data191;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data191 === null
-              || (dataType210 == "string" && data191 && data191 == +data191)){
-coerced210 = +data191;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data191 = coerced210;
-if(data188 !== undefined){
-data188["weight"] = coerced210;
-}
-}
-}
-if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 <= 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data191}];
-return false;
-}
-}
-}
-var valid67 = _errs594 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data188.priority !== undefined){
-let data192 = data188.priority;
+if(valid42){
+if(data132.routes !== undefined){
+let data192 = data132.routes;
 const _errs596 = errors;
-if(!((typeof data192 == "number") && (!(data192 % 1) && !isNaN(data192)))){
-let dataType211 = typeof data192;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data192 === null
-              || (dataType211 === "string" && data192 && data192 == +data192 && !(data192 % 1))){
-coerced211 = +data192;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data192 = coerced211;
-if(data188 !== undefined){
-data188["priority"] = coerced211;
-}
-}
-}
 if(errors === _errs596){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data192}];
+if(Array.isArray(data192)){
+if(data192.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data192}];
 return false;
-}
-}
-}
-var valid67 = _errs596 === errors;
 }
 else {
 var valid67 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data188}];
-return false;
-}
-}
-var valid66 = _errs587 === errors;
-if(!valid66){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data187}];
-return false;
-}
-}
-var valid41 = _errs585 === errors;
-}
-else {
-var valid41 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data127}];
-return false;
-}
-}
-var valid40 = _errs338 === errors;
-if(!valid40){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data126}];
-return false;
-}
-}
-var valid0 = _errs336 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data193 = data.accounts;
+const len7 = data192.length;
+for(let i7=0; i7<len7; i7++){
+let data193 = data192[i7];
 const _errs598 = errors;
 if(errors === _errs598){
-if(Array.isArray(data193)){
-var valid68 = true;
-const len8 = data193.length;
-for(let i8=0; i8<len8; i8++){
-let data194 = data193[i8];
-const _errs600 = errors;
-if(errors === _errs600){
-if(data194 && typeof data194 == "object" && !Array.isArray(data194)){
+if(data193 && typeof data193 == "object" && !Array.isArray(data193)){
 let missing13;
-if((data194.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data194}];
+if((data193.node === undefined) && (missing13 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data193}];
 return false;
 }
 else {
-const _errs602 = errors;
-for(const key41 in data194){
-if(!((((((key41 === "id") || (key41 === "name")) || (key41 === "balance")) || (key41 === "allowed_models")) || (key41 === "limits")) || (key41 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data194}];
+const _errs600 = errors;
+for(const key41 in data193){
+if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data193}];
 return false;
 break;
 }
 }
-if(_errs602 === errors){
-if(data194.id !== undefined){
-let data195 = data194.id;
-const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType212 = typeof data195;
+if(_errs600 === errors){
+if(data193.node !== undefined){
+let data194 = data193.node;
+const _errs601 = errors;
+if(typeof data194 !== "string"){
+let dataType212 = typeof data194;
 let coerced212 = undefined;
 if(!(coerced212 !== undefined)){
 if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data195;
+coerced212 = "" + data194;
 }
-else if(data195 === null){
+else if(data194 === null){
 coerced212 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data194}];
 return false;
 }
 }
 if(coerced212 !== undefined){
-data195 = coerced212;
-if(data194 !== undefined){
-data194["id"] = coerced212;
+data194 = coerced212;
+if(data193 !== undefined){
+data193["node"] = coerced212;
+}
+}
+}
+if(errors === _errs601){
+if(typeof data194 === "string"){
+if(func3(data194) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data194}];
+return false;
+}
+}
+}
+var valid68 = _errs601 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data193.model !== undefined){
+let data195 = data193.model;
+const _errs603 = errors;
+if(typeof data195 !== "string"){
+let dataType213 = typeof data195;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data195;
+}
+else if(data195 === null){
+coerced213 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data195}];
+return false;
+}
+}
+if(coerced213 !== undefined){
+data195 = coerced213;
+if(data193 !== undefined){
+data193["model"] = coerced213;
 }
 }
 }
 if(errors === _errs603){
 if(typeof data195 === "string"){
 if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
-return false;
-}
-else {
-if(!pattern9.test(data195)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data195}];
 return false;
 }
 }
 }
-}
-var valid69 = _errs603 === errors;
+var valid68 = _errs603 === errors;
 }
 else {
-var valid69 = true;
+var valid68 = true;
 }
-if(valid69){
-if(data194.name !== undefined){
-let data196 = data194.name;
+if(valid68){
+if(data193.weight !== undefined){
+let data196 = data193.weight;
 const _errs605 = errors;
-if(typeof data196 !== "string"){
-let dataType213 = typeof data196;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data196;
-}
-else if(data196 === null){
-coerced213 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data196}];
-return false;
-}
-}
-if(coerced213 !== undefined){
-data196 = coerced213;
-if(data194 !== undefined){
-data194["name"] = coerced213;
-}
-}
-}
-var valid69 = _errs605 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.balance !== undefined){
-let data197 = data194.balance;
-const _errs607 = errors;
-if(!(typeof data197 == "number")){
-let dataType214 = typeof data197;
+if(!(typeof data196 == "number")){
+let dataType214 = typeof data196;
 let coerced214 = undefined;
 if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data197 === null
-              || (dataType214 == "string" && data197 && data197 == +data197)){
-coerced214 = +data197;
+if(dataType214 == "boolean" || data196 === null
+              || (dataType214 == "string" && data196 && data196 == +data196)){
+coerced214 = +data196;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data196}];
 return false;
 }
 }
 if(coerced214 !== undefined){
-data197 = coerced214;
-if(data194 !== undefined){
-data194["balance"] = coerced214;
+data196 = coerced214;
+if(data193 !== undefined){
+data193["weight"] = coerced214;
+}
+}
+}
+if(errors === _errs605){
+if(typeof data196 == "number"){
+if(data196 <= 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data196}];
+return false;
+}
+}
+}
+var valid68 = _errs605 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data193.priority !== undefined){
+let data197 = data193.priority;
+const _errs607 = errors;
+if(!((typeof data197 == "number") && (!(data197 % 1) && !isNaN(data197)))){
+let dataType215 = typeof data197;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 === "boolean" || data197 === null
+              || (dataType215 === "string" && data197 && data197 == +data197 && !(data197 % 1))){
+coerced215 = +data197;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data197}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data197 = coerced215;
+if(data193 !== undefined){
+data193["priority"] = coerced215;
 }
 }
 }
 if(errors === _errs607){
 if(typeof data197 == "number"){
-if(data197 > 1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
-return false;
-}
-else {
-if(data197 < -1000000 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data197}];
+if(data197 < 0 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data197}];
 return false;
 }
 }
 }
-}
-var valid69 = _errs607 === errors;
+var valid68 = _errs607 === errors;
 }
 else {
-var valid69 = true;
+var valid68 = true;
 }
-if(valid69){
-if(data194.allowed_models !== undefined){
-let data198 = data194.allowed_models;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data193}];
+return false;
+}
+}
+var valid67 = _errs598 === errors;
+if(!valid67){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data192}];
+return false;
+}
+}
+var valid42 = _errs596 === errors;
+}
+else {
+var valid42 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data132}];
+return false;
+}
+}
+var valid41 = _errs349 === errors;
+if(!valid41){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data131}];
+return false;
+}
+}
+var valid0 = _errs347 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data198 = data.accounts;
 const _errs609 = errors;
 if(errors === _errs609){
 if(Array.isArray(data198)){
-var valid70 = true;
-const len9 = data198.length;
-for(let i9=0; i9<len9; i9++){
-let data199 = data198[i9];
-const _errs611 = errors;
-if(typeof data199 !== "string"){
-let dataType215 = typeof data199;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "number" || dataType215 == "boolean"){
-coerced215 = "" + data199;
-}
-else if(data199 === null){
-coerced215 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data199 = coerced215;
-if(data198 !== undefined){
-data198[i9] = coerced215;
-}
-}
-}
-if(errors === _errs611){
-if(typeof data199 === "string"){
-if(func3(data199) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data199}];
-return false;
-}
-}
-}
-var valid70 = _errs611 === errors;
-if(!valid70){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data198}];
-return false;
-}
-}
-var valid69 = _errs609 === errors;
-}
-else {
 var valid69 = true;
+const len8 = data198.length;
+for(let i8=0; i8<len8; i8++){
+let data199 = data198[i8];
+const _errs611 = errors;
+if(errors === _errs611){
+if(data199 && typeof data199 == "object" && !Array.isArray(data199)){
+let missing14;
+if((data199.id === undefined) && (missing14 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data199}];
+return false;
 }
-if(valid69){
-if(data194.limits !== undefined){
-let data200 = data194.limits;
+else {
 const _errs613 = errors;
-if(errors === _errs613){
-if(data200 && typeof data200 == "object" && !Array.isArray(data200)){
-const _errs615 = errors;
-for(const key42 in data200){
-if(!(((key42 === "rpm") || (key42 === "rps")) || (key42 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
+for(const key42 in data199){
+if(!((((((key42 === "id") || (key42 === "name")) || (key42 === "balance")) || (key42 === "allowed_models")) || (key42 === "limits")) || (key42 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data199}];
 return false;
 break;
 }
 }
-if(_errs615 === errors){
-if(data200.rpm !== undefined){
-let data201 = data200.rpm;
-const _errs616 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType216 = typeof data201;
+if(_errs613 === errors){
+if(data199.id !== undefined){
+let data200 = data199.id;
+const _errs614 = errors;
+if(typeof data200 !== "string"){
+let dataType216 = typeof data200;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
-if(dataType216 === "boolean" || data201 === null
-              || (dataType216 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced216 = +data201;
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data200;
+}
+else if(data200 === null){
+coerced216 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data200}];
 return false;
 }
 }
 if(coerced216 !== undefined){
-data201 = coerced216;
-if(data200 !== undefined){
-data200["rpm"] = coerced216;
+data200 = coerced216;
+if(data199 !== undefined){
+data199["id"] = coerced216;
 }
 }
 }
-if(errors === _errs616){
-if(typeof data201 == "number"){
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data201}];
+if(errors === _errs614){
+if(typeof data200 === "string"){
+if(func3(data200) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data200}];
+return false;
+}
+else {
+if(!pattern9.test(data200)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data200}];
 return false;
 }
 }
 }
-var valid71 = _errs616 === errors;
+}
+var valid70 = _errs614 === errors;
 }
 else {
-var valid71 = true;
+var valid70 = true;
 }
-if(valid71){
-if(data200.rps !== undefined){
-let data202 = data200.rps;
-const _errs618 = errors;
-if(!((typeof data202 == "number") && (!(data202 % 1) && !isNaN(data202)))){
-let dataType217 = typeof data202;
+if(valid70){
+if(data199.name !== undefined){
+let data201 = data199.name;
+const _errs616 = errors;
+if(typeof data201 !== "string"){
+let dataType217 = typeof data201;
 let coerced217 = undefined;
 if(!(coerced217 !== undefined)){
-if(dataType217 === "boolean" || data202 === null
-              || (dataType217 === "string" && data202 && data202 == +data202 && !(data202 % 1))){
-coerced217 = +data202;
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data201;
+}
+else if(data201 === null){
+coerced217 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data201}];
 return false;
 }
 }
 if(coerced217 !== undefined){
-data202 = coerced217;
-if(data200 !== undefined){
-data200["rps"] = coerced217;
+data201 = coerced217;
+if(data199 !== undefined){
+data199["name"] = coerced217;
+}
+}
+}
+var valid70 = _errs616 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data199.balance !== undefined){
+let data202 = data199.balance;
+const _errs618 = errors;
+if(!(typeof data202 == "number")){
+let dataType218 = typeof data202;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "boolean" || data202 === null
+              || (dataType218 == "string" && data202 && data202 == +data202)){
+coerced218 = +data202;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data202}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data202 = coerced218;
+if(data199 !== undefined){
+data199["balance"] = coerced218;
 }
 }
 }
 if(errors === _errs618){
 if(typeof data202 == "number"){
-if(data202 < 1 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data202}];
+if(data202 > 1000000 || isNaN(data202)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data202}];
+return false;
+}
+else {
+if(data202 < -1000000 || isNaN(data202)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data202}];
 return false;
 }
 }
 }
-var valid71 = _errs618 === errors;
+}
+var valid70 = _errs618 === errors;
 }
 else {
-var valid71 = true;
+var valid70 = true;
 }
-if(valid71){
-if(data200.tpm !== undefined){
-let data203 = data200.tpm;
+if(valid70){
+if(data199.allowed_models !== undefined){
+let data203 = data199.allowed_models;
 const _errs620 = errors;
-if(!((typeof data203 == "number") && (!(data203 % 1) && !isNaN(data203)))){
-let dataType218 = typeof data203;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 === "boolean" || data203 === null
-              || (dataType218 === "string" && data203 && data203 == +data203 && !(data203 % 1))){
-coerced218 = +data203;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data203 = coerced218;
-if(data200 !== undefined){
-data200["tpm"] = coerced218;
-}
-}
-}
 if(errors === _errs620){
-if(typeof data203 == "number"){
-if(data203 < 1 || isNaN(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data203}];
-return false;
-}
-}
-}
-var valid71 = _errs620 === errors;
-}
-else {
+if(Array.isArray(data203)){
 var valid71 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data200}];
-return false;
-}
-}
-var valid69 = _errs613 === errors;
-}
-else {
-var valid69 = true;
-}
-if(valid69){
-if(data194.policy !== undefined){
-let data204 = data194.policy;
+const len9 = data203.length;
+for(let i9=0; i9<len9; i9++){
+let data204 = data203[i9];
 const _errs622 = errors;
-if(errors === _errs622){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-const _errs624 = errors;
-for(const key43 in data204){
-if(!((key43 === "streaming") || (key43 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
-return false;
-break;
-}
-}
-if(_errs624 === errors){
-if(data204.streaming !== undefined){
-let data205 = data204.streaming;
-const _errs625 = errors;
-if(typeof data205 !== "boolean"){
+if(typeof data204 !== "string"){
+let dataType219 = typeof data204;
 let coerced219 = undefined;
 if(!(coerced219 !== undefined)){
-if(data205 === "false" || data205 === 0 || data205 === null){
-coerced219 = false;
+if(dataType219 == "number" || dataType219 == "boolean"){
+coerced219 = "" + data204;
 }
-else if(data205 === "true" || data205 === 1){
-coerced219 = true;
+else if(data204 === null){
+coerced219 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data204}];
 return false;
 }
 }
 if(coerced219 !== undefined){
-data205 = coerced219;
-if(data204 !== undefined){
-data204["streaming"] = coerced219;
+data204 = coerced219;
+if(data203 !== undefined){
+data203[i9] = coerced219;
 }
 }
 }
-var valid72 = _errs625 === errors;
+if(errors === _errs622){
+if(typeof data204 === "string"){
+if(func3(data204) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data204}];
+return false;
+}
+}
+}
+var valid71 = _errs622 === errors;
+if(!valid71){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data203}];
+return false;
+}
+}
+var valid70 = _errs620 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data199.limits !== undefined){
+let data205 = data199.limits;
+const _errs624 = errors;
+if(errors === _errs624){
+if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+const _errs626 = errors;
+for(const key43 in data205){
+if(!(((key43 === "rpm") || (key43 === "rps")) || (key43 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data205}];
+return false;
+break;
+}
+}
+if(_errs626 === errors){
+if(data205.rpm !== undefined){
+let data206 = data205.rpm;
+const _errs627 = errors;
+if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
+let dataType220 = typeof data206;
+let coerced220 = undefined;
+if(!(coerced220 !== undefined)){
+if(dataType220 === "boolean" || data206 === null
+              || (dataType220 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
+coerced220 = +data206;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data206}];
+return false;
+}
+}
+if(coerced220 !== undefined){
+data206 = coerced220;
+if(data205 !== undefined){
+data205["rpm"] = coerced220;
+}
+}
+}
+if(errors === _errs627){
+if(typeof data206 == "number"){
+if(data206 < 1 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data206}];
+return false;
+}
+}
+}
+var valid72 = _errs627 === errors;
 }
 else {
 var valid72 = true;
 }
 if(valid72){
-if(data204.max_reasoning_effort !== undefined){
-let data206 = data204.max_reasoning_effort;
-const _errs627 = errors;
-const _errs628 = errors;
-let valid73 = false;
+if(data205.rps !== undefined){
+let data207 = data205.rps;
 const _errs629 = errors;
-if(typeof data206 !== "string"){
-let dataType220 = typeof data206;
-let coerced220 = undefined;
-if(!(coerced220 !== undefined)){
-if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data206;
-}
-else if(data206 === null){
-coerced220 = "";
+if(!((typeof data207 == "number") && (!(data207 % 1) && !isNaN(data207)))){
+let dataType221 = typeof data207;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 === "boolean" || data207 === null
+              || (dataType221 === "string" && data207 && data207 == +data207 && !(data207 % 1))){
+coerced221 = +data207;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data207}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data207 = coerced221;
+if(data205 !== undefined){
+data205["rps"] = coerced221;
+}
+}
+}
+if(errors === _errs629){
+if(typeof data207 == "number"){
+if(data207 < 1 || isNaN(data207)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data207}];
+return false;
+}
+}
+}
+var valid72 = _errs629 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data205.tpm !== undefined){
+let data208 = data205.tpm;
+const _errs631 = errors;
+if(!((typeof data208 == "number") && (!(data208 % 1) && !isNaN(data208)))){
+let dataType222 = typeof data208;
+let coerced222 = undefined;
+if(!(coerced222 !== undefined)){
+if(dataType222 === "boolean" || data208 === null
+              || (dataType222 === "string" && data208 && data208 == +data208 && !(data208 % 1))){
+coerced222 = +data208;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data208}];
+return false;
+}
+}
+if(coerced222 !== undefined){
+data208 = coerced222;
+if(data205 !== undefined){
+data205["tpm"] = coerced222;
+}
+}
+}
+if(errors === _errs631){
+if(typeof data208 == "number"){
+if(data208 < 1 || isNaN(data208)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data208}];
+return false;
+}
+}
+}
+var valid72 = _errs631 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data205}];
+return false;
+}
+}
+var valid70 = _errs624 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data199.policy !== undefined){
+let data209 = data199.policy;
+const _errs633 = errors;
+if(errors === _errs633){
+if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
+const _errs635 = errors;
+for(const key44 in data209){
+if(!((key44 === "streaming") || (key44 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data209}];
+return false;
+break;
+}
+}
+if(_errs635 === errors){
+if(data209.streaming !== undefined){
+let data210 = data209.streaming;
+const _errs636 = errors;
+if(typeof data210 !== "boolean"){
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(data210 === "false" || data210 === 0 || data210 === null){
+coerced223 = false;
+}
+else if(data210 === "true" || data210 === 1){
+coerced223 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data210}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data210 = coerced223;
+if(data209 !== undefined){
+data209["streaming"] = coerced223;
+}
+}
+}
+var valid73 = _errs636 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data209.max_reasoning_effort !== undefined){
+let data211 = data209.max_reasoning_effort;
+const _errs638 = errors;
+const _errs639 = errors;
+let valid74 = false;
+const _errs640 = errors;
+if(typeof data211 !== "string"){
+let dataType224 = typeof data211;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data211;
+}
+else if(data211 === null){
+coerced224 = "";
+}
+else {
+const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data211};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10975,15 +11178,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced220 !== undefined){
-data206 = coerced220;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced220;
+if(coerced224 !== undefined){
+data211 = coerced224;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced224;
 }
 }
 }
-if("none" !== data206){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data206};
+if("none" !== data211){
+const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data211};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10992,22 +11195,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs629 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs631 = errors;
-if(typeof data206 !== "string"){
-let dataType221 = typeof data206;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data206;
+var _valid19 = _errs640 === errors;
+valid74 = valid74 || _valid19;
+if(!valid74){
+const _errs642 = errors;
+if(typeof data211 !== "string"){
+let dataType225 = typeof data211;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data211;
 }
-else if(data206 === null){
-coerced221 = "";
+else if(data211 === null){
+coerced225 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data211};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -11017,15 +11220,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced221 !== undefined){
-data206 = coerced221;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced221;
+if(coerced225 !== undefined){
+data211 = coerced225;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced225;
 }
 }
 }
-if("minimal" !== data206){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data206};
+if("minimal" !== data211){
+const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data211};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -11034,22 +11237,22 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs631 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs633 = errors;
-if(typeof data206 !== "string"){
-let dataType222 = typeof data206;
-let coerced222 = undefined;
-if(!(coerced222 !== undefined)){
-if(dataType222 == "number" || dataType222 == "boolean"){
-coerced222 = "" + data206;
+var _valid19 = _errs642 === errors;
+valid74 = valid74 || _valid19;
+if(!valid74){
+const _errs644 = errors;
+if(typeof data211 !== "string"){
+let dataType226 = typeof data211;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "number" || dataType226 == "boolean"){
+coerced226 = "" + data211;
 }
-else if(data206 === null){
-coerced222 = "";
+else if(data211 === null){
+coerced226 = "";
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data211};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -11059,15 +11262,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(coerced222 !== undefined){
-data206 = coerced222;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced222;
+if(coerced226 !== undefined){
+data211 = coerced226;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced226;
 }
 }
 }
-if("low" !== data206){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data206};
+if("low" !== data211){
+const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data211};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -11076,22 +11279,22 @@ vErrors.push(err198);
 }
 errors++;
 }
-var _valid19 = _errs633 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs635 = errors;
-if(typeof data206 !== "string"){
-let dataType223 = typeof data206;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data206;
+var _valid19 = _errs644 === errors;
+valid74 = valid74 || _valid19;
+if(!valid74){
+const _errs646 = errors;
+if(typeof data211 !== "string"){
+let dataType227 = typeof data211;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data211;
 }
-else if(data206 === null){
-coerced223 = "";
+else if(data211 === null){
+coerced227 = "";
 }
 else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data211};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -11101,15 +11304,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(coerced223 !== undefined){
-data206 = coerced223;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced223;
+if(coerced227 !== undefined){
+data211 = coerced227;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced227;
 }
 }
 }
-if("medium" !== data206){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data206};
+if("medium" !== data211){
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data211};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11118,22 +11321,22 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs635 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs637 = errors;
-if(typeof data206 !== "string"){
-let dataType224 = typeof data206;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data206;
+var _valid19 = _errs646 === errors;
+valid74 = valid74 || _valid19;
+if(!valid74){
+const _errs648 = errors;
+if(typeof data211 !== "string"){
+let dataType228 = typeof data211;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data211;
 }
-else if(data206 === null){
-coerced224 = "";
+else if(data211 === null){
+coerced228 = "";
 }
 else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data211};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11143,15 +11346,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(coerced224 !== undefined){
-data206 = coerced224;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced224;
+if(coerced228 !== undefined){
+data211 = coerced228;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced228;
 }
 }
 }
-if("high" !== data206){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data206};
+if("high" !== data211){
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data211};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11160,277 +11363,10 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs637 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs639 = errors;
-if(typeof data206 !== "string"){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data206;
-}
-else if(data206 === null){
-coerced225 = "";
-}
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-}
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced225;
-}
-}
-}
-if("xhigh" !== data206){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data206};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-}
-var _valid19 = _errs639 === errors;
-valid73 = valid73 || _valid19;
-if(!valid73){
-const _errs641 = errors;
-if(typeof data206 !== "string"){
-let dataType226 = typeof data206;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data206;
-}
-else if(data206 === null){
-coerced226 = "";
-}
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
-if(vErrors === null){
-vErrors = [err205];
-}
-else {
-vErrors.push(err205);
-}
-errors++;
-}
-}
-if(coerced226 !== undefined){
-data206 = coerced226;
-if(data204 !== undefined){
-data204["max_reasoning_effort"] = coerced226;
-}
-}
-}
-if("max" !== data206){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data206};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs641 === errors;
-valid73 = valid73 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid73){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data206};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs628;
-if(vErrors !== null){
-if(_errs628){
-vErrors.length = _errs628;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid72 = _errs627 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data204}];
-return false;
-}
-}
-var valid69 = _errs622 === errors;
-}
-else {
-var valid69 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data194}];
-return false;
-}
-}
-var valid68 = _errs600 === errors;
-if(!valid68){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data193}];
-return false;
-}
-}
-var valid0 = _errs598 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data207 = data.keys;
-const _errs643 = errors;
-if(errors === _errs643){
-if(Array.isArray(data207)){
-var valid74 = true;
-const len10 = data207.length;
-for(let i10=0; i10<len10; i10++){
-let data208 = data207[i10];
-const _errs645 = errors;
-if(errors === _errs645){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-let missing14;
-if((data208.key === undefined) && (missing14 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-}
-else {
-const _errs647 = errors;
-for(const key44 in data208){
-if(!((((((((key44 === "key") || (key44 === "account")) || (key44 === "name")) || (key44 === "spend_limit")) || (key44 === "limits")) || (key44 === "allowed_models")) || (key44 === "policy")) || (key44 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data208}];
-return false;
-break;
-}
-}
-if(_errs647 === errors){
-if(data208.key !== undefined){
-let data209 = data208.key;
-const _errs648 = errors;
-if(typeof data209 !== "string"){
-let dataType227 = typeof data209;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data209;
-}
-else if(data209 === null){
-coerced227 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data209 = coerced227;
-if(data208 !== undefined){
-data208["key"] = coerced227;
-}
-}
-}
-if(errors === _errs648){
-if(typeof data209 === "string"){
-if(func3(data209) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data209}];
-return false;
-}
-}
-}
-var valid75 = _errs648 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.account !== undefined){
-let data210 = data208.account;
+var _valid19 = _errs648 === errors;
+valid74 = valid74 || _valid19;
+if(!valid74){
 const _errs650 = errors;
-if(typeof data210 !== "string"){
-let dataType228 = typeof data210;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data210;
-}
-else if(data210 === null){
-coerced228 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data210 = coerced228;
-if(data208 !== undefined){
-data208["account"] = coerced228;
-}
-}
-}
-if(errors === _errs650){
-if(typeof data210 === "string"){
-if(func3(data210) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data210}];
-return false;
-}
-}
-}
-var valid75 = _errs650 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.name !== undefined){
-let data211 = data208.name;
-const _errs652 = errors;
 if(typeof data211 !== "string"){
 let dataType229 = typeof data211;
 let coerced229 = undefined;
@@ -11442,107 +11378,210 @@ else if(data211 === null){
 coerced229 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data211}];
-return false;
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data211};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
 }
 }
 if(coerced229 !== undefined){
 data211 = coerced229;
-if(data208 !== undefined){
-data208["name"] = coerced229;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced229;
 }
 }
 }
-var valid75 = _errs652 === errors;
+if("xhigh" !== data211){
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data211};
+if(vErrors === null){
+vErrors = [err204];
 }
 else {
-var valid75 = true;
+vErrors.push(err204);
 }
-if(valid75){
-if(data208.spend_limit !== undefined){
-let data212 = data208.spend_limit;
-const _errs654 = errors;
-if(!(typeof data212 == "number")){
-let dataType230 = typeof data212;
+errors++;
+}
+var _valid19 = _errs650 === errors;
+valid74 = valid74 || _valid19;
+if(!valid74){
+const _errs652 = errors;
+if(typeof data211 !== "string"){
+let dataType230 = typeof data211;
 let coerced230 = undefined;
 if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data212 === null
-              || (dataType230 == "string" && data212 && data212 == +data212)){
-coerced230 = +data212;
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data211;
+}
+else if(data211 === null){
+coerced230 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data211};
+if(vErrors === null){
+vErrors = [err205];
+}
+else {
+vErrors.push(err205);
+}
+errors++;
 }
 }
 if(coerced230 !== undefined){
-data212 = coerced230;
-if(data208 !== undefined){
-data208["spend_limit"] = coerced230;
+data211 = coerced230;
+if(data209 !== undefined){
+data209["max_reasoning_effort"] = coerced230;
 }
 }
 }
+if("max" !== data211){
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data211};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
+}
+var _valid19 = _errs652 === errors;
+valid74 = valid74 || _valid19;
+}
+}
+}
+}
+}
+}
+if(!valid74){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data211};
+if(vErrors === null){
+vErrors = [err207];
+}
+else {
+vErrors.push(err207);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs639;
+if(vErrors !== null){
+if(_errs639){
+vErrors.length = _errs639;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid73 = _errs638 === errors;
+}
+else {
+var valid73 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data209}];
+return false;
+}
+}
+var valid70 = _errs633 === errors;
+}
+else {
+var valid70 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data199}];
+return false;
+}
+}
+var valid69 = _errs611 === errors;
+if(!valid69){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data198}];
+return false;
+}
+}
+var valid0 = _errs609 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data212 = data.keys;
+const _errs654 = errors;
 if(errors === _errs654){
-if(typeof data212 == "number"){
-if(data212 > 1000000 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-else {
-if(data212 < 0 || isNaN(data212)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data212}];
-return false;
-}
-}
-}
-}
-var valid75 = _errs654 === errors;
-}
-else {
+if(Array.isArray(data212)){
 var valid75 = true;
-}
-if(valid75){
-if(data208.limits !== undefined){
-let data213 = data208.limits;
+const len10 = data212.length;
+for(let i10=0; i10<len10; i10++){
+let data213 = data212[i10];
 const _errs656 = errors;
 if(errors === _errs656){
 if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
+let missing15;
+if((data213.key === undefined) && (missing15 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data213}];
+return false;
+}
+else {
 const _errs658 = errors;
 for(const key45 in data213){
-if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
+if(!((((((((key45 === "key") || (key45 === "account")) || (key45 === "name")) || (key45 === "spend_limit")) || (key45 === "limits")) || (key45 === "allowed_models")) || (key45 === "policy")) || (key45 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data213}];
 return false;
 break;
 }
 }
 if(_errs658 === errors){
-if(data213.rpm !== undefined){
-let data214 = data213.rpm;
+if(data213.key !== undefined){
+let data214 = data213.key;
 const _errs659 = errors;
-if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
+if(typeof data214 !== "string"){
 let dataType231 = typeof data214;
 let coerced231 = undefined;
 if(!(coerced231 !== undefined)){
-if(dataType231 === "boolean" || data214 === null
-              || (dataType231 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
-coerced231 = +data214;
+if(dataType231 == "number" || dataType231 == "boolean"){
+coerced231 = "" + data214;
+}
+else if(data214 === null){
+coerced231 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data214}];
 return false;
 }
 }
 if(coerced231 !== undefined){
 data214 = coerced231;
 if(data213 !== undefined){
-data213["rpm"] = coerced231;
+data213["key"] = coerced231;
 }
 }
 }
 if(errors === _errs659){
-if(typeof data214 == "number"){
-if(data214 < 1 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data214}];
+if(typeof data214 === "string"){
+if(func3(data214) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data214}];
 return false;
 }
 }
@@ -11553,33 +11592,35 @@ else {
 var valid76 = true;
 }
 if(valid76){
-if(data213.rps !== undefined){
-let data215 = data213.rps;
+if(data213.account !== undefined){
+let data215 = data213.account;
 const _errs661 = errors;
-if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
+if(typeof data215 !== "string"){
 let dataType232 = typeof data215;
 let coerced232 = undefined;
 if(!(coerced232 !== undefined)){
-if(dataType232 === "boolean" || data215 === null
-              || (dataType232 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
-coerced232 = +data215;
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data215;
+}
+else if(data215 === null){
+coerced232 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data215}];
 return false;
 }
 }
 if(coerced232 !== undefined){
 data215 = coerced232;
 if(data213 !== undefined){
-data213["rps"] = coerced232;
+data213["account"] = coerced232;
 }
 }
 }
 if(errors === _errs661){
-if(typeof data215 == "number"){
-if(data215 < 1 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data215}];
+if(typeof data215 === "string"){
+if(func3(data215) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data215}];
 return false;
 }
 }
@@ -11590,34 +11631,28 @@ else {
 var valid76 = true;
 }
 if(valid76){
-if(data213.tpm !== undefined){
-let data216 = data213.tpm;
+if(data213.name !== undefined){
+let data216 = data213.name;
 const _errs663 = errors;
-if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+if(typeof data216 !== "string"){
 let dataType233 = typeof data216;
 let coerced233 = undefined;
 if(!(coerced233 !== undefined)){
-if(dataType233 === "boolean" || data216 === null
-              || (dataType233 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
-coerced233 = +data216;
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data216;
+}
+else if(data216 === null){
+coerced233 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data216}];
 return false;
 }
 }
 if(coerced233 !== undefined){
 data216 = coerced233;
 if(data213 !== undefined){
-data213["tpm"] = coerced233;
-}
-}
-}
-if(errors === _errs663){
-if(typeof data216 == "number"){
-if(data216 < 1 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data216}];
-return false;
+data213["name"] = coerced233;
 }
 }
 }
@@ -11626,140 +11661,308 @@ var valid76 = _errs663 === errors;
 else {
 var valid76 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data213}];
-return false;
-}
-}
-var valid75 = _errs656 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.allowed_models !== undefined){
-let data217 = data208.allowed_models;
+if(valid76){
+if(data213.spend_limit !== undefined){
+let data217 = data213.spend_limit;
 const _errs665 = errors;
-if(errors === _errs665){
-if(Array.isArray(data217)){
-var valid77 = true;
-const len11 = data217.length;
-for(let i11=0; i11<len11; i11++){
-let data218 = data217[i11];
-const _errs667 = errors;
-if(typeof data218 !== "string"){
-let dataType234 = typeof data218;
+if(!(typeof data217 == "number")){
+let dataType234 = typeof data217;
 let coerced234 = undefined;
 if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data218;
-}
-else if(data218 === null){
-coerced234 = "";
+if(dataType234 == "boolean" || data217 === null
+              || (dataType234 == "string" && data217 && data217 == +data217)){
+coerced234 = +data217;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data217}];
 return false;
 }
 }
 if(coerced234 !== undefined){
-data218 = coerced234;
-if(data217 !== undefined){
-data217[i11] = coerced234;
+data217 = coerced234;
+if(data213 !== undefined){
+data213["spend_limit"] = coerced234;
 }
 }
 }
+if(errors === _errs665){
+if(typeof data217 == "number"){
+if(data217 > 1000000 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data217}];
+return false;
+}
+else {
+if(data217 < 0 || isNaN(data217)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data217}];
+return false;
+}
+}
+}
+}
+var valid76 = _errs665 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data213.limits !== undefined){
+let data218 = data213.limits;
+const _errs667 = errors;
 if(errors === _errs667){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data218}];
-return false;
-}
-}
-}
-var valid77 = _errs667 === errors;
-if(!valid77){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data217}];
-return false;
-}
-}
-var valid75 = _errs665 === errors;
-}
-else {
-var valid75 = true;
-}
-if(valid75){
-if(data208.policy !== undefined){
-let data219 = data208.policy;
+if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
 const _errs669 = errors;
-if(errors === _errs669){
-if(data219 && typeof data219 == "object" && !Array.isArray(data219)){
-const _errs671 = errors;
-for(const key46 in data219){
-if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
+for(const key46 in data218){
+if(!(((key46 === "rpm") || (key46 === "rps")) || (key46 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data218}];
 return false;
 break;
 }
 }
-if(_errs671 === errors){
-if(data219.streaming !== undefined){
-let data220 = data219.streaming;
-const _errs672 = errors;
-if(typeof data220 !== "boolean"){
+if(_errs669 === errors){
+if(data218.rpm !== undefined){
+let data219 = data218.rpm;
+const _errs670 = errors;
+if(!((typeof data219 == "number") && (!(data219 % 1) && !isNaN(data219)))){
+let dataType235 = typeof data219;
 let coerced235 = undefined;
 if(!(coerced235 !== undefined)){
-if(data220 === "false" || data220 === 0 || data220 === null){
-coerced235 = false;
-}
-else if(data220 === "true" || data220 === 1){
-coerced235 = true;
+if(dataType235 === "boolean" || data219 === null
+              || (dataType235 === "string" && data219 && data219 == +data219 && !(data219 % 1))){
+coerced235 = +data219;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data220}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data219}];
 return false;
 }
 }
 if(coerced235 !== undefined){
-data220 = coerced235;
-if(data219 !== undefined){
-data219["streaming"] = coerced235;
+data219 = coerced235;
+if(data218 !== undefined){
+data218["rpm"] = coerced235;
 }
 }
 }
-var valid78 = _errs672 === errors;
+if(errors === _errs670){
+if(typeof data219 == "number"){
+if(data219 < 1 || isNaN(data219)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data219}];
+return false;
+}
+}
+}
+var valid77 = _errs670 === errors;
 }
 else {
-var valid78 = true;
+var valid77 = true;
 }
-if(valid78){
-if(data219.max_reasoning_effort !== undefined){
-let data221 = data219.max_reasoning_effort;
-const _errs674 = errors;
-const _errs675 = errors;
-let valid79 = false;
-const _errs676 = errors;
-if(typeof data221 !== "string"){
-let dataType236 = typeof data221;
+if(valid77){
+if(data218.rps !== undefined){
+let data220 = data218.rps;
+const _errs672 = errors;
+if(!((typeof data220 == "number") && (!(data220 % 1) && !isNaN(data220)))){
+let dataType236 = typeof data220;
 let coerced236 = undefined;
 if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data221;
-}
-else if(data221 === null){
-coerced236 = "";
+if(dataType236 === "boolean" || data220 === null
+              || (dataType236 === "string" && data220 && data220 == +data220 && !(data220 % 1))){
+coerced236 = +data220;
 }
 else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data220}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data220 = coerced236;
+if(data218 !== undefined){
+data218["rps"] = coerced236;
+}
+}
+}
+if(errors === _errs672){
+if(typeof data220 == "number"){
+if(data220 < 1 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data220}];
+return false;
+}
+}
+}
+var valid77 = _errs672 === errors;
+}
+else {
+var valid77 = true;
+}
+if(valid77){
+if(data218.tpm !== undefined){
+let data221 = data218.tpm;
+const _errs674 = errors;
+if(!((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221)))){
+let dataType237 = typeof data221;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 === "boolean" || data221 === null
+              || (dataType237 === "string" && data221 && data221 == +data221 && !(data221 % 1))){
+coerced237 = +data221;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data221}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data221 = coerced237;
+if(data218 !== undefined){
+data218["tpm"] = coerced237;
+}
+}
+}
+if(errors === _errs674){
+if(typeof data221 == "number"){
+if(data221 < 1 || isNaN(data221)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data221}];
+return false;
+}
+}
+}
+var valid77 = _errs674 === errors;
+}
+else {
+var valid77 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data218}];
+return false;
+}
+}
+var valid76 = _errs667 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data213.allowed_models !== undefined){
+let data222 = data213.allowed_models;
+const _errs676 = errors;
+if(errors === _errs676){
+if(Array.isArray(data222)){
+var valid78 = true;
+const len11 = data222.length;
+for(let i11=0; i11<len11; i11++){
+let data223 = data222[i11];
+const _errs678 = errors;
+if(typeof data223 !== "string"){
+let dataType238 = typeof data223;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data223;
+}
+else if(data223 === null){
+coerced238 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data223}];
+return false;
+}
+}
+if(coerced238 !== undefined){
+data223 = coerced238;
+if(data222 !== undefined){
+data222[i11] = coerced238;
+}
+}
+}
+if(errors === _errs678){
+if(typeof data223 === "string"){
+if(func3(data223) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data223}];
+return false;
+}
+}
+}
+var valid78 = _errs678 === errors;
+if(!valid78){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data222}];
+return false;
+}
+}
+var valid76 = _errs676 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data213.policy !== undefined){
+let data224 = data213.policy;
+const _errs680 = errors;
+if(errors === _errs680){
+if(data224 && typeof data224 == "object" && !Array.isArray(data224)){
+const _errs682 = errors;
+for(const key47 in data224){
+if(!((key47 === "streaming") || (key47 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data224}];
+return false;
+break;
+}
+}
+if(_errs682 === errors){
+if(data224.streaming !== undefined){
+let data225 = data224.streaming;
+const _errs683 = errors;
+if(typeof data225 !== "boolean"){
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(data225 === "false" || data225 === 0 || data225 === null){
+coerced239 = false;
+}
+else if(data225 === "true" || data225 === 1){
+coerced239 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data225}];
+return false;
+}
+}
+if(coerced239 !== undefined){
+data225 = coerced239;
+if(data224 !== undefined){
+data224["streaming"] = coerced239;
+}
+}
+}
+var valid79 = _errs683 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data224.max_reasoning_effort !== undefined){
+let data226 = data224.max_reasoning_effort;
+const _errs685 = errors;
+const _errs686 = errors;
+let valid80 = false;
+const _errs687 = errors;
+if(typeof data226 !== "string"){
+let dataType240 = typeof data226;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data226;
+}
+else if(data226 === null){
+coerced240 = "";
+}
+else {
+const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data226};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11769,15 +11972,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced236 !== undefined){
-data221 = coerced236;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced236;
+if(coerced240 !== undefined){
+data226 = coerced240;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced240;
 }
 }
 }
-if("none" !== data221){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data221};
+if("none" !== data226){
+const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data226};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11786,22 +11989,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs676 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs678 = errors;
-if(typeof data221 !== "string"){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data221;
+var _valid20 = _errs687 === errors;
+valid80 = valid80 || _valid20;
+if(!valid80){
+const _errs689 = errors;
+if(typeof data226 !== "string"){
+let dataType241 = typeof data226;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data226;
 }
-else if(data221 === null){
-coerced237 = "";
+else if(data226 === null){
+coerced241 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data226};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -11811,15 +12014,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced237;
+if(coerced241 !== undefined){
+data226 = coerced241;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced241;
 }
 }
 }
-if("minimal" !== data221){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data221};
+if("minimal" !== data226){
+const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data226};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -11828,22 +12031,22 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs678 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs680 = errors;
-if(typeof data221 !== "string"){
-let dataType238 = typeof data221;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data221;
+var _valid20 = _errs689 === errors;
+valid80 = valid80 || _valid20;
+if(!valid80){
+const _errs691 = errors;
+if(typeof data226 !== "string"){
+let dataType242 = typeof data226;
+let coerced242 = undefined;
+if(!(coerced242 !== undefined)){
+if(dataType242 == "number" || dataType242 == "boolean"){
+coerced242 = "" + data226;
 }
-else if(data221 === null){
-coerced238 = "";
+else if(data226 === null){
+coerced242 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data226};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -11853,15 +12056,15 @@ vErrors.push(err212);
 errors++;
 }
 }
-if(coerced238 !== undefined){
-data221 = coerced238;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced238;
+if(coerced242 !== undefined){
+data226 = coerced242;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced242;
 }
 }
 }
-if("low" !== data221){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data221};
+if("low" !== data226){
+const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data226};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -11870,22 +12073,22 @@ vErrors.push(err213);
 }
 errors++;
 }
-var _valid20 = _errs680 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs682 = errors;
-if(typeof data221 !== "string"){
-let dataType239 = typeof data221;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data221;
+var _valid20 = _errs691 === errors;
+valid80 = valid80 || _valid20;
+if(!valid80){
+const _errs693 = errors;
+if(typeof data226 !== "string"){
+let dataType243 = typeof data226;
+let coerced243 = undefined;
+if(!(coerced243 !== undefined)){
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data226;
 }
-else if(data221 === null){
-coerced239 = "";
+else if(data226 === null){
+coerced243 = "";
 }
 else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data226};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -11895,15 +12098,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(coerced239 !== undefined){
-data221 = coerced239;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced239;
+if(coerced243 !== undefined){
+data226 = coerced243;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced243;
 }
 }
 }
-if("medium" !== data221){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data221};
+if("medium" !== data226){
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data226};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -11912,22 +12115,22 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs682 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs684 = errors;
-if(typeof data221 !== "string"){
-let dataType240 = typeof data221;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data221;
+var _valid20 = _errs693 === errors;
+valid80 = valid80 || _valid20;
+if(!valid80){
+const _errs695 = errors;
+if(typeof data226 !== "string"){
+let dataType244 = typeof data226;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data226;
 }
-else if(data221 === null){
-coerced240 = "";
+else if(data226 === null){
+coerced244 = "";
 }
 else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data226};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -11937,15 +12140,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data221 = coerced240;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced240;
+if(coerced244 !== undefined){
+data226 = coerced244;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced244;
 }
 }
 }
-if("high" !== data221){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data221};
+if("high" !== data226){
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data226};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -11954,22 +12157,22 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs684 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs686 = errors;
-if(typeof data221 !== "string"){
-let dataType241 = typeof data221;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data221;
+var _valid20 = _errs695 === errors;
+valid80 = valid80 || _valid20;
+if(!valid80){
+const _errs697 = errors;
+if(typeof data226 !== "string"){
+let dataType245 = typeof data226;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data226;
 }
-else if(data221 === null){
-coerced241 = "";
+else if(data226 === null){
+coerced245 = "";
 }
 else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data226};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -11979,15 +12182,15 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data221 = coerced241;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced241;
+if(coerced245 !== undefined){
+data226 = coerced245;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced245;
 }
 }
 }
-if("xhigh" !== data221){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data221};
+if("xhigh" !== data226){
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data226};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -11996,22 +12199,22 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs686 === errors;
-valid79 = valid79 || _valid20;
-if(!valid79){
-const _errs688 = errors;
-if(typeof data221 !== "string"){
-let dataType242 = typeof data221;
-let coerced242 = undefined;
-if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data221;
+var _valid20 = _errs697 === errors;
+valid80 = valid80 || _valid20;
+if(!valid80){
+const _errs699 = errors;
+if(typeof data226 !== "string"){
+let dataType246 = typeof data226;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data226;
 }
-else if(data221 === null){
-coerced242 = "";
+else if(data226 === null){
+coerced246 = "";
 }
 else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data226};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12021,15 +12224,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced242 !== undefined){
-data221 = coerced242;
-if(data219 !== undefined){
-data219["max_reasoning_effort"] = coerced242;
+if(coerced246 !== undefined){
+data226 = coerced246;
+if(data224 !== undefined){
+data224["max_reasoning_effort"] = coerced246;
 }
 }
 }
-if("max" !== data221){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data221};
+if("max" !== data226){
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data226};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12038,16 +12241,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs688 === errors;
-valid79 = valid79 || _valid20;
+var _valid20 = _errs699 === errors;
+valid80 = valid80 || _valid20;
 }
 }
 }
 }
 }
 }
-if(!valid79){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data221};
+if(!valid80){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data226};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12059,53 +12262,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs675;
+errors = _errs686;
 if(vErrors !== null){
-if(_errs675){
-vErrors.length = _errs675;
+if(_errs686){
+vErrors.length = _errs686;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs674 === errors;
+var valid79 = _errs685 === errors;
 }
 else {
-var valid78 = true;
+var valid79 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data219}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data224}];
 return false;
 }
 }
-var valid75 = _errs669 === errors;
+var valid76 = _errs680 === errors;
 }
 else {
-var valid75 = true;
+var valid76 = true;
 }
-if(valid75){
-if(data208.status !== undefined){
-let data222 = data208.status;
-const _errs690 = errors;
-const _errs691 = errors;
-let valid80 = false;
-const _errs692 = errors;
-if(typeof data222 !== "string"){
-let dataType243 = typeof data222;
-let coerced243 = undefined;
-if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data222;
+if(valid76){
+if(data213.status !== undefined){
+let data227 = data213.status;
+const _errs701 = errors;
+const _errs702 = errors;
+let valid81 = false;
+const _errs703 = errors;
+if(typeof data227 !== "string"){
+let dataType247 = typeof data227;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data227;
 }
-else if(data222 === null){
-coerced243 = "";
+else if(data227 === null){
+coerced247 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data227};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12115,15 +12318,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced243 !== undefined){
-data222 = coerced243;
-if(data208 !== undefined){
-data208["status"] = coerced243;
+if(coerced247 !== undefined){
+data227 = coerced247;
+if(data213 !== undefined){
+data213["status"] = coerced247;
 }
 }
 }
-if("active" !== data222){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data222};
+if("active" !== data227){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data227};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12132,22 +12335,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs692 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs694 = errors;
-if(typeof data222 !== "string"){
-let dataType244 = typeof data222;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data222;
+var _valid21 = _errs703 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs705 = errors;
+if(typeof data227 !== "string"){
+let dataType248 = typeof data227;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data227;
 }
-else if(data222 === null){
-coerced244 = "";
+else if(data227 === null){
+coerced248 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data227};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12157,15 +12360,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data222 = coerced244;
-if(data208 !== undefined){
-data208["status"] = coerced244;
+if(coerced248 !== undefined){
+data227 = coerced248;
+if(data213 !== undefined){
+data213["status"] = coerced248;
 }
 }
 }
-if("blocked" !== data222){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data222};
+if("blocked" !== data227){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data227};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12174,22 +12377,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs694 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs696 = errors;
-if(typeof data222 !== "string"){
-let dataType245 = typeof data222;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data222;
+var _valid21 = _errs705 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs707 = errors;
+if(typeof data227 !== "string"){
+let dataType249 = typeof data227;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data227;
 }
-else if(data222 === null){
-coerced245 = "";
+else if(data227 === null){
+coerced249 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data227};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12199,15 +12402,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data222 = coerced245;
-if(data208 !== undefined){
-data208["status"] = coerced245;
+if(coerced249 !== undefined){
+data227 = coerced249;
+if(data213 !== undefined){
+data213["status"] = coerced249;
 }
 }
 }
-if("revoked" !== data222){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data222};
+if("revoked" !== data227){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data227};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12216,22 +12419,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs696 === errors;
-valid80 = valid80 || _valid21;
-if(!valid80){
-const _errs698 = errors;
-if(typeof data222 !== "string"){
-let dataType246 = typeof data222;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data222;
+var _valid21 = _errs707 === errors;
+valid81 = valid81 || _valid21;
+if(!valid81){
+const _errs709 = errors;
+if(typeof data227 !== "string"){
+let dataType250 = typeof data227;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data227;
 }
-else if(data222 === null){
-coerced246 = "";
+else if(data227 === null){
+coerced250 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data227};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12241,15 +12444,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data222 = coerced246;
-if(data208 !== undefined){
-data208["status"] = coerced246;
+if(coerced250 !== undefined){
+data227 = coerced250;
+if(data213 !== undefined){
+data213["status"] = coerced250;
 }
 }
 }
-if("deleted" !== data222){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data222};
+if("deleted" !== data227){
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data227};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12258,13 +12461,13 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs698 === errors;
-valid80 = valid80 || _valid21;
+var _valid21 = _errs709 === errors;
+valid81 = valid81 || _valid21;
 }
 }
 }
-if(!valid80){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data222};
+if(!valid81){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data227};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12276,20 +12479,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs691;
+errors = _errs702;
 if(vErrors !== null){
-if(_errs691){
-vErrors.length = _errs691;
+if(_errs702){
+vErrors.length = _errs702;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid75 = _errs690 === errors;
+var valid76 = _errs701 === errors;
 }
 else {
-var valid75 = true;
+var valid76 = true;
 }
 }
 }
@@ -12302,22 +12505,22 @@ var valid75 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data213}];
 return false;
 }
 }
-var valid74 = _errs645 === errors;
-if(!valid74){
+var valid75 = _errs656 === errors;
+if(!valid75){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data212}];
 return false;
 }
 }
-var valid0 = _errs643 === errors;
+var valid0 = _errs654 === errors;
 }
 else {
 var valid0 = true;
