@@ -3,7 +3,7 @@
 // memory store each) and nginx balancing the gateways round-robin. Every process is a
 // child of this one; stop() ends them all, and so does this process's exit.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -47,6 +47,16 @@ async function waitForHttp(url, headers = {}) {
     await sleep(50);
   }
   throw new Error(`session bench: ${url} did not come up`);
+}
+
+/** CPU seconds (user + system) a running child has used, from /proc; 0 once it is gone. */
+function cpuSeconds(child) {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 async function stopChild(child) {
@@ -145,6 +155,15 @@ export async function startCluster({ root, workDir, nodeCount, gateways, simulat
     /** Kills one simulated node at once (SIGKILL: no goodbye, connections reset). */
     kill(id) {
       nodes.find((node) => node.id === id)?.child.kill('SIGKILL');
+    },
+    /** CPU seconds used so far by the nodes, the gateways and nginx (a killed node counts 0). */
+    cpu() {
+      const sum = (list) => list.reduce((total, child) => total + cpuSeconds(child), 0);
+      return {
+        nodes: sum(nodes.map((entry) => entry.child)),
+        gateways: sum(instances.map((entry) => entry.child)),
+        nginx: cpuSeconds(nginx),
+      };
     },
     async stop() {
       await stopChild(nginx);

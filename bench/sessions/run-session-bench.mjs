@@ -73,6 +73,7 @@ async function run(mode, kill) {
   let killedAt;
   const killedNode = process.env.BENCH_KILL_NODE ?? 'node-2';
   const began = Date.now();
+  const clientCpu = process.cpuUsage();
   try {
     const records = await runSessions({
       ...sizes,
@@ -90,7 +91,9 @@ async function run(mode, kill) {
     // The gateways write a request's line when its response closes: let the last ones land.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const lines = readRequestLines(cluster.instances.map((instance) => instance.logFile));
-    const summary = { name, seconds, ...summarizeRun(records, lines, nodeIds) };
+    const client = process.cpuUsage(clientCpu);
+    const cpu = { ...cluster.cpu(), client: (client.user + client.system) / 1e6 };
+    const summary = { name, seconds, cpu, ...summarizeRun(records, lines, nodeIds) };
     if (kill) summary.kill = { node: killedNode, ...summarizeKill(records, killedNode, killedAt) };
     writeFileSync(join(workDir, 'records.json'), JSON.stringify(records));
     return summary;

@@ -19,7 +19,7 @@ export class PrefixCache {
   readonly blockTokens: number;
   readonly #capacityBlocks: number;
   /** Map order is recency order: the first key is the least recently used. */
-  readonly #blocks = new Map<string, true>();
+  readonly #blocks = new Map<number, true>();
   #queriedTokens = 0;
   #hitTokens = 0;
 
@@ -39,9 +39,9 @@ export class PrefixCache {
    * used blocks evicted past the capacity). At least one prompt token is always computed,
    * as in vLLM: a prompt cached whole reports one block less.
    */
-  lookupAndStore(blockHashes: readonly string[], promptTokens: number): number {
+  lookupAndStore(blockHashes: readonly number[], promptTokens: number): number {
     let hitBlocks = 0;
-    while (hitBlocks < blockHashes.length && this.#blocks.has(blockHashes[hitBlocks] as string)) hitBlocks++;
+    while (hitBlocks < blockHashes.length && this.#blocks.has(blockHashes[hitBlocks] as number)) hitBlocks++;
     let cachedTokens = hitBlocks * this.blockTokens;
     if (cachedTokens >= promptTokens) cachedTokens = Math.max(0, (hitBlocks - 1) * this.blockTokens);
     this.#queriedTokens += promptTokens;
@@ -49,12 +49,12 @@ export class PrefixCache {
     // A prompt longer than the cache keeps only its opening blocks.
     const kept = Math.min(blockHashes.length, this.#capacityBlocks);
     for (let index = kept - 1; index >= 0; index--) {
-      const key = blockHashes[index] as string;
+      const key = blockHashes[index] as number;
       this.#blocks.delete(key);
       this.#blocks.set(key, true);
     }
     while (this.#blocks.size > this.#capacityBlocks) {
-      const oldest = this.#blocks.keys().next().value as string;
+      const oldest = this.#blocks.keys().next().value as number;
       this.#blocks.delete(oldest);
     }
     return cachedTokens;
