@@ -115,6 +115,7 @@ function usageView(row: UsageRow) {
     finish_reason: row.finishReason,
     front_door: row.frontDoor,
     features: row.features ?? null,
+    affinity: row.affinity ?? null,
     created_at: row.createdAt,
   };
 }

@@ -159,6 +159,7 @@ export class RequestCharge {
       finishReason: record.finishReason ?? null,
       frontDoor: record.frontDoor,
       features: features ?? null,
+      affinity: record.affinity ?? 'none',
       createdAt: isoNow(),
     };
   }

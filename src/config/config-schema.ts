@@ -194,6 +194,17 @@ const RouteSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How a model's requests choose among its nodes (PRODUCT decision 26; docs/routing-and-failover.md). */
+const ModelRoutingSchema = Type.Object(
+  {
+    /** `session` (default): a session key keeps a conversation on one node; `prefix`: also the conversation's opening when no key is given; `none`: off. */
+    affinity: Type.Optional(Type.Union([Type.Literal('session'), Type.Literal('prefix'), Type.Literal('none')])),
+    /** The preferred node is skipped above this many times the average in flight of its tier (default 1.25). */
+    affinity_load_factor: Type.Optional(Type.Number({ minimum: 1, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+
 const PerEffort = <T extends TSchema>(value: T, none: T = value) =>
   Type.Object(
     {
@@ -240,6 +251,7 @@ const ModelSchema = Type.Object(
     reasoning: Type.Optional(ModelReasoningSchema),
     pricing: Type.Optional(PricingSchema),
     priced_features: Type.Optional(PricedFeaturesSchema),
+    routing: Type.Optional(ModelRoutingSchema),
     routes: Type.Array(RouteSchema, { minItems: 1 }),
   },
   { additionalProperties: false },

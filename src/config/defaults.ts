@@ -59,6 +59,8 @@ export const DEFAULTS = {
   /** Calls of an allowed server tool one request may make, when `priced_features.server_tools.<tool>.max_calls` says none. */
   serverToolMaxCalls: 10,
   weight: 1,
+  /** PRODUCT decision 26: sessions stay on one node unless it is over 1.25 × its tier's average load. */
+  routing: { affinity: 'session', affinityLoadFactor: 1.25 },
   ownedBy: 'switchyard',
   /** PRODUCT.md decision 11: 600 RPM per key, 1200 RPM per client IP; nothing else unless configured. */
   limits: {

@@ -148,6 +148,16 @@ export interface ModelReasoningSettings {
   readonly answerTokens?: number;
 }
 
+/** Session and prefix affinity of a model (`routing`, PRODUCT decision 26). */
+export type AffinityMode = 'session' | 'prefix' | 'none';
+
+/** How a model's requests choose among its nodes (`models[].routing`). */
+export interface ModelRouting {
+  readonly affinity: AffinityMode;
+  /** The preferred node is skipped when its load is above this times the average of its tier. */
+  readonly affinityLoadFactor: number;
+}
+
 /** A model clients can ask for. */
 export interface ModelConfig {
   readonly id: string;
@@ -168,6 +178,8 @@ export interface ModelConfig {
   readonly pricing: ModelPricing | undefined;
   /** Priced node features the model allows (server tools, service tiers, betas); absent: none. */
   readonly pricedFeatures?: PricedFeatures;
+  /** Affinity settings; absent: the defaults (`session`, load factor 1.25). */
+  readonly routing?: ModelRouting;
   readonly routes: readonly ModelRoute[];
 }
 

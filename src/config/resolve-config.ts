@@ -268,6 +268,10 @@ export function resolveConfig(file: ConfigFile, source: string, demo = false): G
       reasoning: model.reasoning && resolveReasoning(model.reasoning, `models[${modelIndex}].reasoning`, source),
       pricing: model.pricing && resolvePricing(model.pricing),
       ...(model.priced_features === undefined ? {} : { pricedFeatures: resolvePricedFeatures(model.priced_features) }),
+      routing: {
+        affinity: model.routing?.affinity ?? DEFAULTS.routing.affinity,
+        affinityLoadFactor: model.routing?.affinity_load_factor ?? DEFAULTS.routing.affinityLoadFactor,
+      },
       routes: model.routes.map((route, routeIndex) => {
         if (!nodesById.has(route.node)) {
           throw new ConfigError(

@@ -72,6 +72,7 @@ export class GatewayMetrics {
   private readonly cost: CountedAtScrape<'model'>;
   private readonly attempts: CountedAtScrape<'node' | 'outcome'>;
   private readonly failovers: CountedAtScrape<'node'>;
+  private readonly affinity: CountedAtScrape<'model' | 'outcome'>;
   private readonly dropped: Counter;
   private readonly overCap: Counter<'node'>;
   private readonly modelChildren = new Map<string, ModelChildren>();
@@ -143,6 +144,12 @@ export class GatewayMetrics {
       name: 'switchyard_failovers_total',
       help: 'Failed node attempts that were followed by an attempt on another node, by the node that failed.',
       labelNames: ['node'],
+      registers,
+    });
+    this.affinity = new CountedAtScrape({
+      name: 'switchyard_affinity_total',
+      help: 'Requests routed with an affinity key (a session or a conversation opening), by model served and outcome: hit (the preferred node served it), spill (another node did); none: no key or affinity off.',
+      labelNames: ['model', 'outcome'],
       registers,
     });
     this.dropped = new Counter({
@@ -316,6 +323,7 @@ export class GatewayMetrics {
       children.completionTokens.inc(record.usage.completion_tokens);
     }
     if (record.costUsd !== undefined && record.model !== undefined) this.recordCost(record.model, record.costUsd);
+    if (record.affinity !== undefined) this.affinityChild(record.modelServed ?? model, record.affinity).inc();
     for (let index = 0; index < attempts.length; index++) {
       const attempt = attempts[index] as (typeof attempts)[number];
       const node = this.nodeChildrenFor(attempt.node);
@@ -331,6 +339,12 @@ export class GatewayMetrics {
 
   private modelLabel(model: string): string {
     return this.sources.isKnownModel(model) ? model : OTHER_MODEL;
+  }
+
+  private affinityChild(model: string, outcome: string): CounterSeries {
+    const label = model === NO_MODEL ? model : this.modelLabel(model);
+    const key = `${label}\u0000${outcome}`;
+    return this.affinity.get(key) ?? this.affinity.series(key, () => ({ model: label, outcome }));
   }
 
   private rejectionChild(code: string): CounterSeries {

@@ -11,7 +11,7 @@ import type { GatewayRequest, ReplySink, StreamSink } from './front-door.js';
 import { relayStream } from './relay-stream.js';
 import type { RequestContext } from '../context/request-context.js';
 import { reserve } from './reserve.js';
-import { route } from './route.js';
+import { affinityOutcome, route, type Routing } from './route.js';
 import { settle } from './settle.js';
 
 /**
@@ -44,11 +44,13 @@ export async function runRequest(
   let outcome: RequestOutcome = { status: 200 };
   /** The reply's last bytes, sent once the charge is settled. */
   let lastBytes: (() => void) | undefined;
+  let routing: Routing | undefined;
   try {
     if (request.stream) {
       stream = sink.stream();
       stream.startKeepalive();
     }
+    routing = route(services, model, request);
     const execution = await execute(context, {
       request: chat,
       native: request.native,
@@ -57,7 +59,7 @@ export async function runRequest(
       outputCap: charge.outputCap,
       effort,
       stream: request.stream,
-      candidates: route(services, model, request.affinityNode),
+      candidates: routing.candidates,
       maxAttempts: config.failover.maxAttempts,
       retryOnStatus: config.failover.retryOnStatus,
       maxRetryAfterSeconds: config.failover.maxRetryAfterSeconds,
@@ -102,6 +104,7 @@ export async function runRequest(
     lastBytes = () => streamSink.fail(error, undefined);
   } finally {
     stream?.stopKeepalive();
+    context.record.affinity = affinityOutcome(routing?.preferredNode, context.record.attempts);
     settle(services, logger, context, admission, charge, outcome, chat.n ?? 1);
     lastBytes?.();
   }

@@ -3,6 +3,7 @@ import type { NodeStatePatch } from '../store/cluster-store.js';
 import type { NodeClient } from '../upstream/node-client.js';
 import type { HealthSettings } from '../config/node-health-settings.js';
 import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
+import { hashText } from './affinity-hash.js';
 
 /** What an operator sees of a node (GET /admin/v1/nodes). */
 export type NodeCondition = 'healthy' | 'ejected' | 'probing' | 'drained';
@@ -36,6 +37,8 @@ export class NodeState {
    * count against this node's `max_concurrency` until they finish.
    */
   predecessor: NodeState | undefined = undefined;
+  /** The node id's hash, for rendezvous hashing (affinity): every instance computes the same. */
+  readonly idHash: number;
 
   constructor(
     readonly node: NodeConfig,
@@ -43,7 +46,9 @@ export class NodeState {
     /** Replaced when the configuration is reloaded. */
     public health: HealthSettings,
     private readonly links: NodeStateLinks = STANDALONE,
-  ) {}
+  ) {
+    this.idHash = hashText(node.id);
+  }
 
   get id(): string {
     return this.node.id;
@@ -59,6 +64,15 @@ export class NodeState {
   get load(): number {
     if (this.predecessor !== undefined && this.predecessor.inFlight === 0) this.predecessor = undefined;
     return this.inFlight + (this.predecessor?.inFlight ?? 0);
+  }
+
+  /**
+   * The load the router weighs: this instance's requests in flight, or what the node itself
+   * reports running and waiting (all instances' and other clients' requests) when that is
+   * more; none is reported when the node's metrics are not read or not fresh.
+   */
+  routingLoad(_now = Date.now()): number {
+    return this.load;
   }
 
   /** The most requests this instance sends to the node at once: `max_concurrency`, or its share of it. */

@@ -1,7 +1,8 @@
 import type { ModelConfig } from '../config/gateway-config.js';
 import type { NodeRegistry } from './node-registry.js';
 import type { RouteTable } from './route-table.js';
-import type { NodeCandidate, Router } from './router.js';
+import type { AffinityCandidates, NodeCandidate, Router } from './router.js';
+import { rendezvousScore } from './affinity-hash.js';
 
 interface WeightedCandidate extends NodeCandidate {
   readonly weight: number;
@@ -10,8 +11,17 @@ interface WeightedCandidate extends NodeCandidate {
 
 /** Share of a node's capacity in use: lower is better. */
 function utilization(candidate: WeightedCandidate): number {
-  return candidate.state.load / candidate.state.effectiveMaxConcurrency;
+  return candidate.state.routingLoad() / candidate.state.effectiveMaxConcurrency;
 }
+
+/** A node of a model in an affinity key's hash order. */
+interface RankedCandidate extends WeightedCandidate {
+  readonly score: number;
+  readonly available: boolean;
+  readonly load: number;
+}
+
+const byScore = (a: RankedCandidate, b: RankedCandidate): number => b.score - a.score;
 
 /**
  * The less used of two weighted draws; on a tie the first draw, so idle nodes get traffic
@@ -63,6 +73,60 @@ export class PoolRouter implements Router {
     for (const tier of tiers)
       ordered.push(...this.orderTier(available.filter((candidate) => candidate.priority === tier)));
     return ordered;
+  }
+
+  affinityCandidates(model: ModelConfig, key: number, loadFactor: number): AffinityCandidates {
+    const now = Date.now();
+    const ranked: RankedCandidate[] = [];
+    let bestTier = Infinity;
+    for (const route of this.routes.routes(model.id)) {
+      const state = this.nodes.get(route.nodeId);
+      if (state === undefined || state.retired) continue;
+      const available = state.isAvailable(now);
+      const weight = route.weight * state.node.weight;
+      if (available && route.priority < bestTier) bestTier = route.priority;
+      ranked.push({
+        node: state.node,
+        client: state.client,
+        state,
+        upstreamModel: route.upstreamModel,
+        weight,
+        priority: route.priority,
+        score: rendezvousScore(key, state.idHash, weight),
+        available,
+        load: available ? state.routingLoad(now) : 0,
+      });
+    }
+    if (bestTier === Infinity) return { candidates: [], preferred: undefined };
+    if (ranked.length > 1) ranked.sort((a, b) => a.priority - b.priority || byScore(a, b));
+    let preferred: RankedCandidate | undefined;
+    // The tier's total load and weight, over the nodes that can take a request.
+    let tierLoad = 0;
+    let tierWeight = 0;
+    for (const candidate of ranked) {
+      if (candidate.priority !== bestTier) continue;
+      preferred ??= candidate;
+      if (!candidate.available) continue;
+      tierLoad += candidate.load;
+      tierWeight += candidate.weight;
+    }
+    // Consistent hashing with bounded loads: a node takes the request while its load with
+    // this request is at most ⌈factor × (tier load + 1) × its share of the tier's weight⌉,
+    // so an idle tier never spills and at least one node always fits.
+    let chosen: RankedCandidate | undefined;
+    for (const candidate of ranked) {
+      if (candidate.priority !== bestTier || !candidate.available) continue;
+      const bound = Math.ceil((loadFactor * (tierLoad + 1) * candidate.weight) / tierWeight);
+      if (candidate.load + 1 <= bound) {
+        chosen = candidate;
+        break;
+      }
+    }
+    const candidates: NodeCandidate[] = chosen === undefined ? [] : [chosen];
+    for (const candidate of ranked) {
+      if (candidate.available && candidate !== chosen && candidate.priority >= bestTier) candidates.push(candidate);
+    }
+    return { candidates, preferred: (preferred as RankedCandidate).node.id };
   }
 
   private orderTier(tier: WeightedCandidate[]): WeightedCandidate[] {

@@ -1,3 +1,4 @@
+import type { AffinityOutcome } from '../context/request-context.js';
 import type { ClusterChange } from './cluster-store.js';
 import type { KeyStatus, ReasoningEffort } from '../config/gateway-config.js';
 
@@ -108,6 +109,8 @@ export interface UsageRow {
   readonly frontDoor: string;
   /** Priced node features the reply used (server-tool calls, the service tier, betas priced); absent or null: none. */
   readonly features?: UsageFeatures | null;
+  /** Whether the node the request's affinity key preferred served it (PRODUCT decision 26): `hit`, `spill`, `none`; absent or null: not known (booked before). */
+  readonly affinity?: AffinityOutcome | null;
   readonly createdAt: string;
 }
 

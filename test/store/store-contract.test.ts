@@ -52,6 +52,7 @@ function usageRow(requestId: string, fields: Partial<UsageRow> = {}): UsageRow {
     finishReason: 'stop',
     frontDoor: 'chat',
     features: null,
+    affinity: 'hit',
     createdAt: '2026-01-01T00:00:00.000Z',
     ...fields,
   };

@@ -11,6 +11,7 @@ import type { BodyBudget } from '../body-budget.js';
 import { ChatReplySink } from '../chat-reply-sink.js';
 import { credentialsOf } from '../credentials.js';
 import { endUserOf } from '../../front-doors/end-user.js';
+import { sessionKeyOf } from '../../front-doors/session-key.js';
 
 /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
 function effortParam(request: ChatRequest): string | undefined {
@@ -45,6 +46,7 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger, 
       stream: chat.stream === true,
       effortParam: effortParam(chat),
       endUser: endUserOf(request, chat.user, chat.safety_identifier),
+      sessionKey: sessionKeyOf(request, chat.prompt_cache_key),
     };
     await runRequest(
       services,

@@ -14,6 +14,7 @@ import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { endUserOf } from '../../front-doors/end-user.js';
+import { sessionKeyOf } from '../../front-doors/session-key.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCountTokensRequest, parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
@@ -131,6 +132,7 @@ export function messagesRoute(
       stream,
       effortParam: translated.effortParam,
       endUser: endUserOf(request, messages.metadata?.user_id),
+      sessionKey: sessionKeyOf(request, messages.metadata?.user_id),
       ...(affinityNode === undefined ? {} : { affinityNode }),
     };
     // What message_start says before the node's count is known (rule A1): the reservation

@@ -11,6 +11,7 @@ import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { endUserOf } from '../../front-doors/end-user.js';
+import { sessionKeyOf } from '../../front-doors/session-key.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
@@ -121,6 +122,7 @@ async function readResponsesRequest(
     effortParam:
       parsed.reasoning?.effort === undefined || parsed.reasoning.effort === null ? undefined : 'reasoning.effort',
     endUser: endUserOf(request, parsed.user, parsed.safety_identifier),
+    sessionKey: sessionKeyOf(request, parsed.prompt_cache_key),
   };
   return { admission, parsed, owner, previousId, history, references, translated, gatewayRequest };
 }

@@ -209,4 +209,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX responses_item_ids ON responses USING gin (item_ids) WHERE item_ids IS NOT NULL;
     `,
   },
+  {
+    version: 12,
+    name: 'the affinity outcome of each usage row (hit, spill, none)',
+    // NULL for rows booked before affinity existed: their outcome is not known.
+    sql: `
+      ALTER TABLE usage_ledger ADD COLUMN affinity text;
+    `,
+  },
 ];

@@ -1,4 +1,5 @@
 import type { KeyStatus } from '../../config/gateway-config.js';
+import type { AffinityOutcome } from '../../context/request-context.js';
 import type {
   AccountPatch,
   AccountRecord,
@@ -110,6 +111,7 @@ function usageOf(row: Row): UsageRow {
     finishReason: textOrNull(row.finish_reason),
     frontDoor: String(row.front_door),
     features: typeof row.features === 'string' ? (JSON.parse(row.features) as UsageFeatures) : null,
+    affinity: textOrNull(row.affinity) as AffinityOutcome | null,
     createdAt: iso(row.created_at),
   };
 }
@@ -140,12 +142,13 @@ function usageJson(row: UsageRow) {
     finish_reason: row.finishReason,
     front_door: row.frontDoor,
     features: row.features === undefined || row.features === null ? null : JSON.stringify(row.features),
+    affinity: row.affinity ?? null,
     created_at: row.createdAt,
   };
 }
 
 const USAGE_COLUMNS =
-  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, features, created_at';
+  'request_id, correlation_id, key_id, account_id, model, node, attempts, prompt_tokens, completion_tokens, reasoning_tokens, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cost_nano, estimated, status, error_code, latency_ms, first_byte_ms, stream, finish_reason, front_door, features, affinity, created_at';
 
 const RECORD_USAGE = `
   WITH input AS (
@@ -154,7 +157,7 @@ const RECORD_USAGE = `
       attempts integer, prompt_tokens integer, completion_tokens integer, reasoning_tokens integer,
       cached_tokens integer, cache_write_tokens integer, cache_write_1h_tokens integer, cost_nano bigint, estimated boolean, status integer, error_code text,
       latency_ms double precision, first_byte_ms double precision, stream boolean, finish_reason text,
-      front_door text, features text, created_at timestamptz)
+      front_door text, features text, affinity text, created_at timestamptz)
   ), inserted AS (
     INSERT INTO usage_ledger (${USAGE_COLUMNS})
     SELECT ${USAGE_COLUMNS} FROM input

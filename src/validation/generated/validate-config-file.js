@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -10519,209 +10519,228 @@ else {
 var valid42 = true;
 }
 if(valid42){
-if(data132.routes !== undefined){
-let data192 = data132.routes;
+if(data132.routing !== undefined){
+let data192 = data132.routing;
 const _errs596 = errors;
 if(errors === _errs596){
-if(Array.isArray(data192)){
-if(data192.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data192}];
-return false;
-}
-else {
-var valid67 = true;
-const len7 = data192.length;
-for(let i7=0; i7<len7; i7++){
-let data193 = data192[i7];
+if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
 const _errs598 = errors;
-if(errors === _errs598){
-if(data193 && typeof data193 == "object" && !Array.isArray(data193)){
-let missing13;
-if((data193.node === undefined) && (missing13 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data193}];
-return false;
-}
-else {
-const _errs600 = errors;
-for(const key41 in data193){
-if(!((((key41 === "node") || (key41 === "model")) || (key41 === "weight")) || (key41 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data193}];
+for(const key41 in data192){
+if(!((key41 === "affinity") || (key41 === "affinity_load_factor"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data192}];
 return false;
 break;
 }
 }
-if(_errs600 === errors){
-if(data193.node !== undefined){
-let data194 = data193.node;
+if(_errs598 === errors){
+if(data192.affinity !== undefined){
+let data193 = data192.affinity;
+const _errs599 = errors;
+const _errs600 = errors;
+let valid68 = false;
 const _errs601 = errors;
-if(typeof data194 !== "string"){
-let dataType212 = typeof data194;
+if(typeof data193 !== "string"){
+let dataType212 = typeof data193;
 let coerced212 = undefined;
 if(!(coerced212 !== undefined)){
 if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data194;
+coerced212 = "" + data193;
 }
-else if(data194 === null){
+else if(data193 === null){
 coerced212 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data194}];
-return false;
+const err193 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data193};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
 }
 }
 if(coerced212 !== undefined){
-data194 = coerced212;
-if(data193 !== undefined){
-data193["node"] = coerced212;
+data193 = coerced212;
+if(data192 !== undefined){
+data192["affinity"] = coerced212;
 }
 }
 }
-if(errors === _errs601){
-if(typeof data194 === "string"){
-if(func3(data194) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data194}];
-return false;
-}
-}
-}
-var valid68 = _errs601 === errors;
+if("session" !== data193){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data193};
+if(vErrors === null){
+vErrors = [err194];
 }
 else {
-var valid68 = true;
+vErrors.push(err194);
 }
-if(valid68){
-if(data193.model !== undefined){
-let data195 = data193.model;
+errors++;
+}
+var _valid19 = _errs601 === errors;
+valid68 = valid68 || _valid19;
+if(!valid68){
 const _errs603 = errors;
-if(typeof data195 !== "string"){
-let dataType213 = typeof data195;
+if(typeof data193 !== "string"){
+let dataType213 = typeof data193;
 let coerced213 = undefined;
 if(!(coerced213 !== undefined)){
 if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data195;
+coerced213 = "" + data193;
 }
-else if(data195 === null){
+else if(data193 === null){
 coerced213 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data195}];
-return false;
+const err195 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data193};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
 }
 }
 if(coerced213 !== undefined){
-data195 = coerced213;
-if(data193 !== undefined){
-data193["model"] = coerced213;
+data193 = coerced213;
+if(data192 !== undefined){
+data192["affinity"] = coerced213;
 }
 }
 }
-if(errors === _errs603){
-if(typeof data195 === "string"){
-if(func3(data195) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data195}];
-return false;
-}
-}
-}
-var valid68 = _errs603 === errors;
+if("prefix" !== data193){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data193};
+if(vErrors === null){
+vErrors = [err196];
 }
 else {
-var valid68 = true;
+vErrors.push(err196);
 }
-if(valid68){
-if(data193.weight !== undefined){
-let data196 = data193.weight;
+errors++;
+}
+var _valid19 = _errs603 === errors;
+valid68 = valid68 || _valid19;
+if(!valid68){
 const _errs605 = errors;
-if(!(typeof data196 == "number")){
-let dataType214 = typeof data196;
+if(typeof data193 !== "string"){
+let dataType214 = typeof data193;
 let coerced214 = undefined;
 if(!(coerced214 !== undefined)){
-if(dataType214 == "boolean" || data196 === null
-              || (dataType214 == "string" && data196 && data196 == +data196)){
-coerced214 = +data196;
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data193;
+}
+else if(data193 === null){
+coerced214 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data196}];
-return false;
+const err197 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data193};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
 }
 }
 if(coerced214 !== undefined){
-data196 = coerced214;
-if(data193 !== undefined){
-data193["weight"] = coerced214;
+data193 = coerced214;
+if(data192 !== undefined){
+data192["affinity"] = coerced214;
 }
 }
 }
-if(errors === _errs605){
-if(typeof data196 == "number"){
-if(data196 <= 0 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data196}];
+if("none" !== data193){
+const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data193};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+var _valid19 = _errs605 === errors;
+valid68 = valid68 || _valid19;
+}
+}
+if(!valid68){
+const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data193};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+validate10.errors = vErrors;
 return false;
 }
-}
-}
-var valid68 = _errs605 === errors;
+else {
+errors = _errs600;
+if(vErrors !== null){
+if(_errs600){
+vErrors.length = _errs600;
 }
 else {
-var valid68 = true;
+vErrors = null;
 }
-if(valid68){
-if(data193.priority !== undefined){
-let data197 = data193.priority;
+}
+}
+var valid67 = _errs599 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data192.affinity_load_factor !== undefined){
+let data194 = data192.affinity_load_factor;
 const _errs607 = errors;
-if(!((typeof data197 == "number") && (!(data197 % 1) && !isNaN(data197)))){
-let dataType215 = typeof data197;
+if(!(typeof data194 == "number")){
+let dataType215 = typeof data194;
 let coerced215 = undefined;
 if(!(coerced215 !== undefined)){
-if(dataType215 === "boolean" || data197 === null
-              || (dataType215 === "string" && data197 && data197 == +data197 && !(data197 % 1))){
-coerced215 = +data197;
+if(dataType215 == "boolean" || data194 === null
+              || (dataType215 == "string" && data194 && data194 == +data194)){
+coerced215 = +data194;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data194}];
 return false;
 }
 }
 if(coerced215 !== undefined){
-data197 = coerced215;
-if(data193 !== undefined){
-data193["priority"] = coerced215;
+data194 = coerced215;
+if(data192 !== undefined){
+data192["affinity_load_factor"] = coerced215;
 }
 }
 }
 if(errors === _errs607){
-if(typeof data197 == "number"){
-if(data197 < 0 || isNaN(data197)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data197}];
+if(typeof data194 == "number"){
+if(data194 > 100 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data194}];
+return false;
+}
+else {
+if(data194 < 1 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data194}];
 return false;
 }
 }
 }
-var valid68 = _errs607 === errors;
+}
+var valid67 = _errs607 === errors;
 }
 else {
-var valid68 = true;
-}
-}
-}
+var valid67 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data193}];
-return false;
-}
-}
-var valid67 = _errs598 === errors;
-if(!valid67){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data192}];
 return false;
 }
 }
@@ -10729,6 +10748,219 @@ var valid42 = _errs596 === errors;
 }
 else {
 var valid42 = true;
+}
+if(valid42){
+if(data132.routes !== undefined){
+let data195 = data132.routes;
+const _errs609 = errors;
+if(errors === _errs609){
+if(Array.isArray(data195)){
+if(data195.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data195}];
+return false;
+}
+else {
+var valid69 = true;
+const len7 = data195.length;
+for(let i7=0; i7<len7; i7++){
+let data196 = data195[i7];
+const _errs611 = errors;
+if(errors === _errs611){
+if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
+let missing13;
+if((data196.node === undefined) && (missing13 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data196}];
+return false;
+}
+else {
+const _errs613 = errors;
+for(const key42 in data196){
+if(!((((key42 === "node") || (key42 === "model")) || (key42 === "weight")) || (key42 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data196}];
+return false;
+break;
+}
+}
+if(_errs613 === errors){
+if(data196.node !== undefined){
+let data197 = data196.node;
+const _errs614 = errors;
+if(typeof data197 !== "string"){
+let dataType216 = typeof data197;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data197;
+}
+else if(data197 === null){
+coerced216 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data197}];
+return false;
+}
+}
+if(coerced216 !== undefined){
+data197 = coerced216;
+if(data196 !== undefined){
+data196["node"] = coerced216;
+}
+}
+}
+if(errors === _errs614){
+if(typeof data197 === "string"){
+if(func3(data197) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data197}];
+return false;
+}
+}
+}
+var valid70 = _errs614 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data196.model !== undefined){
+let data198 = data196.model;
+const _errs616 = errors;
+if(typeof data198 !== "string"){
+let dataType217 = typeof data198;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data198;
+}
+else if(data198 === null){
+coerced217 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data198}];
+return false;
+}
+}
+if(coerced217 !== undefined){
+data198 = coerced217;
+if(data196 !== undefined){
+data196["model"] = coerced217;
+}
+}
+}
+if(errors === _errs616){
+if(typeof data198 === "string"){
+if(func3(data198) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data198}];
+return false;
+}
+}
+}
+var valid70 = _errs616 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data196.weight !== undefined){
+let data199 = data196.weight;
+const _errs618 = errors;
+if(!(typeof data199 == "number")){
+let dataType218 = typeof data199;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "boolean" || data199 === null
+              || (dataType218 == "string" && data199 && data199 == +data199)){
+coerced218 = +data199;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data199}];
+return false;
+}
+}
+if(coerced218 !== undefined){
+data199 = coerced218;
+if(data196 !== undefined){
+data196["weight"] = coerced218;
+}
+}
+}
+if(errors === _errs618){
+if(typeof data199 == "number"){
+if(data199 <= 0 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data199}];
+return false;
+}
+}
+}
+var valid70 = _errs618 === errors;
+}
+else {
+var valid70 = true;
+}
+if(valid70){
+if(data196.priority !== undefined){
+let data200 = data196.priority;
+const _errs620 = errors;
+if(!((typeof data200 == "number") && (!(data200 % 1) && !isNaN(data200)))){
+let dataType219 = typeof data200;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 === "boolean" || data200 === null
+              || (dataType219 === "string" && data200 && data200 == +data200 && !(data200 % 1))){
+coerced219 = +data200;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data200}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data200 = coerced219;
+if(data196 !== undefined){
+data196["priority"] = coerced219;
+}
+}
+}
+if(errors === _errs620){
+if(typeof data200 == "number"){
+if(data200 < 0 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data200}];
+return false;
+}
+}
+}
+var valid70 = _errs620 === errors;
+}
+else {
+var valid70 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data196}];
+return false;
+}
+}
+var valid69 = _errs611 === errors;
+if(!valid69){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data195}];
+return false;
+}
+}
+var valid42 = _errs609 === errors;
+}
+else {
+var valid42 = true;
+}
 }
 }
 }
@@ -10766,250 +10998,68 @@ var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data198 = data.accounts;
-const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data198)){
-var valid69 = true;
-const len8 = data198.length;
-for(let i8=0; i8<len8; i8++){
-let data199 = data198[i8];
-const _errs611 = errors;
-if(errors === _errs611){
-if(data199 && typeof data199 == "object" && !Array.isArray(data199)){
-let missing14;
-if((data199.id === undefined) && (missing14 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data199}];
-return false;
-}
-else {
-const _errs613 = errors;
-for(const key42 in data199){
-if(!((((((key42 === "id") || (key42 === "name")) || (key42 === "balance")) || (key42 === "allowed_models")) || (key42 === "limits")) || (key42 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data199}];
-return false;
-break;
-}
-}
-if(_errs613 === errors){
-if(data199.id !== undefined){
-let data200 = data199.id;
-const _errs614 = errors;
-if(typeof data200 !== "string"){
-let dataType216 = typeof data200;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data200;
-}
-else if(data200 === null){
-coerced216 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data200}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data200 = coerced216;
-if(data199 !== undefined){
-data199["id"] = coerced216;
-}
-}
-}
-if(errors === _errs614){
-if(typeof data200 === "string"){
-if(func3(data200) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data200}];
-return false;
-}
-else {
-if(!pattern9.test(data200)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data200}];
-return false;
-}
-}
-}
-}
-var valid70 = _errs614 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data199.name !== undefined){
-let data201 = data199.name;
-const _errs616 = errors;
-if(typeof data201 !== "string"){
-let dataType217 = typeof data201;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "number" || dataType217 == "boolean"){
-coerced217 = "" + data201;
-}
-else if(data201 === null){
-coerced217 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data201}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data201 = coerced217;
-if(data199 !== undefined){
-data199["name"] = coerced217;
-}
-}
-}
-var valid70 = _errs616 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data199.balance !== undefined){
-let data202 = data199.balance;
-const _errs618 = errors;
-if(!(typeof data202 == "number")){
-let dataType218 = typeof data202;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "boolean" || data202 === null
-              || (dataType218 == "string" && data202 && data202 == +data202)){
-coerced218 = +data202;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data202}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data202 = coerced218;
-if(data199 !== undefined){
-data199["balance"] = coerced218;
-}
-}
-}
-if(errors === _errs618){
-if(typeof data202 == "number"){
-if(data202 > 1000000 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data202}];
-return false;
-}
-else {
-if(data202 < -1000000 || isNaN(data202)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data202}];
-return false;
-}
-}
-}
-}
-var valid70 = _errs618 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data199.allowed_models !== undefined){
-let data203 = data199.allowed_models;
-const _errs620 = errors;
-if(errors === _errs620){
-if(Array.isArray(data203)){
-var valid71 = true;
-const len9 = data203.length;
-for(let i9=0; i9<len9; i9++){
-let data204 = data203[i9];
+let data201 = data.accounts;
 const _errs622 = errors;
-if(typeof data204 !== "string"){
-let dataType219 = typeof data204;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 == "number" || dataType219 == "boolean"){
-coerced219 = "" + data204;
-}
-else if(data204 === null){
-coerced219 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data204}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data204 = coerced219;
-if(data203 !== undefined){
-data203[i9] = coerced219;
-}
-}
-}
 if(errors === _errs622){
-if(typeof data204 === "string"){
-if(func3(data204) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data204}];
-return false;
-}
-}
-}
-var valid71 = _errs622 === errors;
-if(!valid71){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data203}];
-return false;
-}
-}
-var valid70 = _errs620 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data199.limits !== undefined){
-let data205 = data199.limits;
+if(Array.isArray(data201)){
+var valid71 = true;
+const len8 = data201.length;
+for(let i8=0; i8<len8; i8++){
+let data202 = data201[i8];
 const _errs624 = errors;
 if(errors === _errs624){
-if(data205 && typeof data205 == "object" && !Array.isArray(data205)){
+if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
+let missing14;
+if((data202.id === undefined) && (missing14 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data202}];
+return false;
+}
+else {
 const _errs626 = errors;
-for(const key43 in data205){
-if(!(((key43 === "rpm") || (key43 === "rps")) || (key43 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data205}];
+for(const key43 in data202){
+if(!((((((key43 === "id") || (key43 === "name")) || (key43 === "balance")) || (key43 === "allowed_models")) || (key43 === "limits")) || (key43 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data202}];
 return false;
 break;
 }
 }
 if(_errs626 === errors){
-if(data205.rpm !== undefined){
-let data206 = data205.rpm;
+if(data202.id !== undefined){
+let data203 = data202.id;
 const _errs627 = errors;
-if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
-let dataType220 = typeof data206;
+if(typeof data203 !== "string"){
+let dataType220 = typeof data203;
 let coerced220 = undefined;
 if(!(coerced220 !== undefined)){
-if(dataType220 === "boolean" || data206 === null
-              || (dataType220 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
-coerced220 = +data206;
+if(dataType220 == "number" || dataType220 == "boolean"){
+coerced220 = "" + data203;
+}
+else if(data203 === null){
+coerced220 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data206}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data203}];
 return false;
 }
 }
 if(coerced220 !== undefined){
-data206 = coerced220;
-if(data205 !== undefined){
-data205["rpm"] = coerced220;
+data203 = coerced220;
+if(data202 !== undefined){
+data202["id"] = coerced220;
 }
 }
 }
 if(errors === _errs627){
-if(typeof data206 == "number"){
-if(data206 < 1 || isNaN(data206)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data206}];
+if(typeof data203 === "string"){
+if(func3(data203) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data203}];
 return false;
+}
+else {
+if(!pattern9.test(data203)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data203}];
+return false;
+}
 }
 }
 }
@@ -11019,34 +11069,28 @@ else {
 var valid72 = true;
 }
 if(valid72){
-if(data205.rps !== undefined){
-let data207 = data205.rps;
+if(data202.name !== undefined){
+let data204 = data202.name;
 const _errs629 = errors;
-if(!((typeof data207 == "number") && (!(data207 % 1) && !isNaN(data207)))){
-let dataType221 = typeof data207;
+if(typeof data204 !== "string"){
+let dataType221 = typeof data204;
 let coerced221 = undefined;
 if(!(coerced221 !== undefined)){
-if(dataType221 === "boolean" || data207 === null
-              || (dataType221 === "string" && data207 && data207 == +data207 && !(data207 % 1))){
-coerced221 = +data207;
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data204;
+}
+else if(data204 === null){
+coerced221 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data207}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data204}];
 return false;
 }
 }
 if(coerced221 !== undefined){
-data207 = coerced221;
-if(data205 !== undefined){
-data205["rps"] = coerced221;
-}
-}
-}
-if(errors === _errs629){
-if(typeof data207 == "number"){
-if(data207 < 1 || isNaN(data207)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data207}];
-return false;
+data204 = coerced221;
+if(data202 !== undefined){
+data202["name"] = coerced221;
 }
 }
 }
@@ -11056,34 +11100,40 @@ else {
 var valid72 = true;
 }
 if(valid72){
-if(data205.tpm !== undefined){
-let data208 = data205.tpm;
+if(data202.balance !== undefined){
+let data205 = data202.balance;
 const _errs631 = errors;
-if(!((typeof data208 == "number") && (!(data208 % 1) && !isNaN(data208)))){
-let dataType222 = typeof data208;
+if(!(typeof data205 == "number")){
+let dataType222 = typeof data205;
 let coerced222 = undefined;
 if(!(coerced222 !== undefined)){
-if(dataType222 === "boolean" || data208 === null
-              || (dataType222 === "string" && data208 && data208 == +data208 && !(data208 % 1))){
-coerced222 = +data208;
+if(dataType222 == "boolean" || data205 === null
+              || (dataType222 == "string" && data205 && data205 == +data205)){
+coerced222 = +data205;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data208}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data205}];
 return false;
 }
 }
 if(coerced222 !== undefined){
-data208 = coerced222;
-if(data205 !== undefined){
-data205["tpm"] = coerced222;
+data205 = coerced222;
+if(data202 !== undefined){
+data202["balance"] = coerced222;
 }
 }
 }
 if(errors === _errs631){
-if(typeof data208 == "number"){
-if(data208 < 1 || isNaN(data208)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data208}];
+if(typeof data205 == "number"){
+if(data205 > 1000000 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data205}];
 return false;
+}
+else {
+if(data205 < -1000000 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data205}];
+return false;
+}
 }
 }
 }
@@ -11092,227 +11142,265 @@ var valid72 = _errs631 === errors;
 else {
 var valid72 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data205}];
-return false;
-}
-}
-var valid70 = _errs624 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data199.policy !== undefined){
-let data209 = data199.policy;
+if(valid72){
+if(data202.allowed_models !== undefined){
+let data206 = data202.allowed_models;
 const _errs633 = errors;
 if(errors === _errs633){
-if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
+if(Array.isArray(data206)){
+var valid73 = true;
+const len9 = data206.length;
+for(let i9=0; i9<len9; i9++){
+let data207 = data206[i9];
 const _errs635 = errors;
-for(const key44 in data209){
-if(!((key44 === "streaming") || (key44 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data209}];
-return false;
-break;
-}
-}
-if(_errs635 === errors){
-if(data209.streaming !== undefined){
-let data210 = data209.streaming;
-const _errs636 = errors;
-if(typeof data210 !== "boolean"){
+if(typeof data207 !== "string"){
+let dataType223 = typeof data207;
 let coerced223 = undefined;
 if(!(coerced223 !== undefined)){
-if(data210 === "false" || data210 === 0 || data210 === null){
-coerced223 = false;
+if(dataType223 == "number" || dataType223 == "boolean"){
+coerced223 = "" + data207;
 }
-else if(data210 === "true" || data210 === 1){
-coerced223 = true;
+else if(data207 === null){
+coerced223 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data207}];
 return false;
 }
 }
 if(coerced223 !== undefined){
-data210 = coerced223;
-if(data209 !== undefined){
-data209["streaming"] = coerced223;
+data207 = coerced223;
+if(data206 !== undefined){
+data206[i9] = coerced223;
 }
 }
 }
-var valid73 = _errs636 === errors;
+if(errors === _errs635){
+if(typeof data207 === "string"){
+if(func3(data207) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data207}];
+return false;
+}
+}
+}
+var valid73 = _errs635 === errors;
+if(!valid73){
+break;
+}
+}
 }
 else {
-var valid73 = true;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data206}];
+return false;
 }
-if(valid73){
-if(data209.max_reasoning_effort !== undefined){
-let data211 = data209.max_reasoning_effort;
-const _errs638 = errors;
+}
+var valid72 = _errs633 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data202.limits !== undefined){
+let data208 = data202.limits;
+const _errs637 = errors;
+if(errors === _errs637){
+if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
 const _errs639 = errors;
-let valid74 = false;
+for(const key44 in data208){
+if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data208}];
+return false;
+break;
+}
+}
+if(_errs639 === errors){
+if(data208.rpm !== undefined){
+let data209 = data208.rpm;
 const _errs640 = errors;
-if(typeof data211 !== "string"){
-let dataType224 = typeof data211;
+if(!((typeof data209 == "number") && (!(data209 % 1) && !isNaN(data209)))){
+let dataType224 = typeof data209;
 let coerced224 = undefined;
 if(!(coerced224 !== undefined)){
-if(dataType224 == "number" || dataType224 == "boolean"){
-coerced224 = "" + data211;
-}
-else if(data211 === null){
-coerced224 = "";
+if(dataType224 === "boolean" || data209 === null
+              || (dataType224 === "string" && data209 && data209 == +data209 && !(data209 % 1))){
+coerced224 = +data209;
 }
 else {
-const err193 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data211};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data209}];
+return false;
 }
 }
 if(coerced224 !== undefined){
-data211 = coerced224;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced224;
+data209 = coerced224;
+if(data208 !== undefined){
+data208["rpm"] = coerced224;
 }
 }
 }
-if("none" !== data211){
-const err194 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data211};
-if(vErrors === null){
-vErrors = [err194];
+if(errors === _errs640){
+if(typeof data209 == "number"){
+if(data209 < 1 || isNaN(data209)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data209}];
+return false;
+}
+}
+}
+var valid74 = _errs640 === errors;
 }
 else {
-vErrors.push(err194);
+var valid74 = true;
 }
-errors++;
-}
-var _valid19 = _errs640 === errors;
-valid74 = valid74 || _valid19;
-if(!valid74){
+if(valid74){
+if(data208.rps !== undefined){
+let data210 = data208.rps;
 const _errs642 = errors;
-if(typeof data211 !== "string"){
-let dataType225 = typeof data211;
+if(!((typeof data210 == "number") && (!(data210 % 1) && !isNaN(data210)))){
+let dataType225 = typeof data210;
 let coerced225 = undefined;
 if(!(coerced225 !== undefined)){
-if(dataType225 == "number" || dataType225 == "boolean"){
-coerced225 = "" + data211;
-}
-else if(data211 === null){
-coerced225 = "";
+if(dataType225 === "boolean" || data210 === null
+              || (dataType225 === "string" && data210 && data210 == +data210 && !(data210 % 1))){
+coerced225 = +data210;
 }
 else {
-const err195 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data211};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data210}];
+return false;
 }
 }
 if(coerced225 !== undefined){
-data211 = coerced225;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced225;
+data210 = coerced225;
+if(data208 !== undefined){
+data208["rps"] = coerced225;
 }
 }
 }
-if("minimal" !== data211){
-const err196 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data211};
-if(vErrors === null){
-vErrors = [err196];
+if(errors === _errs642){
+if(typeof data210 == "number"){
+if(data210 < 1 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data210}];
+return false;
+}
+}
+}
+var valid74 = _errs642 === errors;
 }
 else {
-vErrors.push(err196);
+var valid74 = true;
 }
-errors++;
-}
-var _valid19 = _errs642 === errors;
-valid74 = valid74 || _valid19;
-if(!valid74){
+if(valid74){
+if(data208.tpm !== undefined){
+let data211 = data208.tpm;
 const _errs644 = errors;
-if(typeof data211 !== "string"){
+if(!((typeof data211 == "number") && (!(data211 % 1) && !isNaN(data211)))){
 let dataType226 = typeof data211;
 let coerced226 = undefined;
 if(!(coerced226 !== undefined)){
-if(dataType226 == "number" || dataType226 == "boolean"){
-coerced226 = "" + data211;
-}
-else if(data211 === null){
-coerced226 = "";
+if(dataType226 === "boolean" || data211 === null
+              || (dataType226 === "string" && data211 && data211 == +data211 && !(data211 % 1))){
+coerced226 = +data211;
 }
 else {
-const err197 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data211};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data211}];
+return false;
 }
 }
 if(coerced226 !== undefined){
 data211 = coerced226;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced226;
+if(data208 !== undefined){
+data208["tpm"] = coerced226;
 }
 }
 }
-if("low" !== data211){
-const err198 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data211};
-if(vErrors === null){
-vErrors = [err198];
+if(errors === _errs644){
+if(typeof data211 == "number"){
+if(data211 < 1 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data211}];
+return false;
+}
+}
+}
+var valid74 = _errs644 === errors;
 }
 else {
-vErrors.push(err198);
+var valid74 = true;
 }
-errors++;
 }
-var _valid19 = _errs644 === errors;
-valid74 = valid74 || _valid19;
-if(!valid74){
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data208}];
+return false;
+}
+}
+var valid72 = _errs637 === errors;
+}
+else {
+var valid72 = true;
+}
+if(valid72){
+if(data202.policy !== undefined){
+let data212 = data202.policy;
 const _errs646 = errors;
-if(typeof data211 !== "string"){
-let dataType227 = typeof data211;
+if(errors === _errs646){
+if(data212 && typeof data212 == "object" && !Array.isArray(data212)){
+const _errs648 = errors;
+for(const key45 in data212){
+if(!((key45 === "streaming") || (key45 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data212}];
+return false;
+break;
+}
+}
+if(_errs648 === errors){
+if(data212.streaming !== undefined){
+let data213 = data212.streaming;
+const _errs649 = errors;
+if(typeof data213 !== "boolean"){
 let coerced227 = undefined;
 if(!(coerced227 !== undefined)){
-if(dataType227 == "number" || dataType227 == "boolean"){
-coerced227 = "" + data211;
+if(data213 === "false" || data213 === 0 || data213 === null){
+coerced227 = false;
 }
-else if(data211 === null){
-coerced227 = "";
-}
-else {
-const err199 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data211};
-if(vErrors === null){
-vErrors = [err199];
+else if(data213 === "true" || data213 === 1){
+coerced227 = true;
 }
 else {
-vErrors.push(err199);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data213}];
+return false;
 }
 }
 if(coerced227 !== undefined){
-data211 = coerced227;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced227;
+data213 = coerced227;
+if(data212 !== undefined){
+data212["streaming"] = coerced227;
 }
 }
 }
-if("medium" !== data211){
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data211};
+var valid75 = _errs649 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data212.max_reasoning_effort !== undefined){
+let data214 = data212.max_reasoning_effort;
+const _errs651 = errors;
+const _errs652 = errors;
+let valid76 = false;
+const _errs653 = errors;
+if(typeof data214 !== "string"){
+let dataType228 = typeof data214;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "number" || dataType228 == "boolean"){
+coerced228 = "" + data214;
+}
+else if(data214 === null){
+coerced228 = "";
+}
+else {
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data214};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11321,22 +11409,16 @@ vErrors.push(err200);
 }
 errors++;
 }
-var _valid19 = _errs646 === errors;
-valid74 = valid74 || _valid19;
-if(!valid74){
-const _errs648 = errors;
-if(typeof data211 !== "string"){
-let dataType228 = typeof data211;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data211;
 }
-else if(data211 === null){
-coerced228 = "";
+if(coerced228 !== undefined){
+data214 = coerced228;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced228;
 }
-else {
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data211};
+}
+}
+if("none" !== data214){
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data214};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11345,16 +11427,22 @@ vErrors.push(err201);
 }
 errors++;
 }
+var _valid20 = _errs653 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs655 = errors;
+if(typeof data214 !== "string"){
+let dataType229 = typeof data214;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "number" || dataType229 == "boolean"){
+coerced229 = "" + data214;
 }
-if(coerced228 !== undefined){
-data211 = coerced228;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced228;
+else if(data214 === null){
+coerced229 = "";
 }
-}
-}
-if("high" !== data211){
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data211};
+else {
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data214};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11363,22 +11451,16 @@ vErrors.push(err202);
 }
 errors++;
 }
-var _valid19 = _errs648 === errors;
-valid74 = valid74 || _valid19;
-if(!valid74){
-const _errs650 = errors;
-if(typeof data211 !== "string"){
-let dataType229 = typeof data211;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data211;
 }
-else if(data211 === null){
-coerced229 = "";
+if(coerced229 !== undefined){
+data214 = coerced229;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced229;
 }
-else {
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data211};
+}
+}
+if("minimal" !== data214){
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data214};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11387,16 +11469,22 @@ vErrors.push(err203);
 }
 errors++;
 }
+var _valid20 = _errs655 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs657 = errors;
+if(typeof data214 !== "string"){
+let dataType230 = typeof data214;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "number" || dataType230 == "boolean"){
+coerced230 = "" + data214;
 }
-if(coerced229 !== undefined){
-data211 = coerced229;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced229;
+else if(data214 === null){
+coerced230 = "";
 }
-}
-}
-if("xhigh" !== data211){
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data211};
+else {
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data214};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11405,22 +11493,16 @@ vErrors.push(err204);
 }
 errors++;
 }
-var _valid19 = _errs650 === errors;
-valid74 = valid74 || _valid19;
-if(!valid74){
-const _errs652 = errors;
-if(typeof data211 !== "string"){
-let dataType230 = typeof data211;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data211;
 }
-else if(data211 === null){
-coerced230 = "";
+if(coerced230 !== undefined){
+data214 = coerced230;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced230;
 }
-else {
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data211};
+}
+}
+if("low" !== data214){
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data214};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11429,132 +11511,9 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-if(coerced230 !== undefined){
-data211 = coerced230;
-if(data209 !== undefined){
-data209["max_reasoning_effort"] = coerced230;
-}
-}
-}
-if("max" !== data211){
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data211};
-if(vErrors === null){
-vErrors = [err206];
-}
-else {
-vErrors.push(err206);
-}
-errors++;
-}
-var _valid19 = _errs652 === errors;
-valid74 = valid74 || _valid19;
-}
-}
-}
-}
-}
-}
-if(!valid74){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data211};
-if(vErrors === null){
-vErrors = [err207];
-}
-else {
-vErrors.push(err207);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs639;
-if(vErrors !== null){
-if(_errs639){
-vErrors.length = _errs639;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid73 = _errs638 === errors;
-}
-else {
-var valid73 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data209}];
-return false;
-}
-}
-var valid70 = _errs633 === errors;
-}
-else {
-var valid70 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data199}];
-return false;
-}
-}
-var valid69 = _errs611 === errors;
-if(!valid69){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data198}];
-return false;
-}
-}
-var valid0 = _errs609 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data212 = data.keys;
-const _errs654 = errors;
-if(errors === _errs654){
-if(Array.isArray(data212)){
-var valid75 = true;
-const len10 = data212.length;
-for(let i10=0; i10<len10; i10++){
-let data213 = data212[i10];
-const _errs656 = errors;
-if(errors === _errs656){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-let missing15;
-if((data213.key === undefined) && (missing15 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data213}];
-return false;
-}
-else {
-const _errs658 = errors;
-for(const key45 in data213){
-if(!((((((((key45 === "key") || (key45 === "account")) || (key45 === "name")) || (key45 === "spend_limit")) || (key45 === "limits")) || (key45 === "allowed_models")) || (key45 === "policy")) || (key45 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data213}];
-return false;
-break;
-}
-}
-if(_errs658 === errors){
-if(data213.key !== undefined){
-let data214 = data213.key;
+var _valid20 = _errs657 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
 const _errs659 = errors;
 if(typeof data214 !== "string"){
 let dataType231 = typeof data214;
@@ -11567,402 +11526,49 @@ else if(data214 === null){
 coerced231 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data214}];
-return false;
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data214};
+if(vErrors === null){
+vErrors = [err206];
+}
+else {
+vErrors.push(err206);
+}
+errors++;
 }
 }
 if(coerced231 !== undefined){
 data214 = coerced231;
-if(data213 !== undefined){
-data213["key"] = coerced231;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced231;
 }
 }
 }
-if(errors === _errs659){
-if(typeof data214 === "string"){
-if(func3(data214) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data214}];
-return false;
-}
-}
-}
-var valid76 = _errs659 === errors;
+if("medium" !== data214){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data214};
+if(vErrors === null){
+vErrors = [err207];
 }
 else {
-var valid76 = true;
+vErrors.push(err207);
 }
-if(valid76){
-if(data213.account !== undefined){
-let data215 = data213.account;
+errors++;
+}
+var _valid20 = _errs659 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
 const _errs661 = errors;
-if(typeof data215 !== "string"){
-let dataType232 = typeof data215;
+if(typeof data214 !== "string"){
+let dataType232 = typeof data214;
 let coerced232 = undefined;
 if(!(coerced232 !== undefined)){
 if(dataType232 == "number" || dataType232 == "boolean"){
-coerced232 = "" + data215;
+coerced232 = "" + data214;
 }
-else if(data215 === null){
+else if(data214 === null){
 coerced232 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data215}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data215 = coerced232;
-if(data213 !== undefined){
-data213["account"] = coerced232;
-}
-}
-}
-if(errors === _errs661){
-if(typeof data215 === "string"){
-if(func3(data215) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data215}];
-return false;
-}
-}
-}
-var valid76 = _errs661 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.name !== undefined){
-let data216 = data213.name;
-const _errs663 = errors;
-if(typeof data216 !== "string"){
-let dataType233 = typeof data216;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data216;
-}
-else if(data216 === null){
-coerced233 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data216}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data216 = coerced233;
-if(data213 !== undefined){
-data213["name"] = coerced233;
-}
-}
-}
-var valid76 = _errs663 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.spend_limit !== undefined){
-let data217 = data213.spend_limit;
-const _errs665 = errors;
-if(!(typeof data217 == "number")){
-let dataType234 = typeof data217;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "boolean" || data217 === null
-              || (dataType234 == "string" && data217 && data217 == +data217)){
-coerced234 = +data217;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data217}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data217 = coerced234;
-if(data213 !== undefined){
-data213["spend_limit"] = coerced234;
-}
-}
-}
-if(errors === _errs665){
-if(typeof data217 == "number"){
-if(data217 > 1000000 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data217}];
-return false;
-}
-else {
-if(data217 < 0 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data217}];
-return false;
-}
-}
-}
-}
-var valid76 = _errs665 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.limits !== undefined){
-let data218 = data213.limits;
-const _errs667 = errors;
-if(errors === _errs667){
-if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
-const _errs669 = errors;
-for(const key46 in data218){
-if(!(((key46 === "rpm") || (key46 === "rps")) || (key46 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data218}];
-return false;
-break;
-}
-}
-if(_errs669 === errors){
-if(data218.rpm !== undefined){
-let data219 = data218.rpm;
-const _errs670 = errors;
-if(!((typeof data219 == "number") && (!(data219 % 1) && !isNaN(data219)))){
-let dataType235 = typeof data219;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 === "boolean" || data219 === null
-              || (dataType235 === "string" && data219 && data219 == +data219 && !(data219 % 1))){
-coerced235 = +data219;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data219}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data219 = coerced235;
-if(data218 !== undefined){
-data218["rpm"] = coerced235;
-}
-}
-}
-if(errors === _errs670){
-if(typeof data219 == "number"){
-if(data219 < 1 || isNaN(data219)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data219}];
-return false;
-}
-}
-}
-var valid77 = _errs670 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data218.rps !== undefined){
-let data220 = data218.rps;
-const _errs672 = errors;
-if(!((typeof data220 == "number") && (!(data220 % 1) && !isNaN(data220)))){
-let dataType236 = typeof data220;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 === "boolean" || data220 === null
-              || (dataType236 === "string" && data220 && data220 == +data220 && !(data220 % 1))){
-coerced236 = +data220;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data220}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data220 = coerced236;
-if(data218 !== undefined){
-data218["rps"] = coerced236;
-}
-}
-}
-if(errors === _errs672){
-if(typeof data220 == "number"){
-if(data220 < 1 || isNaN(data220)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data220}];
-return false;
-}
-}
-}
-var valid77 = _errs672 === errors;
-}
-else {
-var valid77 = true;
-}
-if(valid77){
-if(data218.tpm !== undefined){
-let data221 = data218.tpm;
-const _errs674 = errors;
-if(!((typeof data221 == "number") && (!(data221 % 1) && !isNaN(data221)))){
-let dataType237 = typeof data221;
-let coerced237 = undefined;
-if(!(coerced237 !== undefined)){
-if(dataType237 === "boolean" || data221 === null
-              || (dataType237 === "string" && data221 && data221 == +data221 && !(data221 % 1))){
-coerced237 = +data221;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data221}];
-return false;
-}
-}
-if(coerced237 !== undefined){
-data221 = coerced237;
-if(data218 !== undefined){
-data218["tpm"] = coerced237;
-}
-}
-}
-if(errors === _errs674){
-if(typeof data221 == "number"){
-if(data221 < 1 || isNaN(data221)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data221}];
-return false;
-}
-}
-}
-var valid77 = _errs674 === errors;
-}
-else {
-var valid77 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data218}];
-return false;
-}
-}
-var valid76 = _errs667 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.allowed_models !== undefined){
-let data222 = data213.allowed_models;
-const _errs676 = errors;
-if(errors === _errs676){
-if(Array.isArray(data222)){
-var valid78 = true;
-const len11 = data222.length;
-for(let i11=0; i11<len11; i11++){
-let data223 = data222[i11];
-const _errs678 = errors;
-if(typeof data223 !== "string"){
-let dataType238 = typeof data223;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data223;
-}
-else if(data223 === null){
-coerced238 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data223}];
-return false;
-}
-}
-if(coerced238 !== undefined){
-data223 = coerced238;
-if(data222 !== undefined){
-data222[i11] = coerced238;
-}
-}
-}
-if(errors === _errs678){
-if(typeof data223 === "string"){
-if(func3(data223) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data223}];
-return false;
-}
-}
-}
-var valid78 = _errs678 === errors;
-if(!valid78){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data222}];
-return false;
-}
-}
-var valid76 = _errs676 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.policy !== undefined){
-let data224 = data213.policy;
-const _errs680 = errors;
-if(errors === _errs680){
-if(data224 && typeof data224 == "object" && !Array.isArray(data224)){
-const _errs682 = errors;
-for(const key47 in data224){
-if(!((key47 === "streaming") || (key47 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data224}];
-return false;
-break;
-}
-}
-if(_errs682 === errors){
-if(data224.streaming !== undefined){
-let data225 = data224.streaming;
-const _errs683 = errors;
-if(typeof data225 !== "boolean"){
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(data225 === "false" || data225 === 0 || data225 === null){
-coerced239 = false;
-}
-else if(data225 === "true" || data225 === 1){
-coerced239 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data225}];
-return false;
-}
-}
-if(coerced239 !== undefined){
-data225 = coerced239;
-if(data224 !== undefined){
-data224["streaming"] = coerced239;
-}
-}
-}
-var valid79 = _errs683 === errors;
-}
-else {
-var valid79 = true;
-}
-if(valid79){
-if(data224.max_reasoning_effort !== undefined){
-let data226 = data224.max_reasoning_effort;
-const _errs685 = errors;
-const _errs686 = errors;
-let valid80 = false;
-const _errs687 = errors;
-if(typeof data226 !== "string"){
-let dataType240 = typeof data226;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "number" || dataType240 == "boolean"){
-coerced240 = "" + data226;
-}
-else if(data226 === null){
-coerced240 = "";
-}
-else {
-const err208 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data226};
+const err208 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data214};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11972,15 +11578,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced240 !== undefined){
-data226 = coerced240;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced240;
+if(coerced232 !== undefined){
+data214 = coerced232;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("none" !== data226){
-const err209 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data226};
+if("high" !== data214){
+const err209 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data214};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11989,22 +11595,22 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs687 === errors;
-valid80 = valid80 || _valid20;
-if(!valid80){
-const _errs689 = errors;
-if(typeof data226 !== "string"){
-let dataType241 = typeof data226;
-let coerced241 = undefined;
-if(!(coerced241 !== undefined)){
-if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data226;
+var _valid20 = _errs661 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs663 = errors;
+if(typeof data214 !== "string"){
+let dataType233 = typeof data214;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data214;
 }
-else if(data226 === null){
-coerced241 = "";
+else if(data214 === null){
+coerced233 = "";
 }
 else {
-const err210 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data226};
+const err210 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data214};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -12014,15 +11620,15 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(coerced241 !== undefined){
-data226 = coerced241;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced241;
+if(coerced233 !== undefined){
+data214 = coerced233;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("minimal" !== data226){
-const err211 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data226};
+if("xhigh" !== data214){
+const err211 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data214};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -12031,9 +11637,454 @@ vErrors.push(err211);
 }
 errors++;
 }
-var _valid20 = _errs689 === errors;
-valid80 = valid80 || _valid20;
-if(!valid80){
+var _valid20 = _errs663 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs665 = errors;
+if(typeof data214 !== "string"){
+let dataType234 = typeof data214;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data214;
+}
+else if(data214 === null){
+coerced234 = "";
+}
+else {
+const err212 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data214};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
+}
+}
+if(coerced234 !== undefined){
+data214 = coerced234;
+if(data212 !== undefined){
+data212["max_reasoning_effort"] = coerced234;
+}
+}
+}
+if("max" !== data214){
+const err213 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data214};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+var _valid20 = _errs665 === errors;
+valid76 = valid76 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid76){
+const err214 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data214};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs652;
+if(vErrors !== null){
+if(_errs652){
+vErrors.length = _errs652;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid75 = _errs651 === errors;
+}
+else {
+var valid75 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data212}];
+return false;
+}
+}
+var valid72 = _errs646 === errors;
+}
+else {
+var valid72 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data202}];
+return false;
+}
+}
+var valid71 = _errs624 === errors;
+if(!valid71){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data201}];
+return false;
+}
+}
+var valid0 = _errs622 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data215 = data.keys;
+const _errs667 = errors;
+if(errors === _errs667){
+if(Array.isArray(data215)){
+var valid77 = true;
+const len10 = data215.length;
+for(let i10=0; i10<len10; i10++){
+let data216 = data215[i10];
+const _errs669 = errors;
+if(errors === _errs669){
+if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
+let missing15;
+if((data216.key === undefined) && (missing15 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data216}];
+return false;
+}
+else {
+const _errs671 = errors;
+for(const key46 in data216){
+if(!((((((((key46 === "key") || (key46 === "account")) || (key46 === "name")) || (key46 === "spend_limit")) || (key46 === "limits")) || (key46 === "allowed_models")) || (key46 === "policy")) || (key46 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data216}];
+return false;
+break;
+}
+}
+if(_errs671 === errors){
+if(data216.key !== undefined){
+let data217 = data216.key;
+const _errs672 = errors;
+if(typeof data217 !== "string"){
+let dataType235 = typeof data217;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data217;
+}
+else if(data217 === null){
+coerced235 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data217}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data217 = coerced235;
+if(data216 !== undefined){
+data216["key"] = coerced235;
+}
+}
+}
+if(errors === _errs672){
+if(typeof data217 === "string"){
+if(func3(data217) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data217}];
+return false;
+}
+}
+}
+var valid78 = _errs672 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.account !== undefined){
+let data218 = data216.account;
+const _errs674 = errors;
+if(typeof data218 !== "string"){
+let dataType236 = typeof data218;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data218;
+}
+else if(data218 === null){
+coerced236 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data218}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data218 = coerced236;
+if(data216 !== undefined){
+data216["account"] = coerced236;
+}
+}
+}
+if(errors === _errs674){
+if(typeof data218 === "string"){
+if(func3(data218) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data218}];
+return false;
+}
+}
+}
+var valid78 = _errs674 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.name !== undefined){
+let data219 = data216.name;
+const _errs676 = errors;
+if(typeof data219 !== "string"){
+let dataType237 = typeof data219;
+let coerced237 = undefined;
+if(!(coerced237 !== undefined)){
+if(dataType237 == "number" || dataType237 == "boolean"){
+coerced237 = "" + data219;
+}
+else if(data219 === null){
+coerced237 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data219}];
+return false;
+}
+}
+if(coerced237 !== undefined){
+data219 = coerced237;
+if(data216 !== undefined){
+data216["name"] = coerced237;
+}
+}
+}
+var valid78 = _errs676 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.spend_limit !== undefined){
+let data220 = data216.spend_limit;
+const _errs678 = errors;
+if(!(typeof data220 == "number")){
+let dataType238 = typeof data220;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "boolean" || data220 === null
+              || (dataType238 == "string" && data220 && data220 == +data220)){
+coerced238 = +data220;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data220}];
+return false;
+}
+}
+if(coerced238 !== undefined){
+data220 = coerced238;
+if(data216 !== undefined){
+data216["spend_limit"] = coerced238;
+}
+}
+}
+if(errors === _errs678){
+if(typeof data220 == "number"){
+if(data220 > 1000000 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data220}];
+return false;
+}
+else {
+if(data220 < 0 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data220}];
+return false;
+}
+}
+}
+}
+var valid78 = _errs678 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.limits !== undefined){
+let data221 = data216.limits;
+const _errs680 = errors;
+if(errors === _errs680){
+if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
+const _errs682 = errors;
+for(const key47 in data221){
+if(!(((key47 === "rpm") || (key47 === "rps")) || (key47 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data221}];
+return false;
+break;
+}
+}
+if(_errs682 === errors){
+if(data221.rpm !== undefined){
+let data222 = data221.rpm;
+const _errs683 = errors;
+if(!((typeof data222 == "number") && (!(data222 % 1) && !isNaN(data222)))){
+let dataType239 = typeof data222;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 === "boolean" || data222 === null
+              || (dataType239 === "string" && data222 && data222 == +data222 && !(data222 % 1))){
+coerced239 = +data222;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data222}];
+return false;
+}
+}
+if(coerced239 !== undefined){
+data222 = coerced239;
+if(data221 !== undefined){
+data221["rpm"] = coerced239;
+}
+}
+}
+if(errors === _errs683){
+if(typeof data222 == "number"){
+if(data222 < 1 || isNaN(data222)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data222}];
+return false;
+}
+}
+}
+var valid79 = _errs683 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data221.rps !== undefined){
+let data223 = data221.rps;
+const _errs685 = errors;
+if(!((typeof data223 == "number") && (!(data223 % 1) && !isNaN(data223)))){
+let dataType240 = typeof data223;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 === "boolean" || data223 === null
+              || (dataType240 === "string" && data223 && data223 == +data223 && !(data223 % 1))){
+coerced240 = +data223;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data223}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data223 = coerced240;
+if(data221 !== undefined){
+data221["rps"] = coerced240;
+}
+}
+}
+if(errors === _errs685){
+if(typeof data223 == "number"){
+if(data223 < 1 || isNaN(data223)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data223}];
+return false;
+}
+}
+}
+var valid79 = _errs685 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data221.tpm !== undefined){
+let data224 = data221.tpm;
+const _errs687 = errors;
+if(!((typeof data224 == "number") && (!(data224 % 1) && !isNaN(data224)))){
+let dataType241 = typeof data224;
+let coerced241 = undefined;
+if(!(coerced241 !== undefined)){
+if(dataType241 === "boolean" || data224 === null
+              || (dataType241 === "string" && data224 && data224 == +data224 && !(data224 % 1))){
+coerced241 = +data224;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data224}];
+return false;
+}
+}
+if(coerced241 !== undefined){
+data224 = coerced241;
+if(data221 !== undefined){
+data221["tpm"] = coerced241;
+}
+}
+}
+if(errors === _errs687){
+if(typeof data224 == "number"){
+if(data224 < 1 || isNaN(data224)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data224}];
+return false;
+}
+}
+}
+var valid79 = _errs687 === errors;
+}
+else {
+var valid79 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data221}];
+return false;
+}
+}
+var valid78 = _errs680 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.allowed_models !== undefined){
+let data225 = data216.allowed_models;
+const _errs689 = errors;
+if(errors === _errs689){
+if(Array.isArray(data225)){
+var valid80 = true;
+const len11 = data225.length;
+for(let i11=0; i11<len11; i11++){
+let data226 = data225[i11];
 const _errs691 = errors;
 if(typeof data226 !== "string"){
 let dataType242 = typeof data226;
@@ -12046,67 +12097,104 @@ else if(data226 === null){
 coerced242 = "";
 }
 else {
-const err212 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data226};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data226}];
+return false;
 }
 }
 if(coerced242 !== undefined){
 data226 = coerced242;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced242;
+if(data225 !== undefined){
+data225[i11] = coerced242;
 }
 }
 }
-if("low" !== data226){
-const err213 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data226};
-if(vErrors === null){
-vErrors = [err213];
+if(errors === _errs691){
+if(typeof data226 === "string"){
+if(func3(data226) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data226}];
+return false;
+}
+}
+}
+var valid80 = _errs691 === errors;
+if(!valid80){
+break;
+}
+}
 }
 else {
-vErrors.push(err213);
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data225}];
+return false;
 }
-errors++;
 }
-var _valid20 = _errs691 === errors;
-valid80 = valid80 || _valid20;
-if(!valid80){
+var valid78 = _errs689 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.policy !== undefined){
+let data227 = data216.policy;
 const _errs693 = errors;
-if(typeof data226 !== "string"){
-let dataType243 = typeof data226;
+if(errors === _errs693){
+if(data227 && typeof data227 == "object" && !Array.isArray(data227)){
+const _errs695 = errors;
+for(const key48 in data227){
+if(!((key48 === "streaming") || (key48 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data227}];
+return false;
+break;
+}
+}
+if(_errs695 === errors){
+if(data227.streaming !== undefined){
+let data228 = data227.streaming;
+const _errs696 = errors;
+if(typeof data228 !== "boolean"){
 let coerced243 = undefined;
 if(!(coerced243 !== undefined)){
-if(dataType243 == "number" || dataType243 == "boolean"){
-coerced243 = "" + data226;
+if(data228 === "false" || data228 === 0 || data228 === null){
+coerced243 = false;
 }
-else if(data226 === null){
-coerced243 = "";
-}
-else {
-const err214 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data226};
-if(vErrors === null){
-vErrors = [err214];
+else if(data228 === "true" || data228 === 1){
+coerced243 = true;
 }
 else {
-vErrors.push(err214);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data228}];
+return false;
 }
 }
 if(coerced243 !== undefined){
-data226 = coerced243;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced243;
+data228 = coerced243;
+if(data227 !== undefined){
+data227["streaming"] = coerced243;
 }
 }
 }
-if("medium" !== data226){
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data226};
+var valid81 = _errs696 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data227.max_reasoning_effort !== undefined){
+let data229 = data227.max_reasoning_effort;
+const _errs698 = errors;
+const _errs699 = errors;
+let valid82 = false;
+const _errs700 = errors;
+if(typeof data229 !== "string"){
+let dataType244 = typeof data229;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "number" || dataType244 == "boolean"){
+coerced244 = "" + data229;
+}
+else if(data229 === null){
+coerced244 = "";
+}
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data229};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12115,22 +12203,16 @@ vErrors.push(err215);
 }
 errors++;
 }
-var _valid20 = _errs693 === errors;
-valid80 = valid80 || _valid20;
-if(!valid80){
-const _errs695 = errors;
-if(typeof data226 !== "string"){
-let dataType244 = typeof data226;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data226;
 }
-else if(data226 === null){
-coerced244 = "";
+if(coerced244 !== undefined){
+data229 = coerced244;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced244;
 }
-else {
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data226};
+}
+}
+if("none" !== data229){
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data229};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12139,16 +12221,22 @@ vErrors.push(err216);
 }
 errors++;
 }
+var _valid21 = _errs700 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs702 = errors;
+if(typeof data229 !== "string"){
+let dataType245 = typeof data229;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data229;
 }
-if(coerced244 !== undefined){
-data226 = coerced244;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced244;
+else if(data229 === null){
+coerced245 = "";
 }
-}
-}
-if("high" !== data226){
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data226};
+else {
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data229};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12157,22 +12245,16 @@ vErrors.push(err217);
 }
 errors++;
 }
-var _valid20 = _errs695 === errors;
-valid80 = valid80 || _valid20;
-if(!valid80){
-const _errs697 = errors;
-if(typeof data226 !== "string"){
-let dataType245 = typeof data226;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data226;
 }
-else if(data226 === null){
-coerced245 = "";
+if(coerced245 !== undefined){
+data229 = coerced245;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced245;
 }
-else {
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data226};
+}
+}
+if("minimal" !== data229){
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data229};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12181,16 +12263,22 @@ vErrors.push(err218);
 }
 errors++;
 }
+var _valid21 = _errs702 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs704 = errors;
+if(typeof data229 !== "string"){
+let dataType246 = typeof data229;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data229;
 }
-if(coerced245 !== undefined){
-data226 = coerced245;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced245;
+else if(data229 === null){
+coerced246 = "";
 }
-}
-}
-if("xhigh" !== data226){
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data226};
+else {
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data229};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12199,22 +12287,16 @@ vErrors.push(err219);
 }
 errors++;
 }
-var _valid20 = _errs697 === errors;
-valid80 = valid80 || _valid20;
-if(!valid80){
-const _errs699 = errors;
-if(typeof data226 !== "string"){
-let dataType246 = typeof data226;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data226;
 }
-else if(data226 === null){
-coerced246 = "";
+if(coerced246 !== undefined){
+data229 = coerced246;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced246;
 }
-else {
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data226};
+}
+}
+if("low" !== data229){
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data229};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12223,16 +12305,22 @@ vErrors.push(err220);
 }
 errors++;
 }
+var _valid21 = _errs704 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs706 = errors;
+if(typeof data229 !== "string"){
+let dataType247 = typeof data229;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "number" || dataType247 == "boolean"){
+coerced247 = "" + data229;
 }
-if(coerced246 !== undefined){
-data226 = coerced246;
-if(data224 !== undefined){
-data224["max_reasoning_effort"] = coerced246;
+else if(data229 === null){
+coerced247 = "";
 }
-}
-}
-if("max" !== data226){
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data226};
+else {
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data229};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12241,16 +12329,16 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid20 = _errs699 === errors;
-valid80 = valid80 || _valid20;
+}
+if(coerced247 !== undefined){
+data229 = coerced247;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced247;
 }
 }
 }
-}
-}
-}
-if(!valid80){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data226};
+if("medium" !== data229){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data229};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12258,57 +12346,23 @@ else {
 vErrors.push(err222);
 }
 errors++;
-validate10.errors = vErrors;
-return false;
+}
+var _valid21 = _errs706 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs708 = errors;
+if(typeof data229 !== "string"){
+let dataType248 = typeof data229;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data229;
+}
+else if(data229 === null){
+coerced248 = "";
 }
 else {
-errors = _errs686;
-if(vErrors !== null){
-if(_errs686){
-vErrors.length = _errs686;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid79 = _errs685 === errors;
-}
-else {
-var valid79 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data224}];
-return false;
-}
-}
-var valid76 = _errs680 === errors;
-}
-else {
-var valid76 = true;
-}
-if(valid76){
-if(data213.status !== undefined){
-let data227 = data213.status;
-const _errs701 = errors;
-const _errs702 = errors;
-let valid81 = false;
-const _errs703 = errors;
-if(typeof data227 !== "string"){
-let dataType247 = typeof data227;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data227;
-}
-else if(data227 === null){
-coerced247 = "";
-}
-else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data227};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data229};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12318,15 +12372,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced247 !== undefined){
-data227 = coerced247;
-if(data213 !== undefined){
-data213["status"] = coerced247;
+if(coerced248 !== undefined){
+data229 = coerced248;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced248;
 }
 }
 }
-if("active" !== data227){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data227};
+if("high" !== data229){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data229};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12335,22 +12389,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs703 === errors;
-valid81 = valid81 || _valid21;
-if(!valid81){
-const _errs705 = errors;
-if(typeof data227 !== "string"){
-let dataType248 = typeof data227;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data227;
+var _valid21 = _errs708 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs710 = errors;
+if(typeof data229 !== "string"){
+let dataType249 = typeof data229;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data229;
 }
-else if(data227 === null){
-coerced248 = "";
+else if(data229 === null){
+coerced249 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data227};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data229};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12360,15 +12414,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced248 !== undefined){
-data227 = coerced248;
-if(data213 !== undefined){
-data213["status"] = coerced248;
+if(coerced249 !== undefined){
+data229 = coerced249;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced249;
 }
 }
 }
-if("blocked" !== data227){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data227};
+if("xhigh" !== data229){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data229};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12377,22 +12431,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs705 === errors;
-valid81 = valid81 || _valid21;
-if(!valid81){
-const _errs707 = errors;
-if(typeof data227 !== "string"){
-let dataType249 = typeof data227;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data227;
+var _valid21 = _errs710 === errors;
+valid82 = valid82 || _valid21;
+if(!valid82){
+const _errs712 = errors;
+if(typeof data229 !== "string"){
+let dataType250 = typeof data229;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data229;
 }
-else if(data227 === null){
-coerced249 = "";
+else if(data229 === null){
+coerced250 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data227};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data229};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12402,15 +12456,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced249 !== undefined){
-data227 = coerced249;
-if(data213 !== undefined){
-data213["status"] = coerced249;
+if(coerced250 !== undefined){
+data229 = coerced250;
+if(data227 !== undefined){
+data227["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("revoked" !== data227){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data227};
+if("max" !== data229){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data229};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12419,22 +12473,16 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs707 === errors;
-valid81 = valid81 || _valid21;
-if(!valid81){
-const _errs709 = errors;
-if(typeof data227 !== "string"){
-let dataType250 = typeof data227;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "number" || dataType250 == "boolean"){
-coerced250 = "" + data227;
+var _valid21 = _errs712 === errors;
+valid82 = valid82 || _valid21;
 }
-else if(data227 === null){
-coerced250 = "";
 }
-else {
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data227};
+}
+}
+}
+}
+if(!valid82){
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data229};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12442,17 +12490,57 @@ else {
 vErrors.push(err229);
 }
 errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs699;
+if(vErrors !== null){
+if(_errs699){
+vErrors.length = _errs699;
+}
+else {
+vErrors = null;
 }
 }
-if(coerced250 !== undefined){
-data227 = coerced250;
-if(data213 !== undefined){
-data213["status"] = coerced250;
+}
+var valid81 = _errs698 === errors;
+}
+else {
+var valid81 = true;
 }
 }
 }
-if("deleted" !== data227){
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data227};
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data227}];
+return false;
+}
+}
+var valid78 = _errs693 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data216.status !== undefined){
+let data230 = data216.status;
+const _errs714 = errors;
+const _errs715 = errors;
+let valid83 = false;
+const _errs716 = errors;
+if(typeof data230 !== "string"){
+let dataType251 = typeof data230;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data230;
+}
+else if(data230 === null){
+coerced251 = "";
+}
+else {
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data230};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12461,13 +12549,16 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid21 = _errs709 === errors;
-valid81 = valid81 || _valid21;
+}
+if(coerced251 !== undefined){
+data230 = coerced251;
+if(data216 !== undefined){
+data216["status"] = coerced251;
 }
 }
 }
-if(!valid81){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data227};
+if("active" !== data230){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data230};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12475,24 +12566,165 @@ else {
 vErrors.push(err231);
 }
 errors++;
+}
+var _valid22 = _errs716 === errors;
+valid83 = valid83 || _valid22;
+if(!valid83){
+const _errs718 = errors;
+if(typeof data230 !== "string"){
+let dataType252 = typeof data230;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data230;
+}
+else if(data230 === null){
+coerced252 = "";
+}
+else {
+const err232 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data230};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(coerced252 !== undefined){
+data230 = coerced252;
+if(data216 !== undefined){
+data216["status"] = coerced252;
+}
+}
+}
+if("blocked" !== data230){
+const err233 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data230};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+var _valid22 = _errs718 === errors;
+valid83 = valid83 || _valid22;
+if(!valid83){
+const _errs720 = errors;
+if(typeof data230 !== "string"){
+let dataType253 = typeof data230;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data230;
+}
+else if(data230 === null){
+coerced253 = "";
+}
+else {
+const err234 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data230};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(coerced253 !== undefined){
+data230 = coerced253;
+if(data216 !== undefined){
+data216["status"] = coerced253;
+}
+}
+}
+if("revoked" !== data230){
+const err235 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data230};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+var _valid22 = _errs720 === errors;
+valid83 = valid83 || _valid22;
+if(!valid83){
+const _errs722 = errors;
+if(typeof data230 !== "string"){
+let dataType254 = typeof data230;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data230;
+}
+else if(data230 === null){
+coerced254 = "";
+}
+else {
+const err236 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data230};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+if(coerced254 !== undefined){
+data230 = coerced254;
+if(data216 !== undefined){
+data216["status"] = coerced254;
+}
+}
+}
+if("deleted" !== data230){
+const err237 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data230};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+var _valid22 = _errs722 === errors;
+valid83 = valid83 || _valid22;
+}
+}
+}
+if(!valid83){
+const err238 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data230};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
 validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs702;
+errors = _errs715;
 if(vErrors !== null){
-if(_errs702){
-vErrors.length = _errs702;
+if(_errs715){
+vErrors.length = _errs715;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid76 = _errs701 === errors;
+var valid78 = _errs714 === errors;
 }
 else {
-var valid76 = true;
+var valid78 = true;
 }
 }
 }
@@ -12505,22 +12737,22 @@ var valid76 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data216}];
 return false;
 }
 }
-var valid75 = _errs656 === errors;
-if(!valid75){
+var valid77 = _errs669 === errors;
+if(!valid77){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data212}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data215}];
 return false;
 }
 }
-var valid0 = _errs654 === errors;
+var valid0 = _errs667 === errors;
 }
 else {
 var valid0 = true;
