@@ -35,8 +35,11 @@ function start(command, args, logFile, env = {}) {
   return child;
 }
 
-async function waitForHttp(url, headers = {}) {
+async function waitForHttp(url, headers = {}, child = undefined, logFile = '') {
   for (let attempt = 0; attempt < 200; attempt++) {
+    if (child !== undefined && child.exitCode !== null) {
+      throw new Error(`session bench: ${url} exited: ${readFileSync(logFile, 'utf8').slice(0, 500)}`);
+    }
     try {
       const response = await fetch(url, { headers });
       await response.arrayBuffer();
@@ -135,7 +138,12 @@ export async function startCluster({ root, workDir, nodeCount, gateways, simulat
   }
   await Promise.all(
     instances.map((instance) =>
-      waitForHttp(`http://127.0.0.1:${instance.port}/v1/models`, { authorization: `Bearer ${BENCH_KEY}` }),
+      waitForHttp(
+        `http://127.0.0.1:${instance.port}/v1/models`,
+        { authorization: `Bearer ${BENCH_KEY}` },
+        instance.child,
+        instance.logFile,
+      ),
     ),
   );
   const balancerPort = await freePort();
