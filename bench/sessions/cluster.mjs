@@ -15,6 +15,8 @@ const children = new Set();
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
+// Interrupted, the bench still takes its processes down (through 'exit').
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 
 /** A port free right now on 127.0.0.1. */
 async function freePort() {

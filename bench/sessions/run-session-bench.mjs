@@ -24,8 +24,8 @@ const sizes = {
   systemTokens: number('BENCH_SYSTEM_TOKENS', 2000),
   taskTokens: number('BENCH_TASK_TOKENS', 100),
   toolTokens: number('BENCH_TOOL_TOKENS', 200),
-  startSpreadMs: number('BENCH_START_SPREAD_MS', 5000),
-  thinkMs: [number('BENCH_THINK_MIN_MS', 100), number('BENCH_THINK_MAX_MS', 400)],
+  startSpreadMs: number('BENCH_START_SPREAD_MS', 20_000),
+  thinkMs: [number('BENCH_THINK_MIN_MS', 1000), number('BENCH_THINK_MAX_MS', 3000)],
   deadlineMs: number('BENCH_RUN_DEADLINE_S', 240) * 1000,
 };
 const node = {
@@ -40,7 +40,10 @@ const modes = (process.env.BENCH_MODES ?? 'none session prefix').split(/\s+/).fi
 const killRun = process.env.BENCH_KILL !== '0';
 /** The model's routing lines for a mode; BENCH_ROUTING overrides (`{mode}` is replaced). */
 const routingFor = (mode) =>
-  (process.env.BENCH_ROUTING ?? 'routing: { affinity: {mode} }')
+  (
+    process.env.BENCH_ROUTING ??
+    `routing: { affinity: {mode}${process.env.BENCH_LOAD_FACTOR ? `, affinity_load_factor: ${process.env.BENCH_LOAD_FACTOR}` : ''} }`
+  )
     .split('\n')
     .map((line) => line.replaceAll('{mode}', mode));
 /** YAML members added to every node entry, e.g. the node's metrics endpoint (`{port}`: its port). */
@@ -96,8 +99,8 @@ async function run(mode, kill) {
     const lines = readRequestLines(cluster.instances.map((instance) => instance.logFile));
     const client = process.cpuUsage(clientCpu);
     const cpu = { ...cluster.cpu(), client: (client.user + client.system) / 1e6 };
-    const summary = { name, seconds, cpu, ...summarizeRun(records, lines, nodeIds) };
-    if (kill) summary.kill = { node: killedNode, ...summarizeKill(records, killedNode, killedAt) };
+    const summary = { name, seconds, cpu, ...summarizeRun(records, lines, nodeIds, node) };
+    if (kill) summary.kill = { node: killedNode, ...summarizeKill(records, killedNode, killedAt, node) };
     writeFileSync(join(workDir, 'records.json'), JSON.stringify(records));
     return summary;
   } finally {
@@ -127,14 +130,15 @@ writeFileSync(join(workRoot, 'summary.json'), JSON.stringify({ sizes, node, resu
 
 console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
 console.log(
-  '| run | requests | failed | hit ratio | first token p50 | p95 | busiest / mean (requests) | (prompt tokens) | affinity hit/spill/none | s |',
+  '| run | requests | failed | hit ratio | first token p50 / p95 (client) | (node schedule) | busiest / mean: requests | prompt tokens | affinity hit / spill / none | s |',
 );
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const result of results) {
   const affinity = ['hit', 'spill', 'none'].map((key) => result.affinity[key] ?? 0).join(' / ');
   console.log(
-    `| ${result.name} | ${result.requests} | ${result.failed} | ${percent(result.hitRatio)} | ${fmt(result.ttftP50)} ms | ` +
-      `${fmt(result.ttftP95)} ms | ${fmt(result.busiestRequests, 2)} | ${fmt(result.busiestTokens, 2)} | ${affinity} | ${fmt(result.seconds)} |`,
+    `| ${result.name} | ${result.requests} | ${result.failed} | ${percent(result.hitRatio)} | ` +
+      `${fmt(result.ttftP50)} / ${fmt(result.ttftP95)} ms | ${fmt(result.scheduledP50)} / ${fmt(result.scheduledP95)} ms | ` +
+      `${fmt(result.busiestRequests, 2)} | ${fmt(result.busiestTokens, 2)} | ${affinity} | ${fmt(result.seconds)} |`,
   );
 }
 const killed = results.find((result) => result.kill !== undefined);
@@ -143,9 +147,11 @@ if (killed) {
     `\n${killed.kill.node} killed after 40 % of the requests: ${killed.failed} failed, ${killed.failovers} failed over; ` +
       `${killed.kill.movedSessions} sessions moved. Their turns after the kill:\n`,
   );
-  console.log('| turn after the kill | sessions | hit ratio | first token p50 |');
-  console.log('|---|---|---|---|');
+  console.log('| turn after the kill | sessions | hit ratio | first token p50 (client) | (node schedule) |');
+  console.log('|---|---|---|---|---|');
   for (const turn of killed.kill.perTurn) {
-    console.log(`| ${turn.turnAfterKill} | ${turn.sessions} | ${percent(turn.hitRatio)} | ${fmt(turn.ttftP50)} ms |`);
+    console.log(
+      `| ${turn.turnAfterKill} | ${turn.sessions} | ${percent(turn.hitRatio)} | ${fmt(turn.ttftP50)} ms | ${fmt(turn.scheduledP50)} ms |`,
+    );
   }
 }

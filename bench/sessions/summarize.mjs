@@ -32,9 +32,14 @@ function busiestOverMean(counts, nodeIds) {
   return mean === 0 ? undefined : Math.max(...values) / mean;
 }
 
-/** One run's figures: hit ratio, first-token p50/p95, load spread, failures, affinity outcomes. */
-export function summarizeRun(records, lines, nodeIds) {
+/**
+ * One run's figures: hit ratio, first-token p50/p95 (measured by the client, and as the
+ * nodes scheduled it: `firstByteMs` + `prefillMsPerToken` × uncached tokens, which leaves
+ * out this machine's queueing), load spread, failures, affinity outcomes.
+ */
+export function summarizeRun(records, lines, nodeIds, { firstByteMs, prefillMsPerToken }) {
   const ok = records.filter((record) => record.status === 200);
+  const scheduled = ok.map((record) => firstByteMs + prefillMsPerToken * (record.promptTokens - record.cachedTokens));
   const prompt = ok.reduce((sum, record) => sum + record.promptTokens, 0);
   const cached = ok.reduce((sum, record) => sum + record.cachedTokens, 0);
   const ttfts = ok.map((record) => record.ttftMs).filter((value) => value !== undefined);
@@ -62,6 +67,8 @@ export function summarizeRun(records, lines, nodeIds) {
     promptTokens: prompt,
     ttftP50: percentile(ttfts, 50),
     ttftP95: percentile(ttfts, 95),
+    scheduledP50: percentile(scheduled, 50),
+    scheduledP95: percentile(scheduled, 95),
     busiestRequests: busiestOverMean(requestsPerNode, nodeIds),
     busiestTokens: busiestOverMean(tokensPerNode, nodeIds),
     requestsPerNode: Object.fromEntries(nodeIds.map((id) => [id, requestsPerNode.get(id) ?? 0])),
@@ -74,7 +81,7 @@ export function summarizeRun(records, lines, nodeIds) {
  * The node-failure run: the sessions whose node died (their last request before the kill
  * was served by it) and, per turn after the kill, their hit ratio and first-token p50.
  */
-export function summarizeKill(records, killedNode, killedAt) {
+export function summarizeKill(records, killedNode, killedAt, { firstByteMs, prefillMsPerToken }) {
   const bySession = new Map();
   for (const record of records) {
     if (!bySession.has(record.session)) bySession.set(record.session, []);
@@ -104,6 +111,10 @@ export function summarizeKill(records, killedNode, killedAt) {
       hitRatio: prompt === 0 ? 0 : cached / prompt,
       ttftP50: percentile(
         turnRecords.map((record) => record.ttftMs),
+        50,
+      ),
+      scheduledP50: percentile(
+        turnRecords.map((record) => firstByteMs + prefillMsPerToken * (record.promptTokens - record.cachedTokens)),
         50,
       ),
     });
