@@ -31,7 +31,7 @@ const sizes = {
 const node = {
   firstByteMs: number('BENCH_NODE_FIRST_BYTE_MS', 20),
   prefillMsPerToken: number('BENCH_NODE_PREFILL_MS_PER_TOKEN', 0.2),
-  cacheTokens: number('BENCH_NODE_CACHE_TOKENS', 200_000),
+  cacheTokens: number('BENCH_NODE_CACHE_TOKENS', 150_000),
   maxNumSeqs: number('BENCH_NODE_MAX_NUM_SEQS', 64),
 };
 const NODES = 4;
