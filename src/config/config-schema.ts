@@ -101,6 +101,21 @@ const SimulatedNodeSettingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Reading the node's own load from its Prometheus endpoint (vLLM, SGLang; docs/routing-and-failover.md). */
+const LoadMetricsSchema = Type.Object(
+  {
+    /** The node's metrics endpoint; default: the base URL's origin + `/metrics` (vLLM and SGLang serve it on the API port). */
+    url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** How often it is read (default 1000 ms). */
+    interval_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+    /** A read that takes longer is abandoned (default 500 ms). */
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 60_000 })),
+    /** A longer metrics page is not read (default 4 MiB). */
+    max_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024 })),
+  },
+  { additionalProperties: false },
+);
+
 export const NodeSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$' }),
@@ -120,6 +135,7 @@ export const NodeSchema = Type.Object(
       Type.Array(Type.Union([Type.Literal('chat'), Type.Literal('responses')]), { minItems: 1, maxItems: 2 }),
     ),
     simulated: Type.Optional(SimulatedNodeSettingsSchema),
+    load_metrics: Type.Optional(LoadMetricsSchema),
   },
   { additionalProperties: false },
 );

@@ -59,6 +59,8 @@ export const DEFAULTS = {
   /** Calls of an allowed server tool one request may make, when `priced_features.server_tools.<tool>.max_calls` says none. */
   serverToolMaxCalls: 10,
   weight: 1,
+  /** A node's own load (`load_metrics`): read every second, within 500 ms, at most 4 MiB. */
+  loadMetrics: { intervalMs: 1_000, timeoutMs: 500, maxBytes: 4 * 1024 * 1024 },
   /** PRODUCT decision 26: sessions stay on one node unless it is over 1.25 × its tier's average load. */
   routing: { affinity: 'session', affinityLoadFactor: 1.25 },
   ownedBy: 'switchyard',

@@ -59,6 +59,17 @@ export interface NodeConfig {
    */
   readonly nativeApis: ReadonlySet<NativeApi>;
   readonly simulated: SimulatedNodeSettings | undefined;
+  /** Where and how often the node's own load is read (`load_metrics`); absent: not read. */
+  readonly loadMetrics?: LoadMetricsSettings;
+}
+
+/** Reading a node's queue and KV-cache pressure from its Prometheus endpoint (`load_metrics`). */
+export interface LoadMetricsSettings {
+  /** The metrics URL; undefined: the node's base URL origin + `/metrics`, once the base URL is known. */
+  readonly url: string | undefined;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
 }
 
 /** Settings of a node the gateway simulates itself. */

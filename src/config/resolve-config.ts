@@ -178,6 +178,16 @@ export function resolveNode(
       prefillMsPerToken: simulated.prefill_ms_per_token ?? DEFAULTS.simulated.prefillMsPerToken,
       maxNumSeqs: simulated.max_num_seqs,
     },
+    ...(node.load_metrics === undefined
+      ? {}
+      : {
+          loadMetrics: {
+            url: node.load_metrics.url,
+            intervalMs: node.load_metrics.interval_ms ?? DEFAULTS.loadMetrics.intervalMs,
+            timeoutMs: node.load_metrics.timeout_ms ?? DEFAULTS.loadMetrics.timeoutMs,
+            maxBytes: node.load_metrics.max_bytes ?? DEFAULTS.loadMetrics.maxBytes,
+          },
+        }),
   };
 }
 

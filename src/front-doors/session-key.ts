@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { hashText, SECOND_HASH_BASIS } from '../routing/affinity-hash.js';
+import { hashKey } from '../routing/affinity-hash.js';
 
 /** Client headers that name a session, first found wins (PRODUCT decision 26). */
 export const SESSION_HEADERS = ['x-session-id', 'x-claude-code-session-id'] as const;
@@ -14,16 +14,8 @@ export const SESSION_HEADERS = ['x-session-id', 'x-claude-code-session-id'] as c
 export function sessionKeyOf(request: IncomingMessage, ...fields: readonly unknown[]): string | undefined {
   for (const name of SESSION_HEADERS) {
     const header = request.headers[name];
-    if (typeof header === 'string' && header !== '') return hashedKey(header);
+    if (typeof header === 'string' && header !== '') return hashKey(header);
   }
-  for (const field of fields) if (typeof field === 'string' && field !== '') return hashedKey(field);
+  for (const field of fields) if (typeof field === 'string' && field !== '') return hashKey(field);
   return undefined;
-}
-
-function hashedKey(text: string): string {
-  return hex(hashText(text)) + hex(hashText(text, SECOND_HASH_BASIS));
-}
-
-function hex(value: number): string {
-  return value.toString(16).padStart(8, '0');
 }

@@ -3,6 +3,7 @@ import { CountedAtScrape, type CounterSeries } from './counted-at-scrape.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
+import type { NodeLoadReport } from '../routing/parse-node-load.js';
 
 /** What the collect-time gauges read; nothing here is touched per request. */
 export interface MetricsSources {
@@ -187,6 +188,37 @@ export class GatewayMetrics {
         for (const node of sources.nodes()) this.set({ node: node.id }, node.load);
       },
     });
+    const reported = (name: string, help: string, read: (load: NodeLoadReport) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['node'],
+        registers,
+        collect() {
+          this.reset();
+          const now = Date.now();
+          for (const node of sources.nodes()) {
+            const load = node.reportedLoad(now);
+            const value = load && read(load);
+            if (value !== undefined) this.set({ node: node.id }, value);
+          }
+        },
+      });
+    reported(
+      'switchyard_node_reported_running',
+      "Requests the node reports running, from its own metrics (load_metrics); absent while they can't be read.",
+      (load) => load.running,
+    );
+    reported(
+      'switchyard_node_reported_waiting',
+      "Requests the node reports queued, from its own metrics (load_metrics); absent while they can't be read.",
+      (load) => load.waiting,
+    );
+    reported(
+      'switchyard_node_reported_kv_cache_usage',
+      "KV-cache usage (0..1) the node reports, from its own metrics (load_metrics); absent while it can't be read.",
+      (load) => load.kvCacheUsage,
+    );
     new Gauge({
       name: 'switchyard_node_max_concurrency',
       help: 'Configured max_concurrency of each node.',

@@ -2,7 +2,7 @@ import type { ModelConfig } from '../config/gateway-config.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { ChatMessage, ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { isRecord } from '../protocol/is-record.js';
-import { hashText } from '../routing/affinity-hash.js';
+import { hashText, hashToNumber } from '../routing/affinity-hash.js';
 
 /** How much of a conversation's opening `prefix` affinity hashes: 8 KiB (PRODUCT decision 26). */
 export const MAX_OPENING_CHARACTERS = 8 * 1024;
@@ -19,7 +19,7 @@ export function affinityKey(model: ModelConfig, chat: ChatRequest, sessionKey: s
   if (sessionKey !== undefined) return hashText(sessionKey);
   if (mode !== 'prefix') return undefined;
   const opening = conversationOpening(chat.messages);
-  return opening === '' ? undefined : hashText(opening);
+  return opening === '' ? undefined : hashToNumber(opening);
 }
 
 /** System (and developer) text, then the first user message's text: at most MAX_OPENING_CHARACTERS. */

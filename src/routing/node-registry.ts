@@ -4,6 +4,7 @@ import { NodeClient } from '../upstream/node-client.js';
 import type { HealthSettings } from '../config/node-health-settings.js';
 import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
 import { NodeState } from './node-state.js';
+import { NodeLoadPoller } from './node-load-poller.js';
 
 /** Gives a node a reachable base URL (starts a simulated node) and says how to stop it. */
 export type NodeLauncher = (node: NodeConfig) => Promise<{ node: NodeConfig; stop: () => Promise<void> }>;
@@ -13,6 +14,8 @@ interface Slot {
   /** The node as configured, before the launcher filled in a base URL: used to detect changes. */
   readonly declared: NodeConfig;
   readonly stop: () => Promise<void>;
+  /** Reads the node's own load, when `load_metrics` is set; stopped when the slot is retired. */
+  readonly poller: NodeLoadPoller | undefined;
 }
 
 /**
@@ -61,7 +64,14 @@ export class NodeRegistry {
       state.predecessor = existing.state;
       this.retire(existing);
     }
-    this.slots.set(node.id, { state, declared: node, stop: launched.stop });
+    const settings = launched.node.loadMetrics;
+    const poller =
+      settings &&
+      new NodeLoadPoller(NodeLoadPoller.urlOf(settings, launched.node.baseUrl), settings, (load) =>
+        state.setReported(load, settings.intervalMs),
+      );
+    this.slots.set(node.id, { state, declared: node, stop: launched.stop, poller });
+    poller?.start();
     return state;
   }
 
@@ -92,6 +102,7 @@ export class NodeRegistry {
 
   private retire(slot: Slot): void {
     slot.state.retired = true;
+    slot.poller?.stop();
     this.retiring.add(slot);
     this.sweepTimer ??= setInterval(() => this.sweep(), 200);
     this.sweepTimer.unref();
@@ -112,6 +123,7 @@ export class NodeRegistry {
 }
 
 async function closeSlot(slot: Slot): Promise<void> {
+  slot.poller?.stop();
   await slot.state.client.close().catch(() => undefined);
   await slot.stop().catch(() => undefined);
 }

@@ -4,11 +4,16 @@ import type { NodeClient } from '../upstream/node-client.js';
 import type { HealthSettings } from '../config/node-health-settings.js';
 import { STANDALONE, type NodeStateLinks } from './node-state-links.js';
 import { hashText } from './affinity-hash.js';
+import type { NodeLoadReport } from './parse-node-load.js';
 
 /** What an operator sees of a node (GET /admin/v1/nodes). */
 export type NodeCondition = 'healthy' | 'ejected' | 'probing' | 'drained';
 
 const LATENCY_SMOOTHING = 0.2;
+/** A node's KV cache this full (0..1) doubles its load for the router. */
+const KV_CACHE_NEARLY_FULL = 0.9;
+/** A node's load report counts for this many read intervals, then is stale. */
+const REPORT_FRESH_INTERVALS = 3;
 const OUTCOME_WINDOW = 50;
 
 /**
@@ -37,6 +42,8 @@ export class NodeState {
    * count against this node's `max_concurrency` until they finish.
    */
   predecessor: NodeState | undefined = undefined;
+  /** The node's own report of its load (`load_metrics`), when read. */
+  private reported: (NodeLoadReport & { readonly at: number; readonly freshForMs: number }) | undefined;
   /** The node id's hash, for rendezvous hashing (affinity): every instance computes the same. */
   readonly idHash: number;
 
@@ -68,11 +75,28 @@ export class NodeState {
 
   /**
    * The load the router weighs: this instance's requests in flight, or what the node itself
-   * reports running and waiting (all instances' and other clients' requests) when that is
-   * more; none is reported when the node's metrics are not read or not fresh.
+   * reports running and waiting (every instance's and other clients' requests) when that is
+   * more, doubled while the node reports its KV cache at least 90 % full (new requests
+   * there would evict cached prefixes or queue). A report counts while fresh: read within
+   * the last three intervals.
    */
-  routingLoad(_now = Date.now()): number {
-    return this.load;
+  routingLoad(now = Date.now()): number {
+    const own = this.load;
+    const reported = this.reported;
+    if (reported === undefined || now - reported.at > reported.freshForMs) return own;
+    const load = Math.max(own, reported.running + reported.waiting);
+    return reported.kvCacheUsage !== undefined && reported.kvCacheUsage >= KV_CACHE_NEARLY_FULL ? load * 2 : load;
+  }
+
+  /** A read of the node's own metrics (`load_metrics`), or undefined when a read failed. */
+  setReported(load: NodeLoadReport | undefined, intervalMs: number, now = Date.now()): void {
+    this.reported = load && { ...load, at: now, freshForMs: intervalMs * REPORT_FRESH_INTERVALS };
+  }
+
+  /** What the node last reported of its load while fresh (admin listing, metrics). */
+  reportedLoad(now = Date.now()): NodeLoadReport | undefined {
+    const reported = this.reported;
+    return reported === undefined || now - reported.at > reported.freshForMs ? undefined : reported;
   }
 
   /** The most requests this instance sends to the node at once: `max_concurrency`, or its share of it. */

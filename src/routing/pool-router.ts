@@ -79,7 +79,8 @@ export class PoolRouter implements Router {
     const now = Date.now();
     const ranked: RankedCandidate[] = [];
     let bestTier = Infinity;
-    for (const route of this.routes.routes(model.id)) {
+    const routes = this.routes.routes(model.id);
+    for (const route of routes) {
       const state = this.nodes.get(route.nodeId);
       if (state === undefined || state.retired) continue;
       const available = state.isAvailable(now);
@@ -92,7 +93,8 @@ export class PoolRouter implements Router {
         upstreamModel: route.upstreamModel,
         weight,
         priority: route.priority,
-        score: rendezvousScore(key, state.idHash, weight),
+        // One node: nothing to rank.
+        score: routes.length === 1 ? 0 : rendezvousScore(key, state.idHash, weight),
         available,
         load: available ? state.routingLoad(now) : 0,
       });

@@ -27,7 +27,16 @@ function nodeView(services: GatewayServices, state: NodeState) {
     error_rate: Math.round(state.errorRate() * 1000) / 1000,
     latency_ms: state.latencyMs === undefined ? null : Math.round(state.latencyMs * 100) / 100,
     cooldown_ms: state.cooldownLeftMs(),
+    reported_load: reportedLoadView(state),
   };
+}
+
+/** What the node last reported of its own load (`load_metrics`), while fresh; null otherwise. */
+function reportedLoadView(state: NodeState) {
+  const reported = state.reportedLoad();
+  return reported === undefined
+    ? null
+    : { running: reported.running, waiting: reported.waiting, kv_cache_usage: reported.kvCacheUsage ?? null };
 }
 
 function findNode(services: GatewayServices, id: string): NodeState {

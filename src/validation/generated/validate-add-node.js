@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -1521,121 +1521,120 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.models !== undefined){
-let data41 = data.models;
+if(data.load_metrics !== undefined){
+let data41 = data.load_metrics;
 const _errs129 = errors;
 if(errors === _errs129){
-if(Array.isArray(data41)){
-if(data41.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data41}];
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+const _errs131 = errors;
+for(const key9 in data41){
+if(!((((key9 === "url") || (key9 === "interval_ms")) || (key9 === "timeout_ms")) || (key9 === "max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics",schemaPath:"#/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.load_metrics,data:data41}];
 return false;
+break;
+}
+}
+if(_errs131 === errors){
+if(data41.url !== undefined){
+let data42 = data41.url;
+const _errs132 = errors;
+if(errors === _errs132){
+if(typeof data42 === "string"){
+if(!pattern1.test(data42)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/url",schemaPath:"#/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.load_metrics.properties.url,data:data42}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/load_metrics/url",schemaPath:"#/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.load_metrics.properties.url,data:data42}];
+return false;
+}
+}
+var valid18 = _errs132 === errors;
 }
 else {
 var valid18 = true;
-const len2 = data41.length;
-for(let i2=0; i2<len2; i2++){
-let data42 = data41[i2];
-const _errs131 = errors;
-if(errors === _errs131){
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-let missing3;
-if((data42.model === undefined) && (missing3 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data42}];
-return false;
 }
-else {
-const _errs133 = errors;
-for(const key9 in data42){
-if(!((((key9 === "model") || (key9 === "upstream_model")) || (key9 === "weight")) || (key9 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data42}];
-return false;
-break;
-}
-}
-if(_errs133 === errors){
-if(data42.model !== undefined){
-let data43 = data42.model;
+if(valid18){
+if(data41.interval_ms !== undefined){
+let data43 = data41.interval_ms;
 const _errs134 = errors;
+if(!(((typeof data43 == "number") && (!(data43 % 1) && !isNaN(data43))) && (isFinite(data43)))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data43}];
+return false;
+}
 if(errors === _errs134){
-if(typeof data43 === "string"){
-if(func3(data43) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data43}];
+if((typeof data43 == "number") && (isFinite(data43))){
+if(data43 > 600000 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data43}];
+return false;
+}
+else {
+if(data43 < 100 || isNaN(data43)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data43}];
 return false;
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data43}];
-return false;
 }
 }
-var valid19 = _errs134 === errors;
+var valid18 = _errs134 === errors;
 }
 else {
-var valid19 = true;
+var valid18 = true;
 }
-if(valid19){
-if(data42.upstream_model !== undefined){
-let data44 = data42.upstream_model;
+if(valid18){
+if(data41.timeout_ms !== undefined){
+let data44 = data41.timeout_ms;
 const _errs136 = errors;
+if(!(((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44))) && (isFinite(data44)))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data44}];
+return false;
+}
 if(errors === _errs136){
-if(typeof data44 === "string"){
-if(func3(data44) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data44}];
+if((typeof data44 == "number") && (isFinite(data44))){
+if(data44 > 60000 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data44}];
+return false;
+}
+else {
+if(data44 < 10 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data44}];
 return false;
 }
 }
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data44}];
-return false;
 }
 }
-var valid19 = _errs136 === errors;
+var valid18 = _errs136 === errors;
 }
 else {
-var valid19 = true;
+var valid18 = true;
 }
-if(valid19){
-if(data42.weight !== undefined){
-let data45 = data42.weight;
+if(valid18){
+if(data41.max_bytes !== undefined){
+let data45 = data41.max_bytes;
 const _errs138 = errors;
+if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data45}];
+return false;
+}
 if(errors === _errs138){
 if((typeof data45 == "number") && (isFinite(data45))){
-if(data45 <= 0 || isNaN(data45)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data45}];
+if(data45 > 67108864 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data45}];
 return false;
-}
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data45}];
+if(data45 < 1024 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data45}];
 return false;
 }
 }
-var valid19 = _errs138 === errors;
+}
+}
+var valid18 = _errs138 === errors;
 }
 else {
-var valid19 = true;
-}
-if(valid19){
-if(data42.priority !== undefined){
-let data46 = data42.priority;
-const _errs140 = errors;
-if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data46}];
-return false;
-}
-if(errors === _errs140){
-if((typeof data46 == "number") && (isFinite(data46))){
-if(data46 < 0 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data46}];
-return false;
-}
-}
-}
-var valid19 = _errs140 === errors;
-}
-else {
-var valid19 = true;
-}
+var valid18 = true;
 }
 }
 }
@@ -1643,19 +1642,7 @@ var valid19 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data42}];
-return false;
-}
-}
-var valid18 = _errs131 === errors;
-if(!valid18){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data41}];
+validate10.errors = [{instancePath:instancePath+"/load_metrics",schemaPath:"#/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.load_metrics.type,parentSchema:schema11.properties.load_metrics,data:data41}];
 return false;
 }
 }
@@ -1663,6 +1650,151 @@ var valid0 = _errs129 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.models !== undefined){
+let data46 = data.models;
+const _errs140 = errors;
+if(errors === _errs140){
+if(Array.isArray(data46)){
+if(data46.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data46}];
+return false;
+}
+else {
+var valid19 = true;
+const len2 = data46.length;
+for(let i2=0; i2<len2; i2++){
+let data47 = data46[i2];
+const _errs142 = errors;
+if(errors === _errs142){
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+let missing3;
+if((data47.model === undefined) && (missing3 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data47}];
+return false;
+}
+else {
+const _errs144 = errors;
+for(const key10 in data47){
+if(!((((key10 === "model") || (key10 === "upstream_model")) || (key10 === "weight")) || (key10 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data47}];
+return false;
+break;
+}
+}
+if(_errs144 === errors){
+if(data47.model !== undefined){
+let data48 = data47.model;
+const _errs145 = errors;
+if(errors === _errs145){
+if(typeof data48 === "string"){
+if(func3(data48) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data48}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data48}];
+return false;
+}
+}
+var valid20 = _errs145 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data47.upstream_model !== undefined){
+let data49 = data47.upstream_model;
+const _errs147 = errors;
+if(errors === _errs147){
+if(typeof data49 === "string"){
+if(func3(data49) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data49}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data49}];
+return false;
+}
+}
+var valid20 = _errs147 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data47.weight !== undefined){
+let data50 = data47.weight;
+const _errs149 = errors;
+if(errors === _errs149){
+if((typeof data50 == "number") && (isFinite(data50))){
+if(data50 <= 0 || isNaN(data50)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data50}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data50}];
+return false;
+}
+}
+var valid20 = _errs149 === errors;
+}
+else {
+var valid20 = true;
+}
+if(valid20){
+if(data47.priority !== undefined){
+let data51 = data47.priority;
+const _errs151 = errors;
+if(!(((typeof data51 == "number") && (!(data51 % 1) && !isNaN(data51))) && (isFinite(data51)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data51}];
+return false;
+}
+if(errors === _errs151){
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 < 0 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data51}];
+return false;
+}
+}
+}
+var valid20 = _errs151 === errors;
+}
+else {
+var valid20 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data47}];
+return false;
+}
+}
+var valid19 = _errs142 === errors;
+if(!valid19){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data46}];
+return false;
+}
+}
+var valid0 = _errs140 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

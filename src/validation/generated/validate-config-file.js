@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}}},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -12,8 +12,8 @@ const pattern2 = new RegExp("^/", "u");
 const pattern3 = new RegExp("^[A-Za-z0-9._-]+$", "u");
 const pattern4 = new RegExp("^https?://", "u");
 const pattern5 = new RegExp("^(.*)$", "u");
-const pattern6 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
-const pattern9 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
+const pattern7 = new RegExp("^[a-z0-9][a-z0-9_.-]*$", "u");
+const pattern10 = new RegExp("^[A-Za-z0-9._@-]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5891,6 +5891,204 @@ var valid23 = _errs280 === errors;
 else {
 var valid23 = true;
 }
+if(valid23){
+if(data89.load_metrics !== undefined){
+let data131 = data89.load_metrics;
+const _errs347 = errors;
+if(errors === _errs347){
+if(data131 && typeof data131 == "object" && !Array.isArray(data131)){
+const _errs349 = errors;
+for(const key27 in data131){
+if(!((((key27 === "url") || (key27 === "interval_ms")) || (key27 === "timeout_ms")) || (key27 === "max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data131}];
+return false;
+break;
+}
+}
+if(_errs349 === errors){
+if(data131.url !== undefined){
+let data132 = data131.url;
+const _errs350 = errors;
+if(typeof data132 !== "string"){
+let dataType119 = typeof data132;
+let coerced119 = undefined;
+if(!(coerced119 !== undefined)){
+if(dataType119 == "number" || dataType119 == "boolean"){
+coerced119 = "" + data132;
+}
+else if(data132 === null){
+coerced119 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data132}];
+return false;
+}
+}
+if(coerced119 !== undefined){
+data132 = coerced119;
+if(data131 !== undefined){
+data131["url"] = coerced119;
+}
+}
+}
+if(errors === _errs350){
+if(typeof data132 === "string"){
+if(!pattern4.test(data132)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data132}];
+return false;
+}
+}
+}
+var valid41 = _errs350 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data131.interval_ms !== undefined){
+let data133 = data131.interval_ms;
+const _errs352 = errors;
+if(!((typeof data133 == "number") && (!(data133 % 1) && !isNaN(data133)))){
+let dataType120 = typeof data133;
+let coerced120 = undefined;
+if(!(coerced120 !== undefined)){
+if(dataType120 === "boolean" || data133 === null
+              || (dataType120 === "string" && data133 && data133 == +data133 && !(data133 % 1))){
+coerced120 = +data133;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data133}];
+return false;
+}
+}
+if(coerced120 !== undefined){
+data133 = coerced120;
+if(data131 !== undefined){
+data131["interval_ms"] = coerced120;
+}
+}
+}
+if(errors === _errs352){
+if(typeof data133 == "number"){
+if(data133 > 600000 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data133}];
+return false;
+}
+else {
+if(data133 < 100 || isNaN(data133)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data133}];
+return false;
+}
+}
+}
+}
+var valid41 = _errs352 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data131.timeout_ms !== undefined){
+let data134 = data131.timeout_ms;
+const _errs354 = errors;
+if(!((typeof data134 == "number") && (!(data134 % 1) && !isNaN(data134)))){
+let dataType121 = typeof data134;
+let coerced121 = undefined;
+if(!(coerced121 !== undefined)){
+if(dataType121 === "boolean" || data134 === null
+              || (dataType121 === "string" && data134 && data134 == +data134 && !(data134 % 1))){
+coerced121 = +data134;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data134}];
+return false;
+}
+}
+if(coerced121 !== undefined){
+data134 = coerced121;
+if(data131 !== undefined){
+data131["timeout_ms"] = coerced121;
+}
+}
+}
+if(errors === _errs354){
+if(typeof data134 == "number"){
+if(data134 > 60000 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data134}];
+return false;
+}
+else {
+if(data134 < 10 || isNaN(data134)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data134}];
+return false;
+}
+}
+}
+}
+var valid41 = _errs354 === errors;
+}
+else {
+var valid41 = true;
+}
+if(valid41){
+if(data131.max_bytes !== undefined){
+let data135 = data131.max_bytes;
+const _errs356 = errors;
+if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
+let dataType122 = typeof data135;
+let coerced122 = undefined;
+if(!(coerced122 !== undefined)){
+if(dataType122 === "boolean" || data135 === null
+              || (dataType122 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
+coerced122 = +data135;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data135}];
+return false;
+}
+}
+if(coerced122 !== undefined){
+data135 = coerced122;
+if(data131 !== undefined){
+data131["max_bytes"] = coerced122;
+}
+}
+}
+if(errors === _errs356){
+if(typeof data135 == "number"){
+if(data135 > 67108864 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data135}];
+return false;
+}
+else {
+if(data135 < 1024 || isNaN(data135)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data135}];
+return false;
+}
+}
+}
+}
+var valid41 = _errs356 === errors;
+}
+else {
+var valid41 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.load_metrics.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data131}];
+return false;
+}
+}
+var valid23 = _errs347 === errors;
+}
+else {
+var valid23 = true;
+}
+}
 }
 }
 }
@@ -5929,301 +6127,301 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data131 = data.models;
-const _errs347 = errors;
-if(errors === _errs347){
-if(Array.isArray(data131)){
-if(data131.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data131}];
+let data136 = data.models;
+const _errs358 = errors;
+if(errors === _errs358){
+if(Array.isArray(data136)){
+if(data136.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data136}];
 return false;
 }
 else {
-var valid41 = true;
-const len5 = data131.length;
+var valid42 = true;
+const len5 = data136.length;
 for(let i5=0; i5<len5; i5++){
-let data132 = data131[i5];
-const _errs349 = errors;
-if(errors === _errs349){
-if(data132 && typeof data132 == "object" && !Array.isArray(data132)){
+let data137 = data136[i5];
+const _errs360 = errors;
+if(errors === _errs360){
+if(data137 && typeof data137 == "object" && !Array.isArray(data137)){
 let missing5;
-if(((data132.id === undefined) && (missing5 = "id")) || ((data132.routes === undefined) && (missing5 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data132}];
+if(((data137.id === undefined) && (missing5 = "id")) || ((data137.routes === undefined) && (missing5 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data137}];
 return false;
 }
 else {
-const _errs351 = errors;
-for(const key27 in data132){
-if(!(func2.call(schema11.properties.models.items.properties, key27))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data132}];
+const _errs362 = errors;
+for(const key28 in data137){
+if(!(func2.call(schema11.properties.models.items.properties, key28))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data137}];
 return false;
 break;
 }
 }
-if(_errs351 === errors){
-if(data132.id !== undefined){
-let data133 = data132.id;
-const _errs352 = errors;
-if(typeof data133 !== "string"){
-let dataType119 = typeof data133;
-let coerced119 = undefined;
-if(!(coerced119 !== undefined)){
-if(dataType119 == "number" || dataType119 == "boolean"){
-coerced119 = "" + data133;
-}
-else if(data133 === null){
-coerced119 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data133}];
-return false;
-}
-}
-if(coerced119 !== undefined){
-data133 = coerced119;
-if(data132 !== undefined){
-data132["id"] = coerced119;
-}
-}
-}
-if(errors === _errs352){
-if(typeof data133 === "string"){
-if(func3(data133) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data133}];
-return false;
-}
-}
-}
-var valid42 = _errs352 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data132.owned_by !== undefined){
-let data134 = data132.owned_by;
-const _errs354 = errors;
-if(typeof data134 !== "string"){
-let dataType120 = typeof data134;
-let coerced120 = undefined;
-if(!(coerced120 !== undefined)){
-if(dataType120 == "number" || dataType120 == "boolean"){
-coerced120 = "" + data134;
-}
-else if(data134 === null){
-coerced120 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data134}];
-return false;
-}
-}
-if(coerced120 !== undefined){
-data134 = coerced120;
-if(data132 !== undefined){
-data132["owned_by"] = coerced120;
-}
-}
-}
-if(errors === _errs354){
-if(typeof data134 === "string"){
-if(func3(data134) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data134}];
-return false;
-}
-}
-}
-var valid42 = _errs354 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data132.context_length !== undefined){
-let data135 = data132.context_length;
-const _errs356 = errors;
-if(!((typeof data135 == "number") && (!(data135 % 1) && !isNaN(data135)))){
-let dataType121 = typeof data135;
-let coerced121 = undefined;
-if(!(coerced121 !== undefined)){
-if(dataType121 === "boolean" || data135 === null
-              || (dataType121 === "string" && data135 && data135 == +data135 && !(data135 % 1))){
-coerced121 = +data135;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data135}];
-return false;
-}
-}
-if(coerced121 !== undefined){
-data135 = coerced121;
-if(data132 !== undefined){
-data132["context_length"] = coerced121;
-}
-}
-}
-if(errors === _errs356){
-if(typeof data135 == "number"){
-if(data135 < 1 || isNaN(data135)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data135}];
-return false;
-}
-}
-}
-var valid42 = _errs356 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data132.max_output_tokens !== undefined){
-let data136 = data132.max_output_tokens;
-const _errs358 = errors;
-if(!((typeof data136 == "number") && (!(data136 % 1) && !isNaN(data136)))){
-let dataType122 = typeof data136;
-let coerced122 = undefined;
-if(!(coerced122 !== undefined)){
-if(dataType122 === "boolean" || data136 === null
-              || (dataType122 === "string" && data136 && data136 == +data136 && !(data136 % 1))){
-coerced122 = +data136;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data136}];
-return false;
-}
-}
-if(coerced122 !== undefined){
-data136 = coerced122;
-if(data132 !== undefined){
-data132["max_output_tokens"] = coerced122;
-}
-}
-}
-if(errors === _errs358){
-if(typeof data136 == "number"){
-if(data136 < 1 || isNaN(data136)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data136}];
-return false;
-}
-}
-}
-var valid42 = _errs358 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data132.default_max_tokens !== undefined){
-let data137 = data132.default_max_tokens;
-const _errs360 = errors;
-if(!((typeof data137 == "number") && (!(data137 % 1) && !isNaN(data137)))){
-let dataType123 = typeof data137;
+if(_errs362 === errors){
+if(data137.id !== undefined){
+let data138 = data137.id;
+const _errs363 = errors;
+if(typeof data138 !== "string"){
+let dataType123 = typeof data138;
 let coerced123 = undefined;
 if(!(coerced123 !== undefined)){
-if(dataType123 === "boolean" || data137 === null
-              || (dataType123 === "string" && data137 && data137 == +data137 && !(data137 % 1))){
-coerced123 = +data137;
+if(dataType123 == "number" || dataType123 == "boolean"){
+coerced123 = "" + data138;
+}
+else if(data138 === null){
+coerced123 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data137}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data138}];
 return false;
 }
 }
 if(coerced123 !== undefined){
-data137 = coerced123;
-if(data132 !== undefined){
-data132["default_max_tokens"] = coerced123;
+data138 = coerced123;
+if(data137 !== undefined){
+data137["id"] = coerced123;
 }
 }
 }
-if(errors === _errs360){
-if(typeof data137 == "number"){
-if(data137 < 1 || isNaN(data137)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data137}];
+if(errors === _errs363){
+if(typeof data138 === "string"){
+if(func3(data138) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data138}];
 return false;
 }
 }
 }
-var valid42 = _errs360 === errors;
+var valid43 = _errs363 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data132.unresolved_input_tokens !== undefined){
-let data138 = data132.unresolved_input_tokens;
-const _errs362 = errors;
-if(!((typeof data138 == "number") && (!(data138 % 1) && !isNaN(data138)))){
-let dataType124 = typeof data138;
+if(valid43){
+if(data137.owned_by !== undefined){
+let data139 = data137.owned_by;
+const _errs365 = errors;
+if(typeof data139 !== "string"){
+let dataType124 = typeof data139;
 let coerced124 = undefined;
 if(!(coerced124 !== undefined)){
-if(dataType124 === "boolean" || data138 === null
-              || (dataType124 === "string" && data138 && data138 == +data138 && !(data138 % 1))){
-coerced124 = +data138;
+if(dataType124 == "number" || dataType124 == "boolean"){
+coerced124 = "" + data139;
+}
+else if(data139 === null){
+coerced124 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data138}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data139}];
 return false;
 }
 }
 if(coerced124 !== undefined){
-data138 = coerced124;
-if(data132 !== undefined){
-data132["unresolved_input_tokens"] = coerced124;
+data139 = coerced124;
+if(data137 !== undefined){
+data137["owned_by"] = coerced124;
 }
 }
 }
-if(errors === _errs362){
-if(typeof data138 == "number"){
-if(data138 < 1 || isNaN(data138)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data138}];
+if(errors === _errs365){
+if(typeof data139 === "string"){
+if(func3(data139) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data139}];
 return false;
 }
 }
 }
-var valid42 = _errs362 === errors;
+var valid43 = _errs365 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data132.reasoning !== undefined){
-let data139 = data132.reasoning;
-const _errs364 = errors;
-if(errors === _errs364){
-if(data139 && typeof data139 == "object" && !Array.isArray(data139)){
+if(valid43){
+if(data137.context_length !== undefined){
+let data140 = data137.context_length;
+const _errs367 = errors;
+if(!((typeof data140 == "number") && (!(data140 % 1) && !isNaN(data140)))){
+let dataType125 = typeof data140;
+let coerced125 = undefined;
+if(!(coerced125 !== undefined)){
+if(dataType125 === "boolean" || data140 === null
+              || (dataType125 === "string" && data140 && data140 == +data140 && !(data140 % 1))){
+coerced125 = +data140;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data140}];
+return false;
+}
+}
+if(coerced125 !== undefined){
+data140 = coerced125;
+if(data137 !== undefined){
+data137["context_length"] = coerced125;
+}
+}
+}
+if(errors === _errs367){
+if(typeof data140 == "number"){
+if(data140 < 1 || isNaN(data140)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data140}];
+return false;
+}
+}
+}
+var valid43 = _errs367 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.max_output_tokens !== undefined){
+let data141 = data137.max_output_tokens;
+const _errs369 = errors;
+if(!((typeof data141 == "number") && (!(data141 % 1) && !isNaN(data141)))){
+let dataType126 = typeof data141;
+let coerced126 = undefined;
+if(!(coerced126 !== undefined)){
+if(dataType126 === "boolean" || data141 === null
+              || (dataType126 === "string" && data141 && data141 == +data141 && !(data141 % 1))){
+coerced126 = +data141;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data141}];
+return false;
+}
+}
+if(coerced126 !== undefined){
+data141 = coerced126;
+if(data137 !== undefined){
+data137["max_output_tokens"] = coerced126;
+}
+}
+}
+if(errors === _errs369){
+if(typeof data141 == "number"){
+if(data141 < 1 || isNaN(data141)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data141}];
+return false;
+}
+}
+}
+var valid43 = _errs369 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.default_max_tokens !== undefined){
+let data142 = data137.default_max_tokens;
+const _errs371 = errors;
+if(!((typeof data142 == "number") && (!(data142 % 1) && !isNaN(data142)))){
+let dataType127 = typeof data142;
+let coerced127 = undefined;
+if(!(coerced127 !== undefined)){
+if(dataType127 === "boolean" || data142 === null
+              || (dataType127 === "string" && data142 && data142 == +data142 && !(data142 % 1))){
+coerced127 = +data142;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data142}];
+return false;
+}
+}
+if(coerced127 !== undefined){
+data142 = coerced127;
+if(data137 !== undefined){
+data137["default_max_tokens"] = coerced127;
+}
+}
+}
+if(errors === _errs371){
+if(typeof data142 == "number"){
+if(data142 < 1 || isNaN(data142)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data142}];
+return false;
+}
+}
+}
+var valid43 = _errs371 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.unresolved_input_tokens !== undefined){
+let data143 = data137.unresolved_input_tokens;
+const _errs373 = errors;
+if(!((typeof data143 == "number") && (!(data143 % 1) && !isNaN(data143)))){
+let dataType128 = typeof data143;
+let coerced128 = undefined;
+if(!(coerced128 !== undefined)){
+if(dataType128 === "boolean" || data143 === null
+              || (dataType128 === "string" && data143 && data143 == +data143 && !(data143 % 1))){
+coerced128 = +data143;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data143}];
+return false;
+}
+}
+if(coerced128 !== undefined){
+data143 = coerced128;
+if(data137 !== undefined){
+data137["unresolved_input_tokens"] = coerced128;
+}
+}
+}
+if(errors === _errs373){
+if(typeof data143 == "number"){
+if(data143 < 1 || isNaN(data143)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data143}];
+return false;
+}
+}
+}
+var valid43 = _errs373 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.reasoning !== undefined){
+let data144 = data137.reasoning;
+const _errs375 = errors;
+if(errors === _errs375){
+if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
 let missing6;
-if((data139.default_effort === undefined) && (missing6 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data139}];
+if((data144.default_effort === undefined) && (missing6 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data144}];
 return false;
 }
 else {
-const _errs366 = errors;
-for(const key28 in data139){
-if(!((((((key28 === "default_effort") || (key28 === "efforts")) || (key28 === "style")) || (key28 === "budgets")) || (key28 === "levels")) || (key28 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data139}];
+const _errs377 = errors;
+for(const key29 in data144){
+if(!((((((key29 === "default_effort") || (key29 === "efforts")) || (key29 === "style")) || (key29 === "budgets")) || (key29 === "levels")) || (key29 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data144}];
 return false;
 break;
 }
 }
-if(_errs366 === errors){
-if(data139.default_effort !== undefined){
-let data140 = data139.default_effort;
-const _errs367 = errors;
-const _errs368 = errors;
-let valid44 = false;
-const _errs369 = errors;
-if(typeof data140 !== "string"){
-let dataType125 = typeof data140;
-let coerced125 = undefined;
-if(!(coerced125 !== undefined)){
-if(dataType125 == "number" || dataType125 == "boolean"){
-coerced125 = "" + data140;
+if(_errs377 === errors){
+if(data144.default_effort !== undefined){
+let data145 = data144.default_effort;
+const _errs378 = errors;
+const _errs379 = errors;
+let valid45 = false;
+const _errs380 = errors;
+if(typeof data145 !== "string"){
+let dataType129 = typeof data145;
+let coerced129 = undefined;
+if(!(coerced129 !== undefined)){
+if(dataType129 == "number" || dataType129 == "boolean"){
+coerced129 = "" + data145;
 }
-else if(data140 === null){
-coerced125 = "";
+else if(data145 === null){
+coerced129 = "";
 }
 else {
-const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data140};
+const err67 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -6233,15 +6431,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(coerced125 !== undefined){
-data140 = coerced125;
-if(data139 !== undefined){
-data139["default_effort"] = coerced125;
+if(coerced129 !== undefined){
+data145 = coerced129;
+if(data144 !== undefined){
+data144["default_effort"] = coerced129;
 }
 }
 }
-if("none" !== data140){
-const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data140};
+if("none" !== data145){
+const err68 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data145};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -6250,22 +6448,22 @@ vErrors.push(err68);
 }
 errors++;
 }
-var _valid9 = _errs369 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs371 = errors;
-if(typeof data140 !== "string"){
-let dataType126 = typeof data140;
-let coerced126 = undefined;
-if(!(coerced126 !== undefined)){
-if(dataType126 == "number" || dataType126 == "boolean"){
-coerced126 = "" + data140;
+var _valid9 = _errs380 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs382 = errors;
+if(typeof data145 !== "string"){
+let dataType130 = typeof data145;
+let coerced130 = undefined;
+if(!(coerced130 !== undefined)){
+if(dataType130 == "number" || dataType130 == "boolean"){
+coerced130 = "" + data145;
 }
-else if(data140 === null){
-coerced126 = "";
+else if(data145 === null){
+coerced130 = "";
 }
 else {
-const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data140};
+const err69 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -6275,15 +6473,15 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(coerced126 !== undefined){
-data140 = coerced126;
-if(data139 !== undefined){
-data139["default_effort"] = coerced126;
+if(coerced130 !== undefined){
+data145 = coerced130;
+if(data144 !== undefined){
+data144["default_effort"] = coerced130;
 }
 }
 }
-if("minimal" !== data140){
-const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data140};
+if("minimal" !== data145){
+const err70 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data145};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -6292,22 +6490,22 @@ vErrors.push(err70);
 }
 errors++;
 }
-var _valid9 = _errs371 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs373 = errors;
-if(typeof data140 !== "string"){
-let dataType127 = typeof data140;
-let coerced127 = undefined;
-if(!(coerced127 !== undefined)){
-if(dataType127 == "number" || dataType127 == "boolean"){
-coerced127 = "" + data140;
+var _valid9 = _errs382 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs384 = errors;
+if(typeof data145 !== "string"){
+let dataType131 = typeof data145;
+let coerced131 = undefined;
+if(!(coerced131 !== undefined)){
+if(dataType131 == "number" || dataType131 == "boolean"){
+coerced131 = "" + data145;
 }
-else if(data140 === null){
-coerced127 = "";
+else if(data145 === null){
+coerced131 = "";
 }
 else {
-const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data140};
+const err71 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -6317,15 +6515,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(coerced127 !== undefined){
-data140 = coerced127;
-if(data139 !== undefined){
-data139["default_effort"] = coerced127;
+if(coerced131 !== undefined){
+data145 = coerced131;
+if(data144 !== undefined){
+data144["default_effort"] = coerced131;
 }
 }
 }
-if("low" !== data140){
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data140};
+if("low" !== data145){
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data145};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -6334,22 +6532,22 @@ vErrors.push(err72);
 }
 errors++;
 }
-var _valid9 = _errs373 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs375 = errors;
-if(typeof data140 !== "string"){
-let dataType128 = typeof data140;
-let coerced128 = undefined;
-if(!(coerced128 !== undefined)){
-if(dataType128 == "number" || dataType128 == "boolean"){
-coerced128 = "" + data140;
+var _valid9 = _errs384 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs386 = errors;
+if(typeof data145 !== "string"){
+let dataType132 = typeof data145;
+let coerced132 = undefined;
+if(!(coerced132 !== undefined)){
+if(dataType132 == "number" || dataType132 == "boolean"){
+coerced132 = "" + data145;
 }
-else if(data140 === null){
-coerced128 = "";
+else if(data145 === null){
+coerced132 = "";
 }
 else {
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data140};
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -6359,15 +6557,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(coerced128 !== undefined){
-data140 = coerced128;
-if(data139 !== undefined){
-data139["default_effort"] = coerced128;
+if(coerced132 !== undefined){
+data145 = coerced132;
+if(data144 !== undefined){
+data144["default_effort"] = coerced132;
 }
 }
 }
-if("medium" !== data140){
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data140};
+if("medium" !== data145){
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data145};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -6376,22 +6574,22 @@ vErrors.push(err74);
 }
 errors++;
 }
-var _valid9 = _errs375 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs377 = errors;
-if(typeof data140 !== "string"){
-let dataType129 = typeof data140;
-let coerced129 = undefined;
-if(!(coerced129 !== undefined)){
-if(dataType129 == "number" || dataType129 == "boolean"){
-coerced129 = "" + data140;
+var _valid9 = _errs386 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs388 = errors;
+if(typeof data145 !== "string"){
+let dataType133 = typeof data145;
+let coerced133 = undefined;
+if(!(coerced133 !== undefined)){
+if(dataType133 == "number" || dataType133 == "boolean"){
+coerced133 = "" + data145;
 }
-else if(data140 === null){
-coerced129 = "";
+else if(data145 === null){
+coerced133 = "";
 }
 else {
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data140};
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -6401,15 +6599,15 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(coerced129 !== undefined){
-data140 = coerced129;
-if(data139 !== undefined){
-data139["default_effort"] = coerced129;
+if(coerced133 !== undefined){
+data145 = coerced133;
+if(data144 !== undefined){
+data144["default_effort"] = coerced133;
 }
 }
 }
-if("high" !== data140){
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data140};
+if("high" !== data145){
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data145};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -6418,22 +6616,22 @@ vErrors.push(err76);
 }
 errors++;
 }
-var _valid9 = _errs377 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs379 = errors;
-if(typeof data140 !== "string"){
-let dataType130 = typeof data140;
-let coerced130 = undefined;
-if(!(coerced130 !== undefined)){
-if(dataType130 == "number" || dataType130 == "boolean"){
-coerced130 = "" + data140;
+var _valid9 = _errs388 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs390 = errors;
+if(typeof data145 !== "string"){
+let dataType134 = typeof data145;
+let coerced134 = undefined;
+if(!(coerced134 !== undefined)){
+if(dataType134 == "number" || dataType134 == "boolean"){
+coerced134 = "" + data145;
 }
-else if(data140 === null){
-coerced130 = "";
+else if(data145 === null){
+coerced134 = "";
 }
 else {
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data140};
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -6443,15 +6641,15 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(coerced130 !== undefined){
-data140 = coerced130;
-if(data139 !== undefined){
-data139["default_effort"] = coerced130;
+if(coerced134 !== undefined){
+data145 = coerced134;
+if(data144 !== undefined){
+data144["default_effort"] = coerced134;
 }
 }
 }
-if("xhigh" !== data140){
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data140};
+if("xhigh" !== data145){
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data145};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -6460,22 +6658,22 @@ vErrors.push(err78);
 }
 errors++;
 }
-var _valid9 = _errs379 === errors;
-valid44 = valid44 || _valid9;
-if(!valid44){
-const _errs381 = errors;
-if(typeof data140 !== "string"){
-let dataType131 = typeof data140;
-let coerced131 = undefined;
-if(!(coerced131 !== undefined)){
-if(dataType131 == "number" || dataType131 == "boolean"){
-coerced131 = "" + data140;
+var _valid9 = _errs390 === errors;
+valid45 = valid45 || _valid9;
+if(!valid45){
+const _errs392 = errors;
+if(typeof data145 !== "string"){
+let dataType135 = typeof data145;
+let coerced135 = undefined;
+if(!(coerced135 !== undefined)){
+if(dataType135 == "number" || dataType135 == "boolean"){
+coerced135 = "" + data145;
 }
-else if(data140 === null){
-coerced131 = "";
+else if(data145 === null){
+coerced135 = "";
 }
 else {
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data140};
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data145};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -6485,15 +6683,15 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(coerced131 !== undefined){
-data140 = coerced131;
-if(data139 !== undefined){
-data139["default_effort"] = coerced131;
+if(coerced135 !== undefined){
+data145 = coerced135;
+if(data144 !== undefined){
+data144["default_effort"] = coerced135;
 }
 }
 }
-if("max" !== data140){
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data140};
+if("max" !== data145){
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data145};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -6502,16 +6700,16 @@ vErrors.push(err80);
 }
 errors++;
 }
-var _valid9 = _errs381 === errors;
-valid44 = valid44 || _valid9;
+var _valid9 = _errs392 === errors;
+valid45 = valid45 || _valid9;
 }
 }
 }
 }
 }
 }
-if(!valid44){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data140};
+if(!valid45){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data145};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -6523,52 +6721,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs368;
+errors = _errs379;
 if(vErrors !== null){
-if(_errs368){
-vErrors.length = _errs368;
+if(_errs379){
+vErrors.length = _errs379;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid43 = _errs367 === errors;
+var valid44 = _errs378 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data139.efforts !== undefined){
-let data141 = data139.efforts;
-const _errs383 = errors;
-if(errors === _errs383){
-if(Array.isArray(data141)){
-if(data141.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data141}];
+if(valid44){
+if(data144.efforts !== undefined){
+let data146 = data144.efforts;
+const _errs394 = errors;
+if(errors === _errs394){
+if(Array.isArray(data146)){
+if(data146.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data146}];
 return false;
 }
 else {
-var valid45 = true;
-const len6 = data141.length;
+var valid46 = true;
+const len6 = data146.length;
 for(let i6=0; i6<len6; i6++){
-let data142 = data141[i6];
-const _errs385 = errors;
-const _errs386 = errors;
-let valid46 = false;
-const _errs387 = errors;
-if(typeof data142 !== "string"){
-let dataType132 = typeof data142;
-let coerced132 = undefined;
-if(!(coerced132 !== undefined)){
-if(dataType132 == "number" || dataType132 == "boolean"){
-coerced132 = "" + data142;
+let data147 = data146[i6];
+const _errs396 = errors;
+const _errs397 = errors;
+let valid47 = false;
+const _errs398 = errors;
+if(typeof data147 !== "string"){
+let dataType136 = typeof data147;
+let coerced136 = undefined;
+if(!(coerced136 !== undefined)){
+if(dataType136 == "number" || dataType136 == "boolean"){
+coerced136 = "" + data147;
 }
-else if(data142 === null){
-coerced132 = "";
+else if(data147 === null){
+coerced136 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data142};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -6578,15 +6776,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced132 !== undefined){
-data142 = coerced132;
-if(data141 !== undefined){
-data141[i6] = coerced132;
+if(coerced136 !== undefined){
+data147 = coerced136;
+if(data146 !== undefined){
+data146[i6] = coerced136;
 }
 }
 }
-if("none" !== data142){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data142};
+if("none" !== data147){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data147};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -6595,22 +6793,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs387 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs389 = errors;
-if(typeof data142 !== "string"){
-let dataType133 = typeof data142;
-let coerced133 = undefined;
-if(!(coerced133 !== undefined)){
-if(dataType133 == "number" || dataType133 == "boolean"){
-coerced133 = "" + data142;
+var _valid10 = _errs398 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs400 = errors;
+if(typeof data147 !== "string"){
+let dataType137 = typeof data147;
+let coerced137 = undefined;
+if(!(coerced137 !== undefined)){
+if(dataType137 == "number" || dataType137 == "boolean"){
+coerced137 = "" + data147;
 }
-else if(data142 === null){
-coerced133 = "";
+else if(data147 === null){
+coerced137 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data142};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -6620,15 +6818,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced133 !== undefined){
-data142 = coerced133;
-if(data141 !== undefined){
-data141[i6] = coerced133;
+if(coerced137 !== undefined){
+data147 = coerced137;
+if(data146 !== undefined){
+data146[i6] = coerced137;
 }
 }
 }
-if("minimal" !== data142){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data142};
+if("minimal" !== data147){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data147};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -6637,22 +6835,22 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs389 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs391 = errors;
-if(typeof data142 !== "string"){
-let dataType134 = typeof data142;
-let coerced134 = undefined;
-if(!(coerced134 !== undefined)){
-if(dataType134 == "number" || dataType134 == "boolean"){
-coerced134 = "" + data142;
+var _valid10 = _errs400 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs402 = errors;
+if(typeof data147 !== "string"){
+let dataType138 = typeof data147;
+let coerced138 = undefined;
+if(!(coerced138 !== undefined)){
+if(dataType138 == "number" || dataType138 == "boolean"){
+coerced138 = "" + data147;
 }
-else if(data142 === null){
-coerced134 = "";
+else if(data147 === null){
+coerced138 = "";
 }
 else {
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data142};
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -6662,15 +6860,15 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(coerced134 !== undefined){
-data142 = coerced134;
-if(data141 !== undefined){
-data141[i6] = coerced134;
+if(coerced138 !== undefined){
+data147 = coerced138;
+if(data146 !== undefined){
+data146[i6] = coerced138;
 }
 }
 }
-if("low" !== data142){
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data142};
+if("low" !== data147){
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data147};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -6679,22 +6877,22 @@ vErrors.push(err87);
 }
 errors++;
 }
-var _valid10 = _errs391 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs393 = errors;
-if(typeof data142 !== "string"){
-let dataType135 = typeof data142;
-let coerced135 = undefined;
-if(!(coerced135 !== undefined)){
-if(dataType135 == "number" || dataType135 == "boolean"){
-coerced135 = "" + data142;
+var _valid10 = _errs402 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs404 = errors;
+if(typeof data147 !== "string"){
+let dataType139 = typeof data147;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 == "number" || dataType139 == "boolean"){
+coerced139 = "" + data147;
 }
-else if(data142 === null){
-coerced135 = "";
+else if(data147 === null){
+coerced139 = "";
 }
 else {
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data142};
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -6704,15 +6902,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-if(coerced135 !== undefined){
-data142 = coerced135;
-if(data141 !== undefined){
-data141[i6] = coerced135;
+if(coerced139 !== undefined){
+data147 = coerced139;
+if(data146 !== undefined){
+data146[i6] = coerced139;
 }
 }
 }
-if("medium" !== data142){
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data142};
+if("medium" !== data147){
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data147};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -6721,22 +6919,22 @@ vErrors.push(err89);
 }
 errors++;
 }
-var _valid10 = _errs393 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs395 = errors;
-if(typeof data142 !== "string"){
-let dataType136 = typeof data142;
-let coerced136 = undefined;
-if(!(coerced136 !== undefined)){
-if(dataType136 == "number" || dataType136 == "boolean"){
-coerced136 = "" + data142;
+var _valid10 = _errs404 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs406 = errors;
+if(typeof data147 !== "string"){
+let dataType140 = typeof data147;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 == "number" || dataType140 == "boolean"){
+coerced140 = "" + data147;
 }
-else if(data142 === null){
-coerced136 = "";
+else if(data147 === null){
+coerced140 = "";
 }
 else {
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data142};
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -6746,15 +6944,15 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(coerced136 !== undefined){
-data142 = coerced136;
-if(data141 !== undefined){
-data141[i6] = coerced136;
+if(coerced140 !== undefined){
+data147 = coerced140;
+if(data146 !== undefined){
+data146[i6] = coerced140;
 }
 }
 }
-if("high" !== data142){
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data142};
+if("high" !== data147){
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data147};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -6763,22 +6961,22 @@ vErrors.push(err91);
 }
 errors++;
 }
-var _valid10 = _errs395 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs397 = errors;
-if(typeof data142 !== "string"){
-let dataType137 = typeof data142;
-let coerced137 = undefined;
-if(!(coerced137 !== undefined)){
-if(dataType137 == "number" || dataType137 == "boolean"){
-coerced137 = "" + data142;
+var _valid10 = _errs406 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs408 = errors;
+if(typeof data147 !== "string"){
+let dataType141 = typeof data147;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "number" || dataType141 == "boolean"){
+coerced141 = "" + data147;
 }
-else if(data142 === null){
-coerced137 = "";
+else if(data147 === null){
+coerced141 = "";
 }
 else {
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data142};
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -6788,15 +6986,15 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(coerced137 !== undefined){
-data142 = coerced137;
-if(data141 !== undefined){
-data141[i6] = coerced137;
+if(coerced141 !== undefined){
+data147 = coerced141;
+if(data146 !== undefined){
+data146[i6] = coerced141;
 }
 }
 }
-if("xhigh" !== data142){
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data142};
+if("xhigh" !== data147){
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data147};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -6805,22 +7003,22 @@ vErrors.push(err93);
 }
 errors++;
 }
-var _valid10 = _errs397 === errors;
-valid46 = valid46 || _valid10;
-if(!valid46){
-const _errs399 = errors;
-if(typeof data142 !== "string"){
-let dataType138 = typeof data142;
-let coerced138 = undefined;
-if(!(coerced138 !== undefined)){
-if(dataType138 == "number" || dataType138 == "boolean"){
-coerced138 = "" + data142;
+var _valid10 = _errs408 === errors;
+valid47 = valid47 || _valid10;
+if(!valid47){
+const _errs410 = errors;
+if(typeof data147 !== "string"){
+let dataType142 = typeof data147;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 == "number" || dataType142 == "boolean"){
+coerced142 = "" + data147;
 }
-else if(data142 === null){
-coerced138 = "";
+else if(data147 === null){
+coerced142 = "";
 }
 else {
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data142};
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data147};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -6830,15 +7028,15 @@ vErrors.push(err94);
 errors++;
 }
 }
-if(coerced138 !== undefined){
-data142 = coerced138;
-if(data141 !== undefined){
-data141[i6] = coerced138;
+if(coerced142 !== undefined){
+data147 = coerced142;
+if(data146 !== undefined){
+data146[i6] = coerced142;
 }
 }
 }
-if("max" !== data142){
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data142};
+if("max" !== data147){
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data147};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -6847,16 +7045,16 @@ vErrors.push(err95);
 }
 errors++;
 }
-var _valid10 = _errs399 === errors;
-valid46 = valid46 || _valid10;
+var _valid10 = _errs410 === errors;
+valid47 = valid47 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid46){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data142};
+if(!valid47){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i6,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data147};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -6868,52 +7066,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs386;
+errors = _errs397;
 if(vErrors !== null){
-if(_errs386){
-vErrors.length = _errs386;
+if(_errs397){
+vErrors.length = _errs397;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid45 = _errs385 === errors;
-if(!valid45){
+var valid46 = _errs396 === errors;
+if(!valid46){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data141}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data146}];
 return false;
 }
 }
-var valid43 = _errs383 === errors;
+var valid44 = _errs394 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data139.style !== undefined){
-let data143 = data139.style;
-const _errs401 = errors;
-const _errs402 = errors;
-let valid47 = false;
-const _errs403 = errors;
-if(typeof data143 !== "string"){
-let dataType139 = typeof data143;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data143;
+if(valid44){
+if(data144.style !== undefined){
+let data148 = data144.style;
+const _errs412 = errors;
+const _errs413 = errors;
+let valid48 = false;
+const _errs414 = errors;
+if(typeof data148 !== "string"){
+let dataType143 = typeof data148;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data148;
 }
-else if(data143 === null){
-coerced139 = "";
+else if(data148 === null){
+coerced143 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data143};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -6923,15 +7121,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced139 !== undefined){
-data143 = coerced139;
-if(data139 !== undefined){
-data139["style"] = coerced139;
+if(coerced143 !== undefined){
+data148 = coerced143;
+if(data144 !== undefined){
+data144["style"] = coerced143;
 }
 }
 }
-if("budget" !== data143){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data143};
+if("budget" !== data148){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data148};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -6940,22 +7138,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs403 === errors;
-valid47 = valid47 || _valid11;
-if(!valid47){
-const _errs405 = errors;
-if(typeof data143 !== "string"){
-let dataType140 = typeof data143;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 == "number" || dataType140 == "boolean"){
-coerced140 = "" + data143;
+var _valid11 = _errs414 === errors;
+valid48 = valid48 || _valid11;
+if(!valid48){
+const _errs416 = errors;
+if(typeof data148 !== "string"){
+let dataType144 = typeof data148;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 == "number" || dataType144 == "boolean"){
+coerced144 = "" + data148;
 }
-else if(data143 === null){
-coerced140 = "";
+else if(data148 === null){
+coerced144 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data143};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -6965,15 +7163,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced140 !== undefined){
-data143 = coerced140;
-if(data139 !== undefined){
-data139["style"] = coerced140;
+if(coerced144 !== undefined){
+data148 = coerced144;
+if(data144 !== undefined){
+data144["style"] = coerced144;
 }
 }
 }
-if("level" !== data143){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data143};
+if("level" !== data148){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data148};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -6982,11 +7180,11 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs405 === errors;
-valid47 = valid47 || _valid11;
+var _valid11 = _errs416 === errors;
+valid48 = valid48 || _valid11;
 }
-if(!valid47){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data143};
+if(!valid48){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data148};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -6998,345 +7196,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs402;
+errors = _errs413;
 if(vErrors !== null){
-if(_errs402){
-vErrors.length = _errs402;
+if(_errs413){
+vErrors.length = _errs413;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid43 = _errs401 === errors;
+var valid44 = _errs412 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data139.budgets !== undefined){
-let data144 = data139.budgets;
-const _errs407 = errors;
-if(errors === _errs407){
-if(data144 && typeof data144 == "object" && !Array.isArray(data144)){
-const _errs409 = errors;
-for(const key29 in data144){
-if(!(((((((key29 === "none") || (key29 === "minimal")) || (key29 === "low")) || (key29 === "medium")) || (key29 === "high")) || (key29 === "xhigh")) || (key29 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key29},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data144}];
+if(valid44){
+if(data144.budgets !== undefined){
+let data149 = data144.budgets;
+const _errs418 = errors;
+if(errors === _errs418){
+if(data149 && typeof data149 == "object" && !Array.isArray(data149)){
+const _errs420 = errors;
+for(const key30 in data149){
+if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data149}];
 return false;
 break;
 }
 }
-if(_errs409 === errors){
-if(data144.none !== undefined){
-let data145 = data144.none;
-const _errs410 = errors;
-if(!((typeof data145 == "number") && (!(data145 % 1) && !isNaN(data145)))){
-let dataType141 = typeof data145;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data145 === null
-              || (dataType141 === "string" && data145 && data145 == +data145 && !(data145 % 1))){
-coerced141 = +data145;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data145}];
-return false;
-}
-}
-if(coerced141 !== undefined){
-data145 = coerced141;
-if(data144 !== undefined){
-data144["none"] = coerced141;
-}
-}
-}
-if(errors === _errs410){
-if(typeof data145 == "number"){
-if(data145 < 0 || isNaN(data145)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data145}];
-return false;
-}
-}
-}
-var valid48 = _errs410 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data144.minimal !== undefined){
-let data146 = data144.minimal;
-const _errs412 = errors;
-if(!((typeof data146 == "number") && (!(data146 % 1) && !isNaN(data146)))){
-let dataType142 = typeof data146;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data146 === null
-              || (dataType142 === "string" && data146 && data146 == +data146 && !(data146 % 1))){
-coerced142 = +data146;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data146}];
-return false;
-}
-}
-if(coerced142 !== undefined){
-data146 = coerced142;
-if(data144 !== undefined){
-data144["minimal"] = coerced142;
-}
-}
-}
-if(errors === _errs412){
-if(typeof data146 == "number"){
-if(data146 < 1 || isNaN(data146)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data146}];
-return false;
-}
-}
-}
-var valid48 = _errs412 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data144.low !== undefined){
-let data147 = data144.low;
-const _errs414 = errors;
-if(!((typeof data147 == "number") && (!(data147 % 1) && !isNaN(data147)))){
-let dataType143 = typeof data147;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 === "boolean" || data147 === null
-              || (dataType143 === "string" && data147 && data147 == +data147 && !(data147 % 1))){
-coerced143 = +data147;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data147}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data147 = coerced143;
-if(data144 !== undefined){
-data144["low"] = coerced143;
-}
-}
-}
-if(errors === _errs414){
-if(typeof data147 == "number"){
-if(data147 < 1 || isNaN(data147)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data147}];
-return false;
-}
-}
-}
-var valid48 = _errs414 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data144.medium !== undefined){
-let data148 = data144.medium;
-const _errs416 = errors;
-if(!((typeof data148 == "number") && (!(data148 % 1) && !isNaN(data148)))){
-let dataType144 = typeof data148;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 === "boolean" || data148 === null
-              || (dataType144 === "string" && data148 && data148 == +data148 && !(data148 % 1))){
-coerced144 = +data148;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data148}];
-return false;
-}
-}
-if(coerced144 !== undefined){
-data148 = coerced144;
-if(data144 !== undefined){
-data144["medium"] = coerced144;
-}
-}
-}
-if(errors === _errs416){
-if(typeof data148 == "number"){
-if(data148 < 1 || isNaN(data148)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data148}];
-return false;
-}
-}
-}
-var valid48 = _errs416 === errors;
-}
-else {
-var valid48 = true;
-}
-if(valid48){
-if(data144.high !== undefined){
-let data149 = data144.high;
-const _errs418 = errors;
-if(!((typeof data149 == "number") && (!(data149 % 1) && !isNaN(data149)))){
-let dataType145 = typeof data149;
+if(_errs420 === errors){
+if(data149.none !== undefined){
+let data150 = data149.none;
+const _errs421 = errors;
+if(!((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150)))){
+let dataType145 = typeof data150;
 let coerced145 = undefined;
 if(!(coerced145 !== undefined)){
-if(dataType145 === "boolean" || data149 === null
-              || (dataType145 === "string" && data149 && data149 == +data149 && !(data149 % 1))){
-coerced145 = +data149;
+if(dataType145 === "boolean" || data150 === null
+              || (dataType145 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
+coerced145 = +data150;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data149}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data150}];
 return false;
 }
 }
 if(coerced145 !== undefined){
-data149 = coerced145;
-if(data144 !== undefined){
-data144["high"] = coerced145;
+data150 = coerced145;
+if(data149 !== undefined){
+data149["none"] = coerced145;
 }
 }
 }
-if(errors === _errs418){
-if(typeof data149 == "number"){
-if(data149 < 1 || isNaN(data149)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data149}];
+if(errors === _errs421){
+if(typeof data150 == "number"){
+if(data150 < 0 || isNaN(data150)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data150}];
 return false;
 }
 }
 }
-var valid48 = _errs418 === errors;
+var valid49 = _errs421 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data144.xhigh !== undefined){
-let data150 = data144.xhigh;
-const _errs420 = errors;
-if(!((typeof data150 == "number") && (!(data150 % 1) && !isNaN(data150)))){
-let dataType146 = typeof data150;
+if(valid49){
+if(data149.minimal !== undefined){
+let data151 = data149.minimal;
+const _errs423 = errors;
+if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
+let dataType146 = typeof data151;
 let coerced146 = undefined;
 if(!(coerced146 !== undefined)){
-if(dataType146 === "boolean" || data150 === null
-              || (dataType146 === "string" && data150 && data150 == +data150 && !(data150 % 1))){
-coerced146 = +data150;
+if(dataType146 === "boolean" || data151 === null
+              || (dataType146 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
+coerced146 = +data151;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data150}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data151}];
 return false;
 }
 }
 if(coerced146 !== undefined){
-data150 = coerced146;
-if(data144 !== undefined){
-data144["xhigh"] = coerced146;
+data151 = coerced146;
+if(data149 !== undefined){
+data149["minimal"] = coerced146;
 }
 }
 }
-if(errors === _errs420){
-if(typeof data150 == "number"){
-if(data150 < 1 || isNaN(data150)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data150}];
+if(errors === _errs423){
+if(typeof data151 == "number"){
+if(data151 < 1 || isNaN(data151)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data151}];
 return false;
 }
 }
 }
-var valid48 = _errs420 === errors;
+var valid49 = _errs423 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-if(valid48){
-if(data144.max !== undefined){
-let data151 = data144.max;
-const _errs422 = errors;
-if(!((typeof data151 == "number") && (!(data151 % 1) && !isNaN(data151)))){
-let dataType147 = typeof data151;
+if(valid49){
+if(data149.low !== undefined){
+let data152 = data149.low;
+const _errs425 = errors;
+if(!((typeof data152 == "number") && (!(data152 % 1) && !isNaN(data152)))){
+let dataType147 = typeof data152;
 let coerced147 = undefined;
 if(!(coerced147 !== undefined)){
-if(dataType147 === "boolean" || data151 === null
-              || (dataType147 === "string" && data151 && data151 == +data151 && !(data151 % 1))){
-coerced147 = +data151;
+if(dataType147 === "boolean" || data152 === null
+              || (dataType147 === "string" && data152 && data152 == +data152 && !(data152 % 1))){
+coerced147 = +data152;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data151}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data152}];
 return false;
 }
 }
 if(coerced147 !== undefined){
-data151 = coerced147;
-if(data144 !== undefined){
-data144["max"] = coerced147;
+data152 = coerced147;
+if(data149 !== undefined){
+data149["low"] = coerced147;
 }
 }
 }
-if(errors === _errs422){
-if(typeof data151 == "number"){
-if(data151 < 1 || isNaN(data151)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data151}];
+if(errors === _errs425){
+if(typeof data152 == "number"){
+if(data152 < 1 || isNaN(data152)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data152}];
 return false;
 }
 }
 }
-var valid48 = _errs422 === errors;
+var valid49 = _errs425 === errors;
 }
 else {
-var valid48 = true;
+var valid49 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid49){
+if(data149.medium !== undefined){
+let data153 = data149.medium;
+const _errs427 = errors;
+if(!((typeof data153 == "number") && (!(data153 % 1) && !isNaN(data153)))){
+let dataType148 = typeof data153;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 === "boolean" || data153 === null
+              || (dataType148 === "string" && data153 && data153 == +data153 && !(data153 % 1))){
+coerced148 = +data153;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data144}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data153}];
 return false;
 }
 }
-var valid43 = _errs407 === errors;
+if(coerced148 !== undefined){
+data153 = coerced148;
+if(data149 !== undefined){
+data149["medium"] = coerced148;
+}
+}
+}
+if(errors === _errs427){
+if(typeof data153 == "number"){
+if(data153 < 1 || isNaN(data153)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data153}];
+return false;
+}
+}
+}
+var valid49 = _errs427 === errors;
 }
 else {
-var valid43 = true;
+var valid49 = true;
 }
-if(valid43){
-if(data139.levels !== undefined){
-let data152 = data139.levels;
-const _errs424 = errors;
-if(errors === _errs424){
-if(data152 && typeof data152 == "object" && !Array.isArray(data152)){
-const _errs426 = errors;
-for(const key30 in data152){
-if(!(((((((key30 === "none") || (key30 === "minimal")) || (key30 === "low")) || (key30 === "medium")) || (key30 === "high")) || (key30 === "xhigh")) || (key30 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data152}];
+if(valid49){
+if(data149.high !== undefined){
+let data154 = data149.high;
+const _errs429 = errors;
+if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
+let dataType149 = typeof data154;
+let coerced149 = undefined;
+if(!(coerced149 !== undefined)){
+if(dataType149 === "boolean" || data154 === null
+              || (dataType149 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced149 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data154}];
+return false;
+}
+}
+if(coerced149 !== undefined){
+data154 = coerced149;
+if(data149 !== undefined){
+data149["high"] = coerced149;
+}
+}
+}
+if(errors === _errs429){
+if(typeof data154 == "number"){
+if(data154 < 1 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data154}];
+return false;
+}
+}
+}
+var valid49 = _errs429 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data149.xhigh !== undefined){
+let data155 = data149.xhigh;
+const _errs431 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType150 = typeof data155;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 === "boolean" || data155 === null
+              || (dataType150 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced150 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data155}];
+return false;
+}
+}
+if(coerced150 !== undefined){
+data155 = coerced150;
+if(data149 !== undefined){
+data149["xhigh"] = coerced150;
+}
+}
+}
+if(errors === _errs431){
+if(typeof data155 == "number"){
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data155}];
+return false;
+}
+}
+}
+var valid49 = _errs431 === errors;
+}
+else {
+var valid49 = true;
+}
+if(valid49){
+if(data149.max !== undefined){
+let data156 = data149.max;
+const _errs433 = errors;
+if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
+let dataType151 = typeof data156;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 === "boolean" || data156 === null
+              || (dataType151 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
+coerced151 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data156}];
+return false;
+}
+}
+if(coerced151 !== undefined){
+data156 = coerced151;
+if(data149 !== undefined){
+data149["max"] = coerced151;
+}
+}
+}
+if(errors === _errs433){
+if(typeof data156 == "number"){
+if(data156 < 1 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data156}];
+return false;
+}
+}
+}
+var valid49 = _errs433 === errors;
+}
+else {
+var valid49 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data149}];
+return false;
+}
+}
+var valid44 = _errs418 === errors;
+}
+else {
+var valid44 = true;
+}
+if(valid44){
+if(data144.levels !== undefined){
+let data157 = data144.levels;
+const _errs435 = errors;
+if(errors === _errs435){
+if(data157 && typeof data157 == "object" && !Array.isArray(data157)){
+const _errs437 = errors;
+for(const key31 in data157){
+if(!(((((((key31 === "none") || (key31 === "minimal")) || (key31 === "low")) || (key31 === "medium")) || (key31 === "high")) || (key31 === "xhigh")) || (key31 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data157}];
 return false;
 break;
 }
 }
-if(_errs426 === errors){
-if(data152.none !== undefined){
-let data153 = data152.none;
-const _errs427 = errors;
-const _errs428 = errors;
-let valid50 = false;
-const _errs429 = errors;
-if(typeof data153 !== "string"){
-let dataType148 = typeof data153;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 == "number" || dataType148 == "boolean"){
-coerced148 = "" + data153;
+if(_errs437 === errors){
+if(data157.none !== undefined){
+let data158 = data157.none;
+const _errs438 = errors;
+const _errs439 = errors;
+let valid51 = false;
+const _errs440 = errors;
+if(typeof data158 !== "string"){
+let dataType152 = typeof data158;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 == "number" || dataType152 == "boolean"){
+coerced152 = "" + data158;
 }
-else if(data153 === null){
-coerced148 = "";
+else if(data158 === null){
+coerced152 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data153};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data158};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -7346,15 +7544,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced148 !== undefined){
-data153 = coerced148;
-if(data152 !== undefined){
-data152["none"] = coerced148;
+if(coerced152 !== undefined){
+data158 = coerced152;
+if(data157 !== undefined){
+data157["none"] = coerced152;
 }
 }
 }
-if("minimal" !== data153){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data153};
+if("minimal" !== data158){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data158};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -7363,22 +7561,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs429 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs431 = errors;
-if(typeof data153 !== "string"){
-let dataType149 = typeof data153;
-let coerced149 = undefined;
-if(!(coerced149 !== undefined)){
-if(dataType149 == "number" || dataType149 == "boolean"){
-coerced149 = "" + data153;
+var _valid12 = _errs440 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs442 = errors;
+if(typeof data158 !== "string"){
+let dataType153 = typeof data158;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 == "number" || dataType153 == "boolean"){
+coerced153 = "" + data158;
 }
-else if(data153 === null){
-coerced149 = "";
+else if(data158 === null){
+coerced153 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data153};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data158};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -7388,15 +7586,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced149 !== undefined){
-data153 = coerced149;
-if(data152 !== undefined){
-data152["none"] = coerced149;
+if(coerced153 !== undefined){
+data158 = coerced153;
+if(data157 !== undefined){
+data157["none"] = coerced153;
 }
 }
 }
-if("low" !== data153){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data153};
+if("low" !== data158){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data158};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -7405,22 +7603,22 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs431 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs433 = errors;
-if(typeof data153 !== "string"){
-let dataType150 = typeof data153;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data153;
+var _valid12 = _errs442 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs444 = errors;
+if(typeof data158 !== "string"){
+let dataType154 = typeof data158;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data158;
 }
-else if(data153 === null){
-coerced150 = "";
+else if(data158 === null){
+coerced154 = "";
 }
 else {
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data153};
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data158};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -7430,15 +7628,15 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data153 = coerced150;
-if(data152 !== undefined){
-data152["none"] = coerced150;
+if(coerced154 !== undefined){
+data158 = coerced154;
+if(data157 !== undefined){
+data157["none"] = coerced154;
 }
 }
 }
-if("medium" !== data153){
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data153};
+if("medium" !== data158){
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data158};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -7447,22 +7645,22 @@ vErrors.push(err107);
 }
 errors++;
 }
-var _valid12 = _errs433 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs435 = errors;
-if(typeof data153 !== "string"){
-let dataType151 = typeof data153;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data153;
+var _valid12 = _errs444 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs446 = errors;
+if(typeof data158 !== "string"){
+let dataType155 = typeof data158;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data158;
 }
-else if(data153 === null){
-coerced151 = "";
+else if(data158 === null){
+coerced155 = "";
 }
 else {
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data153};
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data158};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -7472,15 +7670,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data153 = coerced151;
-if(data152 !== undefined){
-data152["none"] = coerced151;
+if(coerced155 !== undefined){
+data158 = coerced155;
+if(data157 !== undefined){
+data157["none"] = coerced155;
 }
 }
 }
-if("high" !== data153){
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data153};
+if("high" !== data158){
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data158};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -7489,22 +7687,22 @@ vErrors.push(err109);
 }
 errors++;
 }
-var _valid12 = _errs435 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs437 = errors;
-if(typeof data153 !== "string"){
-let dataType152 = typeof data153;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data153;
+var _valid12 = _errs446 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs448 = errors;
+if(typeof data158 !== "string"){
+let dataType156 = typeof data158;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data158;
 }
-else if(data153 === null){
-coerced152 = "";
+else if(data158 === null){
+coerced156 = "";
 }
 else {
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data153};
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data158};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -7514,15 +7712,15 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data153 = coerced152;
-if(data152 !== undefined){
-data152["none"] = coerced152;
+if(coerced156 !== undefined){
+data158 = coerced156;
+if(data157 !== undefined){
+data157["none"] = coerced156;
 }
 }
 }
-if("xhigh" !== data153){
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data153};
+if("xhigh" !== data158){
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data158};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -7531,22 +7729,22 @@ vErrors.push(err111);
 }
 errors++;
 }
-var _valid12 = _errs437 === errors;
-valid50 = valid50 || _valid12;
-if(!valid50){
-const _errs439 = errors;
-if(typeof data153 !== "string"){
-let dataType153 = typeof data153;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data153;
+var _valid12 = _errs448 === errors;
+valid51 = valid51 || _valid12;
+if(!valid51){
+const _errs450 = errors;
+if(typeof data158 !== "string"){
+let dataType157 = typeof data158;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data158;
 }
-else if(data153 === null){
-coerced153 = "";
+else if(data158 === null){
+coerced157 = "";
 }
 else {
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data153};
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data158};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -7556,15 +7754,15 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data153 = coerced153;
-if(data152 !== undefined){
-data152["none"] = coerced153;
+if(coerced157 !== undefined){
+data158 = coerced157;
+if(data157 !== undefined){
+data157["none"] = coerced157;
 }
 }
 }
-if("max" !== data153){
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data153};
+if("max" !== data158){
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data158};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -7573,15 +7771,15 @@ vErrors.push(err113);
 }
 errors++;
 }
-var _valid12 = _errs439 === errors;
-valid50 = valid50 || _valid12;
+var _valid12 = _errs450 === errors;
+valid51 = valid51 || _valid12;
 }
 }
 }
 }
 }
-if(!valid50){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data153};
+if(!valid51){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data158};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -7593,40 +7791,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs428;
+errors = _errs439;
 if(vErrors !== null){
-if(_errs428){
-vErrors.length = _errs428;
+if(_errs439){
+vErrors.length = _errs439;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs427 === errors;
+var valid50 = _errs438 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data152.minimal !== undefined){
-let data154 = data152.minimal;
-const _errs441 = errors;
-const _errs442 = errors;
-let valid51 = false;
-const _errs443 = errors;
-if(typeof data154 !== "string"){
-let dataType154 = typeof data154;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data154;
+if(valid50){
+if(data157.minimal !== undefined){
+let data159 = data157.minimal;
+const _errs452 = errors;
+const _errs453 = errors;
+let valid52 = false;
+const _errs454 = errors;
+if(typeof data159 !== "string"){
+let dataType158 = typeof data159;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data159;
 }
-else if(data154 === null){
-coerced154 = "";
+else if(data159 === null){
+coerced158 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data154};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data159};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -7636,15 +7834,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data154 = coerced154;
-if(data152 !== undefined){
-data152["minimal"] = coerced154;
+if(coerced158 !== undefined){
+data159 = coerced158;
+if(data157 !== undefined){
+data157["minimal"] = coerced158;
 }
 }
 }
-if("minimal" !== data154){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data154};
+if("minimal" !== data159){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data159};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -7653,22 +7851,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs443 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs445 = errors;
-if(typeof data154 !== "string"){
-let dataType155 = typeof data154;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data154;
+var _valid13 = _errs454 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs456 = errors;
+if(typeof data159 !== "string"){
+let dataType159 = typeof data159;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data159;
 }
-else if(data154 === null){
-coerced155 = "";
+else if(data159 === null){
+coerced159 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data154};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data159};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -7678,15 +7876,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data154 = coerced155;
-if(data152 !== undefined){
-data152["minimal"] = coerced155;
+if(coerced159 !== undefined){
+data159 = coerced159;
+if(data157 !== undefined){
+data157["minimal"] = coerced159;
 }
 }
 }
-if("low" !== data154){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data154};
+if("low" !== data159){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data159};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -7695,22 +7893,22 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs445 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs447 = errors;
-if(typeof data154 !== "string"){
-let dataType156 = typeof data154;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data154;
+var _valid13 = _errs456 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs458 = errors;
+if(typeof data159 !== "string"){
+let dataType160 = typeof data159;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data159;
 }
-else if(data154 === null){
-coerced156 = "";
+else if(data159 === null){
+coerced160 = "";
 }
 else {
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data154};
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data159};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -7720,15 +7918,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data154 = coerced156;
-if(data152 !== undefined){
-data152["minimal"] = coerced156;
+if(coerced160 !== undefined){
+data159 = coerced160;
+if(data157 !== undefined){
+data157["minimal"] = coerced160;
 }
 }
 }
-if("medium" !== data154){
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data154};
+if("medium" !== data159){
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data159};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -7737,22 +7935,22 @@ vErrors.push(err120);
 }
 errors++;
 }
-var _valid13 = _errs447 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs449 = errors;
-if(typeof data154 !== "string"){
-let dataType157 = typeof data154;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data154;
+var _valid13 = _errs458 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs460 = errors;
+if(typeof data159 !== "string"){
+let dataType161 = typeof data159;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data159;
 }
-else if(data154 === null){
-coerced157 = "";
+else if(data159 === null){
+coerced161 = "";
 }
 else {
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data154};
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data159};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -7762,15 +7960,15 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data154 = coerced157;
-if(data152 !== undefined){
-data152["minimal"] = coerced157;
+if(coerced161 !== undefined){
+data159 = coerced161;
+if(data157 !== undefined){
+data157["minimal"] = coerced161;
 }
 }
 }
-if("high" !== data154){
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data154};
+if("high" !== data159){
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data159};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -7779,22 +7977,22 @@ vErrors.push(err122);
 }
 errors++;
 }
-var _valid13 = _errs449 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs451 = errors;
-if(typeof data154 !== "string"){
-let dataType158 = typeof data154;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data154;
+var _valid13 = _errs460 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs462 = errors;
+if(typeof data159 !== "string"){
+let dataType162 = typeof data159;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data159;
 }
-else if(data154 === null){
-coerced158 = "";
+else if(data159 === null){
+coerced162 = "";
 }
 else {
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data154};
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data159};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -7804,15 +8002,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data154 = coerced158;
-if(data152 !== undefined){
-data152["minimal"] = coerced158;
+if(coerced162 !== undefined){
+data159 = coerced162;
+if(data157 !== undefined){
+data157["minimal"] = coerced162;
 }
 }
 }
-if("xhigh" !== data154){
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data154};
+if("xhigh" !== data159){
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data159};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -7821,22 +8019,22 @@ vErrors.push(err124);
 }
 errors++;
 }
-var _valid13 = _errs451 === errors;
-valid51 = valid51 || _valid13;
-if(!valid51){
-const _errs453 = errors;
-if(typeof data154 !== "string"){
-let dataType159 = typeof data154;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data154;
+var _valid13 = _errs462 === errors;
+valid52 = valid52 || _valid13;
+if(!valid52){
+const _errs464 = errors;
+if(typeof data159 !== "string"){
+let dataType163 = typeof data159;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data159;
 }
-else if(data154 === null){
-coerced159 = "";
+else if(data159 === null){
+coerced163 = "";
 }
 else {
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data154};
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data159};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -7846,15 +8044,15 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data154 = coerced159;
-if(data152 !== undefined){
-data152["minimal"] = coerced159;
+if(coerced163 !== undefined){
+data159 = coerced163;
+if(data157 !== undefined){
+data157["minimal"] = coerced163;
 }
 }
 }
-if("max" !== data154){
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data154};
+if("max" !== data159){
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data159};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -7863,15 +8061,15 @@ vErrors.push(err126);
 }
 errors++;
 }
-var _valid13 = _errs453 === errors;
-valid51 = valid51 || _valid13;
+var _valid13 = _errs464 === errors;
+valid52 = valid52 || _valid13;
 }
 }
 }
 }
 }
-if(!valid51){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data154};
+if(!valid52){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data159};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -7883,40 +8081,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs442;
+errors = _errs453;
 if(vErrors !== null){
-if(_errs442){
-vErrors.length = _errs442;
+if(_errs453){
+vErrors.length = _errs453;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs441 === errors;
+var valid50 = _errs452 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data152.low !== undefined){
-let data155 = data152.low;
-const _errs455 = errors;
-const _errs456 = errors;
-let valid52 = false;
-const _errs457 = errors;
-if(typeof data155 !== "string"){
-let dataType160 = typeof data155;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data155;
+if(valid50){
+if(data157.low !== undefined){
+let data160 = data157.low;
+const _errs466 = errors;
+const _errs467 = errors;
+let valid53 = false;
+const _errs468 = errors;
+if(typeof data160 !== "string"){
+let dataType164 = typeof data160;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data160;
 }
-else if(data155 === null){
-coerced160 = "";
+else if(data160 === null){
+coerced164 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data155};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data160};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -7926,15 +8124,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data155 = coerced160;
-if(data152 !== undefined){
-data152["low"] = coerced160;
+if(coerced164 !== undefined){
+data160 = coerced164;
+if(data157 !== undefined){
+data157["low"] = coerced164;
 }
 }
 }
-if("minimal" !== data155){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data155};
+if("minimal" !== data160){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data160};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -7943,22 +8141,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs457 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs459 = errors;
-if(typeof data155 !== "string"){
-let dataType161 = typeof data155;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data155;
+var _valid14 = _errs468 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs470 = errors;
+if(typeof data160 !== "string"){
+let dataType165 = typeof data160;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data160;
 }
-else if(data155 === null){
-coerced161 = "";
+else if(data160 === null){
+coerced165 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data155};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data160};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -7968,15 +8166,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data155 = coerced161;
-if(data152 !== undefined){
-data152["low"] = coerced161;
+if(coerced165 !== undefined){
+data160 = coerced165;
+if(data157 !== undefined){
+data157["low"] = coerced165;
 }
 }
 }
-if("low" !== data155){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data155};
+if("low" !== data160){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data160};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -7985,22 +8183,22 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs459 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs461 = errors;
-if(typeof data155 !== "string"){
-let dataType162 = typeof data155;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data155;
+var _valid14 = _errs470 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs472 = errors;
+if(typeof data160 !== "string"){
+let dataType166 = typeof data160;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data160;
 }
-else if(data155 === null){
-coerced162 = "";
+else if(data160 === null){
+coerced166 = "";
 }
 else {
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data155};
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data160};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -8010,15 +8208,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data155 = coerced162;
-if(data152 !== undefined){
-data152["low"] = coerced162;
+if(coerced166 !== undefined){
+data160 = coerced166;
+if(data157 !== undefined){
+data157["low"] = coerced166;
 }
 }
 }
-if("medium" !== data155){
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data155};
+if("medium" !== data160){
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data160};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -8027,22 +8225,22 @@ vErrors.push(err133);
 }
 errors++;
 }
-var _valid14 = _errs461 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs463 = errors;
-if(typeof data155 !== "string"){
-let dataType163 = typeof data155;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data155;
+var _valid14 = _errs472 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs474 = errors;
+if(typeof data160 !== "string"){
+let dataType167 = typeof data160;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data160;
 }
-else if(data155 === null){
-coerced163 = "";
+else if(data160 === null){
+coerced167 = "";
 }
 else {
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data155};
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data160};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -8052,15 +8250,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data155 = coerced163;
-if(data152 !== undefined){
-data152["low"] = coerced163;
+if(coerced167 !== undefined){
+data160 = coerced167;
+if(data157 !== undefined){
+data157["low"] = coerced167;
 }
 }
 }
-if("high" !== data155){
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data155};
+if("high" !== data160){
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data160};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -8069,22 +8267,22 @@ vErrors.push(err135);
 }
 errors++;
 }
-var _valid14 = _errs463 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs465 = errors;
-if(typeof data155 !== "string"){
-let dataType164 = typeof data155;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data155;
+var _valid14 = _errs474 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs476 = errors;
+if(typeof data160 !== "string"){
+let dataType168 = typeof data160;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data160;
 }
-else if(data155 === null){
-coerced164 = "";
+else if(data160 === null){
+coerced168 = "";
 }
 else {
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data155};
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data160};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -8094,15 +8292,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data155 = coerced164;
-if(data152 !== undefined){
-data152["low"] = coerced164;
+if(coerced168 !== undefined){
+data160 = coerced168;
+if(data157 !== undefined){
+data157["low"] = coerced168;
 }
 }
 }
-if("xhigh" !== data155){
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data155};
+if("xhigh" !== data160){
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data160};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -8111,22 +8309,22 @@ vErrors.push(err137);
 }
 errors++;
 }
-var _valid14 = _errs465 === errors;
-valid52 = valid52 || _valid14;
-if(!valid52){
-const _errs467 = errors;
-if(typeof data155 !== "string"){
-let dataType165 = typeof data155;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data155;
+var _valid14 = _errs476 === errors;
+valid53 = valid53 || _valid14;
+if(!valid53){
+const _errs478 = errors;
+if(typeof data160 !== "string"){
+let dataType169 = typeof data160;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data160;
 }
-else if(data155 === null){
-coerced165 = "";
+else if(data160 === null){
+coerced169 = "";
 }
 else {
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data155};
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data160};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -8136,15 +8334,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data155 = coerced165;
-if(data152 !== undefined){
-data152["low"] = coerced165;
+if(coerced169 !== undefined){
+data160 = coerced169;
+if(data157 !== undefined){
+data157["low"] = coerced169;
 }
 }
 }
-if("max" !== data155){
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data155};
+if("max" !== data160){
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data160};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -8153,15 +8351,15 @@ vErrors.push(err139);
 }
 errors++;
 }
-var _valid14 = _errs467 === errors;
-valid52 = valid52 || _valid14;
+var _valid14 = _errs478 === errors;
+valid53 = valid53 || _valid14;
 }
 }
 }
 }
 }
-if(!valid52){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data155};
+if(!valid53){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data160};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -8173,40 +8371,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs456;
+errors = _errs467;
 if(vErrors !== null){
-if(_errs456){
-vErrors.length = _errs456;
+if(_errs467){
+vErrors.length = _errs467;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs455 === errors;
+var valid50 = _errs466 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data152.medium !== undefined){
-let data156 = data152.medium;
-const _errs469 = errors;
-const _errs470 = errors;
-let valid53 = false;
-const _errs471 = errors;
-if(typeof data156 !== "string"){
-let dataType166 = typeof data156;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 == "number" || dataType166 == "boolean"){
-coerced166 = "" + data156;
+if(valid50){
+if(data157.medium !== undefined){
+let data161 = data157.medium;
+const _errs480 = errors;
+const _errs481 = errors;
+let valid54 = false;
+const _errs482 = errors;
+if(typeof data161 !== "string"){
+let dataType170 = typeof data161;
+let coerced170 = undefined;
+if(!(coerced170 !== undefined)){
+if(dataType170 == "number" || dataType170 == "boolean"){
+coerced170 = "" + data161;
 }
-else if(data156 === null){
-coerced166 = "";
+else if(data161 === null){
+coerced170 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data156};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -8216,15 +8414,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced166 !== undefined){
-data156 = coerced166;
-if(data152 !== undefined){
-data152["medium"] = coerced166;
+if(coerced170 !== undefined){
+data161 = coerced170;
+if(data157 !== undefined){
+data157["medium"] = coerced170;
 }
 }
 }
-if("minimal" !== data156){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data156};
+if("minimal" !== data161){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data161};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -8233,22 +8431,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs471 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs473 = errors;
-if(typeof data156 !== "string"){
-let dataType167 = typeof data156;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 == "number" || dataType167 == "boolean"){
-coerced167 = "" + data156;
+var _valid15 = _errs482 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs484 = errors;
+if(typeof data161 !== "string"){
+let dataType171 = typeof data161;
+let coerced171 = undefined;
+if(!(coerced171 !== undefined)){
+if(dataType171 == "number" || dataType171 == "boolean"){
+coerced171 = "" + data161;
 }
-else if(data156 === null){
-coerced167 = "";
+else if(data161 === null){
+coerced171 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data156};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -8258,15 +8456,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced167 !== undefined){
-data156 = coerced167;
-if(data152 !== undefined){
-data152["medium"] = coerced167;
+if(coerced171 !== undefined){
+data161 = coerced171;
+if(data157 !== undefined){
+data157["medium"] = coerced171;
 }
 }
 }
-if("low" !== data156){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data156};
+if("low" !== data161){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data161};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -8275,22 +8473,22 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs473 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs475 = errors;
-if(typeof data156 !== "string"){
-let dataType168 = typeof data156;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 == "number" || dataType168 == "boolean"){
-coerced168 = "" + data156;
+var _valid15 = _errs484 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs486 = errors;
+if(typeof data161 !== "string"){
+let dataType172 = typeof data161;
+let coerced172 = undefined;
+if(!(coerced172 !== undefined)){
+if(dataType172 == "number" || dataType172 == "boolean"){
+coerced172 = "" + data161;
 }
-else if(data156 === null){
-coerced168 = "";
+else if(data161 === null){
+coerced172 = "";
 }
 else {
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data156};
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -8300,15 +8498,15 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(coerced168 !== undefined){
-data156 = coerced168;
-if(data152 !== undefined){
-data152["medium"] = coerced168;
+if(coerced172 !== undefined){
+data161 = coerced172;
+if(data157 !== undefined){
+data157["medium"] = coerced172;
 }
 }
 }
-if("medium" !== data156){
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data156};
+if("medium" !== data161){
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data161};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -8317,22 +8515,22 @@ vErrors.push(err146);
 }
 errors++;
 }
-var _valid15 = _errs475 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs477 = errors;
-if(typeof data156 !== "string"){
-let dataType169 = typeof data156;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 == "number" || dataType169 == "boolean"){
-coerced169 = "" + data156;
+var _valid15 = _errs486 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs488 = errors;
+if(typeof data161 !== "string"){
+let dataType173 = typeof data161;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 == "number" || dataType173 == "boolean"){
+coerced173 = "" + data161;
 }
-else if(data156 === null){
-coerced169 = "";
+else if(data161 === null){
+coerced173 = "";
 }
 else {
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data156};
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -8342,15 +8540,15 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(coerced169 !== undefined){
-data156 = coerced169;
-if(data152 !== undefined){
-data152["medium"] = coerced169;
+if(coerced173 !== undefined){
+data161 = coerced173;
+if(data157 !== undefined){
+data157["medium"] = coerced173;
 }
 }
 }
-if("high" !== data156){
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data156};
+if("high" !== data161){
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data161};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -8359,22 +8557,22 @@ vErrors.push(err148);
 }
 errors++;
 }
-var _valid15 = _errs477 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs479 = errors;
-if(typeof data156 !== "string"){
-let dataType170 = typeof data156;
-let coerced170 = undefined;
-if(!(coerced170 !== undefined)){
-if(dataType170 == "number" || dataType170 == "boolean"){
-coerced170 = "" + data156;
+var _valid15 = _errs488 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs490 = errors;
+if(typeof data161 !== "string"){
+let dataType174 = typeof data161;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 == "number" || dataType174 == "boolean"){
+coerced174 = "" + data161;
 }
-else if(data156 === null){
-coerced170 = "";
+else if(data161 === null){
+coerced174 = "";
 }
 else {
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data156};
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -8384,15 +8582,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(coerced170 !== undefined){
-data156 = coerced170;
-if(data152 !== undefined){
-data152["medium"] = coerced170;
+if(coerced174 !== undefined){
+data161 = coerced174;
+if(data157 !== undefined){
+data157["medium"] = coerced174;
 }
 }
 }
-if("xhigh" !== data156){
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data156};
+if("xhigh" !== data161){
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data161};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -8401,22 +8599,22 @@ vErrors.push(err150);
 }
 errors++;
 }
-var _valid15 = _errs479 === errors;
-valid53 = valid53 || _valid15;
-if(!valid53){
-const _errs481 = errors;
-if(typeof data156 !== "string"){
-let dataType171 = typeof data156;
-let coerced171 = undefined;
-if(!(coerced171 !== undefined)){
-if(dataType171 == "number" || dataType171 == "boolean"){
-coerced171 = "" + data156;
+var _valid15 = _errs490 === errors;
+valid54 = valid54 || _valid15;
+if(!valid54){
+const _errs492 = errors;
+if(typeof data161 !== "string"){
+let dataType175 = typeof data161;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 == "number" || dataType175 == "boolean"){
+coerced175 = "" + data161;
 }
-else if(data156 === null){
-coerced171 = "";
+else if(data161 === null){
+coerced175 = "";
 }
 else {
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data156};
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -8426,15 +8624,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(coerced171 !== undefined){
-data156 = coerced171;
-if(data152 !== undefined){
-data152["medium"] = coerced171;
+if(coerced175 !== undefined){
+data161 = coerced175;
+if(data157 !== undefined){
+data157["medium"] = coerced175;
 }
 }
 }
-if("max" !== data156){
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data156};
+if("max" !== data161){
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data161};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -8443,15 +8641,15 @@ vErrors.push(err152);
 }
 errors++;
 }
-var _valid15 = _errs481 === errors;
-valid53 = valid53 || _valid15;
+var _valid15 = _errs492 === errors;
+valid54 = valid54 || _valid15;
 }
 }
 }
 }
 }
-if(!valid53){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data156};
+if(!valid54){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data161};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -8463,40 +8661,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs470;
+errors = _errs481;
 if(vErrors !== null){
-if(_errs470){
-vErrors.length = _errs470;
+if(_errs481){
+vErrors.length = _errs481;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs469 === errors;
+var valid50 = _errs480 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data152.high !== undefined){
-let data157 = data152.high;
-const _errs483 = errors;
-const _errs484 = errors;
-let valid54 = false;
-const _errs485 = errors;
-if(typeof data157 !== "string"){
-let dataType172 = typeof data157;
-let coerced172 = undefined;
-if(!(coerced172 !== undefined)){
-if(dataType172 == "number" || dataType172 == "boolean"){
-coerced172 = "" + data157;
+if(valid50){
+if(data157.high !== undefined){
+let data162 = data157.high;
+const _errs494 = errors;
+const _errs495 = errors;
+let valid55 = false;
+const _errs496 = errors;
+if(typeof data162 !== "string"){
+let dataType176 = typeof data162;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 == "number" || dataType176 == "boolean"){
+coerced176 = "" + data162;
 }
-else if(data157 === null){
-coerced172 = "";
+else if(data162 === null){
+coerced176 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data157};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -8506,15 +8704,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced172 !== undefined){
-data157 = coerced172;
-if(data152 !== undefined){
-data152["high"] = coerced172;
+if(coerced176 !== undefined){
+data162 = coerced176;
+if(data157 !== undefined){
+data157["high"] = coerced176;
 }
 }
 }
-if("minimal" !== data157){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data157};
+if("minimal" !== data162){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data162};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -8523,22 +8721,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs485 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs487 = errors;
-if(typeof data157 !== "string"){
-let dataType173 = typeof data157;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data157;
+var _valid16 = _errs496 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs498 = errors;
+if(typeof data162 !== "string"){
+let dataType177 = typeof data162;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data162;
 }
-else if(data157 === null){
-coerced173 = "";
+else if(data162 === null){
+coerced177 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data157};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -8548,15 +8746,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data157 = coerced173;
-if(data152 !== undefined){
-data152["high"] = coerced173;
+if(coerced177 !== undefined){
+data162 = coerced177;
+if(data157 !== undefined){
+data157["high"] = coerced177;
 }
 }
 }
-if("low" !== data157){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data157};
+if("low" !== data162){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data162};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -8565,22 +8763,22 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs487 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs489 = errors;
-if(typeof data157 !== "string"){
-let dataType174 = typeof data157;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data157;
+var _valid16 = _errs498 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs500 = errors;
+if(typeof data162 !== "string"){
+let dataType178 = typeof data162;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data162;
 }
-else if(data157 === null){
-coerced174 = "";
+else if(data162 === null){
+coerced178 = "";
 }
 else {
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data157};
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -8590,15 +8788,15 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data157 = coerced174;
-if(data152 !== undefined){
-data152["high"] = coerced174;
+if(coerced178 !== undefined){
+data162 = coerced178;
+if(data157 !== undefined){
+data157["high"] = coerced178;
 }
 }
 }
-if("medium" !== data157){
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data157};
+if("medium" !== data162){
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data162};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -8607,22 +8805,22 @@ vErrors.push(err159);
 }
 errors++;
 }
-var _valid16 = _errs489 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs491 = errors;
-if(typeof data157 !== "string"){
-let dataType175 = typeof data157;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data157;
+var _valid16 = _errs500 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs502 = errors;
+if(typeof data162 !== "string"){
+let dataType179 = typeof data162;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data162;
 }
-else if(data157 === null){
-coerced175 = "";
+else if(data162 === null){
+coerced179 = "";
 }
 else {
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data157};
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -8632,15 +8830,15 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data157 = coerced175;
-if(data152 !== undefined){
-data152["high"] = coerced175;
+if(coerced179 !== undefined){
+data162 = coerced179;
+if(data157 !== undefined){
+data157["high"] = coerced179;
 }
 }
 }
-if("high" !== data157){
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data157};
+if("high" !== data162){
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data162};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -8649,22 +8847,22 @@ vErrors.push(err161);
 }
 errors++;
 }
-var _valid16 = _errs491 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs493 = errors;
-if(typeof data157 !== "string"){
-let dataType176 = typeof data157;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data157;
+var _valid16 = _errs502 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs504 = errors;
+if(typeof data162 !== "string"){
+let dataType180 = typeof data162;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data162;
 }
-else if(data157 === null){
-coerced176 = "";
+else if(data162 === null){
+coerced180 = "";
 }
 else {
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data157};
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -8674,15 +8872,15 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data157 = coerced176;
-if(data152 !== undefined){
-data152["high"] = coerced176;
+if(coerced180 !== undefined){
+data162 = coerced180;
+if(data157 !== undefined){
+data157["high"] = coerced180;
 }
 }
 }
-if("xhigh" !== data157){
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data157};
+if("xhigh" !== data162){
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data162};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -8691,22 +8889,22 @@ vErrors.push(err163);
 }
 errors++;
 }
-var _valid16 = _errs493 === errors;
-valid54 = valid54 || _valid16;
-if(!valid54){
-const _errs495 = errors;
-if(typeof data157 !== "string"){
-let dataType177 = typeof data157;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data157;
+var _valid16 = _errs504 === errors;
+valid55 = valid55 || _valid16;
+if(!valid55){
+const _errs506 = errors;
+if(typeof data162 !== "string"){
+let dataType181 = typeof data162;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data162;
 }
-else if(data157 === null){
-coerced177 = "";
+else if(data162 === null){
+coerced181 = "";
 }
 else {
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data157};
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -8716,15 +8914,15 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data157 = coerced177;
-if(data152 !== undefined){
-data152["high"] = coerced177;
+if(coerced181 !== undefined){
+data162 = coerced181;
+if(data157 !== undefined){
+data157["high"] = coerced181;
 }
 }
 }
-if("max" !== data157){
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data157};
+if("max" !== data162){
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data162};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -8733,15 +8931,15 @@ vErrors.push(err165);
 }
 errors++;
 }
-var _valid16 = _errs495 === errors;
-valid54 = valid54 || _valid16;
+var _valid16 = _errs506 === errors;
+valid55 = valid55 || _valid16;
 }
 }
 }
 }
 }
-if(!valid54){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data157};
+if(!valid55){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data162};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -8753,40 +8951,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs484;
+errors = _errs495;
 if(vErrors !== null){
-if(_errs484){
-vErrors.length = _errs484;
+if(_errs495){
+vErrors.length = _errs495;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs483 === errors;
+var valid50 = _errs494 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data152.xhigh !== undefined){
-let data158 = data152.xhigh;
-const _errs497 = errors;
-const _errs498 = errors;
-let valid55 = false;
-const _errs499 = errors;
-if(typeof data158 !== "string"){
-let dataType178 = typeof data158;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data158;
+if(valid50){
+if(data157.xhigh !== undefined){
+let data163 = data157.xhigh;
+const _errs508 = errors;
+const _errs509 = errors;
+let valid56 = false;
+const _errs510 = errors;
+if(typeof data163 !== "string"){
+let dataType182 = typeof data163;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data163;
 }
-else if(data158 === null){
-coerced178 = "";
+else if(data163 === null){
+coerced182 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data158};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -8796,15 +8994,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data158 = coerced178;
-if(data152 !== undefined){
-data152["xhigh"] = coerced178;
+if(coerced182 !== undefined){
+data163 = coerced182;
+if(data157 !== undefined){
+data157["xhigh"] = coerced182;
 }
 }
 }
-if("minimal" !== data158){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data158};
+if("minimal" !== data163){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data163};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -8813,22 +9011,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs499 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs501 = errors;
-if(typeof data158 !== "string"){
-let dataType179 = typeof data158;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data158;
+var _valid17 = _errs510 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs512 = errors;
+if(typeof data163 !== "string"){
+let dataType183 = typeof data163;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data163;
 }
-else if(data158 === null){
-coerced179 = "";
+else if(data163 === null){
+coerced183 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data158};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -8838,15 +9036,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data158 = coerced179;
-if(data152 !== undefined){
-data152["xhigh"] = coerced179;
+if(coerced183 !== undefined){
+data163 = coerced183;
+if(data157 !== undefined){
+data157["xhigh"] = coerced183;
 }
 }
 }
-if("low" !== data158){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data158};
+if("low" !== data163){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data163};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -8855,22 +9053,22 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs501 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs503 = errors;
-if(typeof data158 !== "string"){
-let dataType180 = typeof data158;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data158;
+var _valid17 = _errs512 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs514 = errors;
+if(typeof data163 !== "string"){
+let dataType184 = typeof data163;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data163;
 }
-else if(data158 === null){
-coerced180 = "";
+else if(data163 === null){
+coerced184 = "";
 }
 else {
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data158};
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -8880,15 +9078,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data158 = coerced180;
-if(data152 !== undefined){
-data152["xhigh"] = coerced180;
+if(coerced184 !== undefined){
+data163 = coerced184;
+if(data157 !== undefined){
+data157["xhigh"] = coerced184;
 }
 }
 }
-if("medium" !== data158){
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data158};
+if("medium" !== data163){
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data163};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -8897,22 +9095,22 @@ vErrors.push(err172);
 }
 errors++;
 }
-var _valid17 = _errs503 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs505 = errors;
-if(typeof data158 !== "string"){
-let dataType181 = typeof data158;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data158;
+var _valid17 = _errs514 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs516 = errors;
+if(typeof data163 !== "string"){
+let dataType185 = typeof data163;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data163;
 }
-else if(data158 === null){
-coerced181 = "";
+else if(data163 === null){
+coerced185 = "";
 }
 else {
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data158};
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -8922,15 +9120,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data158 = coerced181;
-if(data152 !== undefined){
-data152["xhigh"] = coerced181;
+if(coerced185 !== undefined){
+data163 = coerced185;
+if(data157 !== undefined){
+data157["xhigh"] = coerced185;
 }
 }
 }
-if("high" !== data158){
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data158};
+if("high" !== data163){
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data163};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -8939,22 +9137,22 @@ vErrors.push(err174);
 }
 errors++;
 }
-var _valid17 = _errs505 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs507 = errors;
-if(typeof data158 !== "string"){
-let dataType182 = typeof data158;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data158;
+var _valid17 = _errs516 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs518 = errors;
+if(typeof data163 !== "string"){
+let dataType186 = typeof data163;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data163;
 }
-else if(data158 === null){
-coerced182 = "";
+else if(data163 === null){
+coerced186 = "";
 }
 else {
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data158};
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -8964,15 +9162,15 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data158 = coerced182;
-if(data152 !== undefined){
-data152["xhigh"] = coerced182;
+if(coerced186 !== undefined){
+data163 = coerced186;
+if(data157 !== undefined){
+data157["xhigh"] = coerced186;
 }
 }
 }
-if("xhigh" !== data158){
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data158};
+if("xhigh" !== data163){
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data163};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -8981,22 +9179,22 @@ vErrors.push(err176);
 }
 errors++;
 }
-var _valid17 = _errs507 === errors;
-valid55 = valid55 || _valid17;
-if(!valid55){
-const _errs509 = errors;
-if(typeof data158 !== "string"){
-let dataType183 = typeof data158;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data158;
+var _valid17 = _errs518 === errors;
+valid56 = valid56 || _valid17;
+if(!valid56){
+const _errs520 = errors;
+if(typeof data163 !== "string"){
+let dataType187 = typeof data163;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data163;
 }
-else if(data158 === null){
-coerced183 = "";
+else if(data163 === null){
+coerced187 = "";
 }
 else {
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data158};
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -9006,15 +9204,15 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data158 = coerced183;
-if(data152 !== undefined){
-data152["xhigh"] = coerced183;
+if(coerced187 !== undefined){
+data163 = coerced187;
+if(data157 !== undefined){
+data157["xhigh"] = coerced187;
 }
 }
 }
-if("max" !== data158){
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data158};
+if("max" !== data163){
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data163};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -9023,15 +9221,15 @@ vErrors.push(err178);
 }
 errors++;
 }
-var _valid17 = _errs509 === errors;
-valid55 = valid55 || _valid17;
+var _valid17 = _errs520 === errors;
+valid56 = valid56 || _valid17;
 }
 }
 }
 }
 }
-if(!valid55){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data158};
+if(!valid56){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data163};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -9043,40 +9241,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs498;
+errors = _errs509;
 if(vErrors !== null){
-if(_errs498){
-vErrors.length = _errs498;
+if(_errs509){
+vErrors.length = _errs509;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs497 === errors;
+var valid50 = _errs508 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
-if(valid49){
-if(data152.max !== undefined){
-let data159 = data152.max;
-const _errs511 = errors;
-const _errs512 = errors;
-let valid56 = false;
-const _errs513 = errors;
-if(typeof data159 !== "string"){
-let dataType184 = typeof data159;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data159;
+if(valid50){
+if(data157.max !== undefined){
+let data164 = data157.max;
+const _errs522 = errors;
+const _errs523 = errors;
+let valid57 = false;
+const _errs524 = errors;
+if(typeof data164 !== "string"){
+let dataType188 = typeof data164;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data164;
 }
-else if(data159 === null){
-coerced184 = "";
+else if(data164 === null){
+coerced188 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data159};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -9086,15 +9284,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data159 = coerced184;
-if(data152 !== undefined){
-data152["max"] = coerced184;
+if(coerced188 !== undefined){
+data164 = coerced188;
+if(data157 !== undefined){
+data157["max"] = coerced188;
 }
 }
 }
-if("minimal" !== data159){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data159};
+if("minimal" !== data164){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data164};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -9103,22 +9301,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs513 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs515 = errors;
-if(typeof data159 !== "string"){
-let dataType185 = typeof data159;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data159;
+var _valid18 = _errs524 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs526 = errors;
+if(typeof data164 !== "string"){
+let dataType189 = typeof data164;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data164;
 }
-else if(data159 === null){
-coerced185 = "";
+else if(data164 === null){
+coerced189 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data159};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -9128,15 +9326,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data159 = coerced185;
-if(data152 !== undefined){
-data152["max"] = coerced185;
+if(coerced189 !== undefined){
+data164 = coerced189;
+if(data157 !== undefined){
+data157["max"] = coerced189;
 }
 }
 }
-if("low" !== data159){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data159};
+if("low" !== data164){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data164};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -9145,22 +9343,22 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs515 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs517 = errors;
-if(typeof data159 !== "string"){
-let dataType186 = typeof data159;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data159;
+var _valid18 = _errs526 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs528 = errors;
+if(typeof data164 !== "string"){
+let dataType190 = typeof data164;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data164;
 }
-else if(data159 === null){
-coerced186 = "";
+else if(data164 === null){
+coerced190 = "";
 }
 else {
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data159};
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -9170,15 +9368,15 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(coerced186 !== undefined){
-data159 = coerced186;
-if(data152 !== undefined){
-data152["max"] = coerced186;
+if(coerced190 !== undefined){
+data164 = coerced190;
+if(data157 !== undefined){
+data157["max"] = coerced190;
 }
 }
 }
-if("medium" !== data159){
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data159};
+if("medium" !== data164){
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data164};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -9187,22 +9385,22 @@ vErrors.push(err185);
 }
 errors++;
 }
-var _valid18 = _errs517 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs519 = errors;
-if(typeof data159 !== "string"){
-let dataType187 = typeof data159;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data159;
+var _valid18 = _errs528 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs530 = errors;
+if(typeof data164 !== "string"){
+let dataType191 = typeof data164;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data164;
 }
-else if(data159 === null){
-coerced187 = "";
+else if(data164 === null){
+coerced191 = "";
 }
 else {
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data159};
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -9212,15 +9410,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(coerced187 !== undefined){
-data159 = coerced187;
-if(data152 !== undefined){
-data152["max"] = coerced187;
+if(coerced191 !== undefined){
+data164 = coerced191;
+if(data157 !== undefined){
+data157["max"] = coerced191;
 }
 }
 }
-if("high" !== data159){
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data159};
+if("high" !== data164){
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data164};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -9229,22 +9427,22 @@ vErrors.push(err187);
 }
 errors++;
 }
-var _valid18 = _errs519 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs521 = errors;
-if(typeof data159 !== "string"){
-let dataType188 = typeof data159;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data159;
+var _valid18 = _errs530 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs532 = errors;
+if(typeof data164 !== "string"){
+let dataType192 = typeof data164;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data164;
 }
-else if(data159 === null){
-coerced188 = "";
+else if(data164 === null){
+coerced192 = "";
 }
 else {
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data159};
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -9254,15 +9452,15 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(coerced188 !== undefined){
-data159 = coerced188;
-if(data152 !== undefined){
-data152["max"] = coerced188;
+if(coerced192 !== undefined){
+data164 = coerced192;
+if(data157 !== undefined){
+data157["max"] = coerced192;
 }
 }
 }
-if("xhigh" !== data159){
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data159};
+if("xhigh" !== data164){
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data164};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -9271,22 +9469,22 @@ vErrors.push(err189);
 }
 errors++;
 }
-var _valid18 = _errs521 === errors;
-valid56 = valid56 || _valid18;
-if(!valid56){
-const _errs523 = errors;
-if(typeof data159 !== "string"){
-let dataType189 = typeof data159;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data159;
+var _valid18 = _errs532 === errors;
+valid57 = valid57 || _valid18;
+if(!valid57){
+const _errs534 = errors;
+if(typeof data164 !== "string"){
+let dataType193 = typeof data164;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data164;
 }
-else if(data159 === null){
-coerced189 = "";
+else if(data164 === null){
+coerced193 = "";
 }
 else {
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data159};
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -9296,15 +9494,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(coerced189 !== undefined){
-data159 = coerced189;
-if(data152 !== undefined){
-data152["max"] = coerced189;
+if(coerced193 !== undefined){
+data164 = coerced193;
+if(data157 !== undefined){
+data157["max"] = coerced193;
 }
 }
 }
-if("max" !== data159){
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data159};
+if("max" !== data164){
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data164};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -9313,15 +9511,15 @@ vErrors.push(err191);
 }
 errors++;
 }
-var _valid18 = _errs523 === errors;
-valid56 = valid56 || _valid18;
+var _valid18 = _errs534 === errors;
+valid57 = valid57 || _valid18;
 }
 }
 }
 }
 }
-if(!valid56){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data159};
+if(!valid57){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data164};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -9333,20 +9531,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs512;
+errors = _errs523;
 if(vErrors !== null){
-if(_errs512){
-vErrors.length = _errs512;
+if(_errs523){
+vErrors.length = _errs523;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid49 = _errs511 === errors;
+var valid50 = _errs522 === errors;
 }
 else {
-var valid49 = true;
+var valid50 = true;
 }
 }
 }
@@ -9357,476 +9555,194 @@ var valid49 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data152}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data157}];
 return false;
 }
 }
-var valid43 = _errs424 === errors;
+var valid44 = _errs435 === errors;
 }
 else {
-var valid43 = true;
+var valid44 = true;
 }
-if(valid43){
-if(data139.answer_tokens !== undefined){
-let data160 = data139.answer_tokens;
-const _errs525 = errors;
-if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
-let dataType190 = typeof data160;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 === "boolean" || data160 === null
-              || (dataType190 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
-coerced190 = +data160;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data160}];
-return false;
-}
-}
-if(coerced190 !== undefined){
-data160 = coerced190;
-if(data139 !== undefined){
-data139["answer_tokens"] = coerced190;
-}
-}
-}
-if(errors === _errs525){
-if(typeof data160 == "number"){
-if(data160 < 1 || isNaN(data160)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data160}];
-return false;
-}
-}
-}
-var valid43 = _errs525 === errors;
-}
-else {
-var valid43 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data139}];
-return false;
-}
-}
-var valid42 = _errs364 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data132.pricing !== undefined){
-let data161 = data132.pricing;
-const _errs527 = errors;
-if(errors === _errs527){
-if(data161 && typeof data161 == "object" && !Array.isArray(data161)){
-let missing7;
-if(((data161.input === undefined) && (missing7 = "input")) || ((data161.output === undefined) && (missing7 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data161}];
-return false;
-}
-else {
-const _errs529 = errors;
-for(const key31 in data161){
-if(!((((((key31 === "input") || (key31 === "output")) || (key31 === "cached_input")) || (key31 === "cache_write")) || (key31 === "cache_write_1h")) || (key31 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data161}];
-return false;
-break;
-}
-}
-if(_errs529 === errors){
-if(data161.input !== undefined){
-let data162 = data161.input;
-const _errs530 = errors;
-if(!(typeof data162 == "number")){
-let dataType191 = typeof data162;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "boolean" || data162 === null
-              || (dataType191 == "string" && data162 && data162 == +data162)){
-coerced191 = +data162;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data162}];
-return false;
-}
-}
-if(coerced191 !== undefined){
-data162 = coerced191;
-if(data161 !== undefined){
-data161["input"] = coerced191;
-}
-}
-}
-if(errors === _errs530){
-if(typeof data162 == "number"){
-if(data162 < 0 || isNaN(data162)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data162}];
-return false;
-}
-}
-}
-var valid57 = _errs530 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data161.output !== undefined){
-let data163 = data161.output;
-const _errs532 = errors;
-if(!(typeof data163 == "number")){
-let dataType192 = typeof data163;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "boolean" || data163 === null
-              || (dataType192 == "string" && data163 && data163 == +data163)){
-coerced192 = +data163;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data163}];
-return false;
-}
-}
-if(coerced192 !== undefined){
-data163 = coerced192;
-if(data161 !== undefined){
-data161["output"] = coerced192;
-}
-}
-}
-if(errors === _errs532){
-if(typeof data163 == "number"){
-if(data163 < 0 || isNaN(data163)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data163}];
-return false;
-}
-}
-}
-var valid57 = _errs532 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data161.cached_input !== undefined){
-let data164 = data161.cached_input;
-const _errs534 = errors;
-if(!(typeof data164 == "number")){
-let dataType193 = typeof data164;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "boolean" || data164 === null
-              || (dataType193 == "string" && data164 && data164 == +data164)){
-coerced193 = +data164;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data164}];
-return false;
-}
-}
-if(coerced193 !== undefined){
-data164 = coerced193;
-if(data161 !== undefined){
-data161["cached_input"] = coerced193;
-}
-}
-}
-if(errors === _errs534){
-if(typeof data164 == "number"){
-if(data164 < 0 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data164}];
-return false;
-}
-}
-}
-var valid57 = _errs534 === errors;
-}
-else {
-var valid57 = true;
-}
-if(valid57){
-if(data161.cache_write !== undefined){
-let data165 = data161.cache_write;
+if(valid44){
+if(data144.answer_tokens !== undefined){
+let data165 = data144.answer_tokens;
 const _errs536 = errors;
-if(!(typeof data165 == "number")){
+if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
 let dataType194 = typeof data165;
 let coerced194 = undefined;
 if(!(coerced194 !== undefined)){
-if(dataType194 == "boolean" || data165 === null
-              || (dataType194 == "string" && data165 && data165 == +data165)){
+if(dataType194 === "boolean" || data165 === null
+              || (dataType194 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
 coerced194 = +data165;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data165}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data165}];
 return false;
 }
 }
 if(coerced194 !== undefined){
 data165 = coerced194;
-if(data161 !== undefined){
-data161["cache_write"] = coerced194;
+if(data144 !== undefined){
+data144["answer_tokens"] = coerced194;
 }
 }
 }
 if(errors === _errs536){
 if(typeof data165 == "number"){
-if(data165 < 0 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data165}];
+if(data165 < 1 || isNaN(data165)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data165}];
 return false;
 }
 }
 }
-var valid57 = _errs536 === errors;
+var valid44 = _errs536 === errors;
 }
 else {
-var valid57 = true;
+var valid44 = true;
 }
-if(valid57){
-if(data161.cache_write_1h !== undefined){
-let data166 = data161.cache_write_1h;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data144}];
+return false;
+}
+}
+var valid43 = _errs375 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.pricing !== undefined){
+let data166 = data137.pricing;
 const _errs538 = errors;
-if(!(typeof data166 == "number")){
-let dataType195 = typeof data166;
+if(errors === _errs538){
+if(data166 && typeof data166 == "object" && !Array.isArray(data166)){
+let missing7;
+if(((data166.input === undefined) && (missing7 = "input")) || ((data166.output === undefined) && (missing7 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data166}];
+return false;
+}
+else {
+const _errs540 = errors;
+for(const key32 in data166){
+if(!((((((key32 === "input") || (key32 === "output")) || (key32 === "cached_input")) || (key32 === "cache_write")) || (key32 === "cache_write_1h")) || (key32 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data166}];
+return false;
+break;
+}
+}
+if(_errs540 === errors){
+if(data166.input !== undefined){
+let data167 = data166.input;
+const _errs541 = errors;
+if(!(typeof data167 == "number")){
+let dataType195 = typeof data167;
 let coerced195 = undefined;
 if(!(coerced195 !== undefined)){
-if(dataType195 == "boolean" || data166 === null
-              || (dataType195 == "string" && data166 && data166 == +data166)){
-coerced195 = +data166;
+if(dataType195 == "boolean" || data167 === null
+              || (dataType195 == "string" && data167 && data167 == +data167)){
+coerced195 = +data167;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data166}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data167}];
 return false;
 }
 }
 if(coerced195 !== undefined){
-data166 = coerced195;
-if(data161 !== undefined){
-data161["cache_write_1h"] = coerced195;
+data167 = coerced195;
+if(data166 !== undefined){
+data166["input"] = coerced195;
 }
 }
 }
-if(errors === _errs538){
-if(typeof data166 == "number"){
-if(data166 < 0 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data166}];
+if(errors === _errs541){
+if(typeof data167 == "number"){
+if(data167 < 0 || isNaN(data167)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data167}];
 return false;
 }
 }
 }
-var valid57 = _errs538 === errors;
+var valid58 = _errs541 === errors;
 }
 else {
-var valid57 = true;
+var valid58 = true;
 }
-if(valid57){
-if(data161.reasoning !== undefined){
-let data167 = data161.reasoning;
-const _errs540 = errors;
-if(!(typeof data167 == "number")){
-let dataType196 = typeof data167;
+if(valid58){
+if(data166.output !== undefined){
+let data168 = data166.output;
+const _errs543 = errors;
+if(!(typeof data168 == "number")){
+let dataType196 = typeof data168;
 let coerced196 = undefined;
 if(!(coerced196 !== undefined)){
-if(dataType196 == "boolean" || data167 === null
-              || (dataType196 == "string" && data167 && data167 == +data167)){
-coerced196 = +data167;
+if(dataType196 == "boolean" || data168 === null
+              || (dataType196 == "string" && data168 && data168 == +data168)){
+coerced196 = +data168;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data168}];
 return false;
 }
 }
 if(coerced196 !== undefined){
-data167 = coerced196;
-if(data161 !== undefined){
-data161["reasoning"] = coerced196;
+data168 = coerced196;
+if(data166 !== undefined){
+data166["output"] = coerced196;
 }
 }
 }
-if(errors === _errs540){
-if(typeof data167 == "number"){
-if(data167 < 0 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data167}];
+if(errors === _errs543){
+if(typeof data168 == "number"){
+if(data168 < 0 || isNaN(data168)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data168}];
 return false;
 }
 }
 }
-var valid57 = _errs540 === errors;
+var valid58 = _errs543 === errors;
 }
 else {
-var valid57 = true;
+var valid58 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data161}];
-return false;
-}
-}
-var valid42 = _errs527 === errors;
-}
-else {
-var valid42 = true;
-}
-if(valid42){
-if(data132.priced_features !== undefined){
-let data168 = data132.priced_features;
-const _errs542 = errors;
-if(errors === _errs542){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-const _errs544 = errors;
-for(const key32 in data168){
-if(!(((key32 === "server_tools") || (key32 === "service_tiers")) || (key32 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data168}];
-return false;
-break;
-}
-}
-if(_errs544 === errors){
-if(data168.server_tools !== undefined){
-let data169 = data168.server_tools;
+if(valid58){
+if(data166.cached_input !== undefined){
+let data169 = data166.cached_input;
 const _errs545 = errors;
-if(errors === _errs545){
-if(data169 && typeof data169 == "object" && !Array.isArray(data169)){
-if(Object.keys(data169).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data169}];
-return false;
-}
-else {
-var valid59 = true;
-for(const key33 in data169){
-if(pattern6.test(key33)){
-let data170 = data169[key33];
-const _errs547 = errors;
-if(errors === _errs547){
-if(data170 && typeof data170 == "object" && !Array.isArray(data170)){
-let missing8;
-if((data170.usd_per_call === undefined) && (missing8 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-}
-else {
-const _errs549 = errors;
-for(const key34 in data170){
-if(!((key34 === "usd_per_call") || (key34 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-break;
-}
-}
-if(_errs549 === errors){
-if(data170.usd_per_call !== undefined){
-let data171 = data170.usd_per_call;
-const _errs550 = errors;
-if(!(typeof data171 == "number")){
-let dataType197 = typeof data171;
+if(!(typeof data169 == "number")){
+let dataType197 = typeof data169;
 let coerced197 = undefined;
 if(!(coerced197 !== undefined)){
-if(dataType197 == "boolean" || data171 === null
-              || (dataType197 == "string" && data171 && data171 == +data171)){
-coerced197 = +data171;
+if(dataType197 == "boolean" || data169 === null
+              || (dataType197 == "string" && data169 && data169 == +data169)){
+coerced197 = +data169;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data171}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data169}];
 return false;
 }
 }
 if(coerced197 !== undefined){
-data171 = coerced197;
-if(data170 !== undefined){
-data170["usd_per_call"] = coerced197;
+data169 = coerced197;
+if(data166 !== undefined){
+data166["cached_input"] = coerced197;
 }
 }
 }
-if(errors === _errs550){
-if(typeof data171 == "number"){
-if(data171 < 0 || isNaN(data171)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data171}];
+if(errors === _errs545){
+if(typeof data169 == "number"){
+if(data169 < 0 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data169}];
 return false;
 }
-}
-}
-var valid60 = _errs550 === errors;
-}
-else {
-var valid60 = true;
-}
-if(valid60){
-if(data170.max_calls !== undefined){
-let data172 = data170.max_calls;
-const _errs552 = errors;
-if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
-let dataType198 = typeof data172;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 === "boolean" || data172 === null
-              || (dataType198 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
-coerced198 = +data172;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data172}];
-return false;
-}
-}
-if(coerced198 !== undefined){
-data172 = coerced198;
-if(data170 !== undefined){
-data170["max_calls"] = coerced198;
-}
-}
-}
-if(errors === _errs552){
-if(typeof data172 == "number"){
-if(data172 > 1000 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data172}];
-return false;
-}
-else {
-if(data172 < 1 || isNaN(data172)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data172}];
-return false;
-}
-}
-}
-}
-var valid60 = _errs552 === errors;
-}
-else {
-var valid60 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data170}];
-return false;
-}
-}
-var valid59 = _errs547 === errors;
-if(!valid59){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data169}];
-return false;
 }
 }
 var valid58 = _errs545 === errors;
@@ -9835,671 +9751,112 @@ else {
 var valid58 = true;
 }
 if(valid58){
-if(data168.service_tiers !== undefined){
-let data173 = data168.service_tiers;
-const _errs554 = errors;
-if(errors === _errs554){
-if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
-if(Object.keys(data173).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data173}];
-return false;
+if(data166.cache_write !== undefined){
+let data170 = data166.cache_write;
+const _errs547 = errors;
+if(!(typeof data170 == "number")){
+let dataType198 = typeof data170;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "boolean" || data170 === null
+              || (dataType198 == "string" && data170 && data170 == +data170)){
+coerced198 = +data170;
 }
 else {
-var valid61 = true;
-for(const key35 in data173){
-if(pattern6.test(key35)){
-let data174 = data173[key35];
-const _errs556 = errors;
-if(errors === _errs556){
-if(data174 && typeof data174 == "object" && !Array.isArray(data174)){
-let missing9;
-if((data174.pricing === undefined) && (missing9 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
-return false;
-}
-else {
-const _errs558 = errors;
-for(const key36 in data174){
-if(!(key36 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
-return false;
-break;
-}
-}
-if(_errs558 === errors){
-if(data174.pricing !== undefined){
-let data175 = data174.pricing;
-const _errs559 = errors;
-if(errors === _errs559){
-if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
-let missing10;
-if(((data175.input === undefined) && (missing10 = "input")) || ((data175.output === undefined) && (missing10 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
-return false;
-}
-else {
-const _errs561 = errors;
-for(const key37 in data175){
-if(!((((((key37 === "input") || (key37 === "output")) || (key37 === "cached_input")) || (key37 === "cache_write")) || (key37 === "cache_write_1h")) || (key37 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
-return false;
-break;
-}
-}
-if(_errs561 === errors){
-if(data175.input !== undefined){
-let data176 = data175.input;
-const _errs562 = errors;
-if(!(typeof data176 == "number")){
-let dataType199 = typeof data176;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "boolean" || data176 === null
-              || (dataType199 == "string" && data176 && data176 == +data176)){
-coerced199 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data170}];
 return false;
 }
 }
-if(coerced199 !== undefined){
-data176 = coerced199;
-if(data175 !== undefined){
-data175["input"] = coerced199;
+if(coerced198 !== undefined){
+data170 = coerced198;
+if(data166 !== undefined){
+data166["cache_write"] = coerced198;
 }
 }
 }
-if(errors === _errs562){
-if(typeof data176 == "number"){
-if(data176 < 0 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data176}];
+if(errors === _errs547){
+if(typeof data170 == "number"){
+if(data170 < 0 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data170}];
 return false;
 }
 }
 }
-var valid63 = _errs562 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data175.output !== undefined){
-let data177 = data175.output;
-const _errs564 = errors;
-if(!(typeof data177 == "number")){
-let dataType200 = typeof data177;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "boolean" || data177 === null
-              || (dataType200 == "string" && data177 && data177 == +data177)){
-coerced200 = +data177;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
-return false;
-}
-}
-if(coerced200 !== undefined){
-data177 = coerced200;
-if(data175 !== undefined){
-data175["output"] = coerced200;
-}
-}
-}
-if(errors === _errs564){
-if(typeof data177 == "number"){
-if(data177 < 0 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data177}];
-return false;
-}
-}
-}
-var valid63 = _errs564 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data175.cached_input !== undefined){
-let data178 = data175.cached_input;
-const _errs566 = errors;
-if(!(typeof data178 == "number")){
-let dataType201 = typeof data178;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "boolean" || data178 === null
-              || (dataType201 == "string" && data178 && data178 == +data178)){
-coerced201 = +data178;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
-return false;
-}
-}
-if(coerced201 !== undefined){
-data178 = coerced201;
-if(data175 !== undefined){
-data175["cached_input"] = coerced201;
-}
-}
-}
-if(errors === _errs566){
-if(typeof data178 == "number"){
-if(data178 < 0 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data178}];
-return false;
-}
-}
-}
-var valid63 = _errs566 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data175.cache_write !== undefined){
-let data179 = data175.cache_write;
-const _errs568 = errors;
-if(!(typeof data179 == "number")){
-let dataType202 = typeof data179;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "boolean" || data179 === null
-              || (dataType202 == "string" && data179 && data179 == +data179)){
-coerced202 = +data179;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
-return false;
-}
-}
-if(coerced202 !== undefined){
-data179 = coerced202;
-if(data175 !== undefined){
-data175["cache_write"] = coerced202;
-}
-}
-}
-if(errors === _errs568){
-if(typeof data179 == "number"){
-if(data179 < 0 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data179}];
-return false;
-}
-}
-}
-var valid63 = _errs568 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data175.cache_write_1h !== undefined){
-let data180 = data175.cache_write_1h;
-const _errs570 = errors;
-if(!(typeof data180 == "number")){
-let dataType203 = typeof data180;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "boolean" || data180 === null
-              || (dataType203 == "string" && data180 && data180 == +data180)){
-coerced203 = +data180;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
-return false;
-}
-}
-if(coerced203 !== undefined){
-data180 = coerced203;
-if(data175 !== undefined){
-data175["cache_write_1h"] = coerced203;
-}
-}
-}
-if(errors === _errs570){
-if(typeof data180 == "number"){
-if(data180 < 0 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data180}];
-return false;
-}
-}
-}
-var valid63 = _errs570 === errors;
-}
-else {
-var valid63 = true;
-}
-if(valid63){
-if(data175.reasoning !== undefined){
-let data181 = data175.reasoning;
-const _errs572 = errors;
-if(!(typeof data181 == "number")){
-let dataType204 = typeof data181;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "boolean" || data181 === null
-              || (dataType204 == "string" && data181 && data181 == +data181)){
-coerced204 = +data181;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
-return false;
-}
-}
-if(coerced204 !== undefined){
-data181 = coerced204;
-if(data175 !== undefined){
-data175["reasoning"] = coerced204;
-}
-}
-}
-if(errors === _errs572){
-if(typeof data181 == "number"){
-if(data181 < 0 || isNaN(data181)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data181}];
-return false;
-}
-}
-}
-var valid63 = _errs572 === errors;
-}
-else {
-var valid63 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data175}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data174}];
-return false;
-}
-}
-var valid61 = _errs556 === errors;
-if(!valid61){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data173}];
-return false;
-}
-}
-var valid58 = _errs554 === errors;
+var valid58 = _errs547 === errors;
 }
 else {
 var valid58 = true;
 }
 if(valid58){
-if(data168.betas !== undefined){
-let data182 = data168.betas;
-const _errs574 = errors;
-if(errors === _errs574){
-if(data182 && typeof data182 == "object" && !Array.isArray(data182)){
-if(Object.keys(data182).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data182}];
-return false;
+if(data166.cache_write_1h !== undefined){
+let data171 = data166.cache_write_1h;
+const _errs549 = errors;
+if(!(typeof data171 == "number")){
+let dataType199 = typeof data171;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "boolean" || data171 === null
+              || (dataType199 == "string" && data171 && data171 == +data171)){
+coerced199 = +data171;
 }
 else {
-var valid64 = true;
-for(const key38 in data182){
-if(pattern6.test(key38)){
-let data183 = data182[key38];
-const _errs576 = errors;
-if(errors === _errs576){
-if(data183 && typeof data183 == "object" && !Array.isArray(data183)){
-let missing11;
-if((data183.pricing === undefined) && (missing11 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data183}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data171}];
 return false;
+}
+}
+if(coerced199 !== undefined){
+data171 = coerced199;
+if(data166 !== undefined){
+data166["cache_write_1h"] = coerced199;
+}
+}
+}
+if(errors === _errs549){
+if(typeof data171 == "number"){
+if(data171 < 0 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data171}];
+return false;
+}
+}
+}
+var valid58 = _errs549 === errors;
 }
 else {
-const _errs578 = errors;
-for(const key39 in data183){
-if(!((key39 === "pricing") || (key39 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data183}];
-return false;
-break;
+var valid58 = true;
 }
-}
-if(_errs578 === errors){
-if(data183.pricing !== undefined){
-let data184 = data183.pricing;
-const _errs579 = errors;
-if(errors === _errs579){
-if(data184 && typeof data184 == "object" && !Array.isArray(data184)){
-let missing12;
-if(((data184.input === undefined) && (missing12 = "input")) || ((data184.output === undefined) && (missing12 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data184}];
-return false;
+if(valid58){
+if(data166.reasoning !== undefined){
+let data172 = data166.reasoning;
+const _errs551 = errors;
+if(!(typeof data172 == "number")){
+let dataType200 = typeof data172;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "boolean" || data172 === null
+              || (dataType200 == "string" && data172 && data172 == +data172)){
+coerced200 = +data172;
 }
 else {
-const _errs581 = errors;
-for(const key40 in data184){
-if(!((((((key40 === "input") || (key40 === "output")) || (key40 === "cached_input")) || (key40 === "cache_write")) || (key40 === "cache_write_1h")) || (key40 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data184}];
-return false;
-break;
-}
-}
-if(_errs581 === errors){
-if(data184.input !== undefined){
-let data185 = data184.input;
-const _errs582 = errors;
-if(!(typeof data185 == "number")){
-let dataType205 = typeof data185;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "boolean" || data185 === null
-              || (dataType205 == "string" && data185 && data185 == +data185)){
-coerced205 = +data185;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data185}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data172}];
 return false;
 }
 }
-if(coerced205 !== undefined){
-data185 = coerced205;
-if(data184 !== undefined){
-data184["input"] = coerced205;
+if(coerced200 !== undefined){
+data172 = coerced200;
+if(data166 !== undefined){
+data166["reasoning"] = coerced200;
 }
 }
 }
-if(errors === _errs582){
-if(typeof data185 == "number"){
-if(data185 < 0 || isNaN(data185)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data185}];
+if(errors === _errs551){
+if(typeof data172 == "number"){
+if(data172 < 0 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data172}];
 return false;
 }
 }
 }
-var valid66 = _errs582 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data184.output !== undefined){
-let data186 = data184.output;
-const _errs584 = errors;
-if(!(typeof data186 == "number")){
-let dataType206 = typeof data186;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "boolean" || data186 === null
-              || (dataType206 == "string" && data186 && data186 == +data186)){
-coerced206 = +data186;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data186}];
-return false;
-}
-}
-if(coerced206 !== undefined){
-data186 = coerced206;
-if(data184 !== undefined){
-data184["output"] = coerced206;
-}
-}
-}
-if(errors === _errs584){
-if(typeof data186 == "number"){
-if(data186 < 0 || isNaN(data186)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data186}];
-return false;
-}
-}
-}
-var valid66 = _errs584 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data184.cached_input !== undefined){
-let data187 = data184.cached_input;
-const _errs586 = errors;
-if(!(typeof data187 == "number")){
-let dataType207 = typeof data187;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "boolean" || data187 === null
-              || (dataType207 == "string" && data187 && data187 == +data187)){
-coerced207 = +data187;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data187}];
-return false;
-}
-}
-if(coerced207 !== undefined){
-data187 = coerced207;
-if(data184 !== undefined){
-data184["cached_input"] = coerced207;
-}
-}
-}
-if(errors === _errs586){
-if(typeof data187 == "number"){
-if(data187 < 0 || isNaN(data187)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data187}];
-return false;
-}
-}
-}
-var valid66 = _errs586 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data184.cache_write !== undefined){
-let data188 = data184.cache_write;
-const _errs588 = errors;
-if(!(typeof data188 == "number")){
-let dataType208 = typeof data188;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "boolean" || data188 === null
-              || (dataType208 == "string" && data188 && data188 == +data188)){
-coerced208 = +data188;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data188}];
-return false;
-}
-}
-if(coerced208 !== undefined){
-data188 = coerced208;
-if(data184 !== undefined){
-data184["cache_write"] = coerced208;
-}
-}
-}
-if(errors === _errs588){
-if(typeof data188 == "number"){
-if(data188 < 0 || isNaN(data188)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data188}];
-return false;
-}
-}
-}
-var valid66 = _errs588 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data184.cache_write_1h !== undefined){
-let data189 = data184.cache_write_1h;
-const _errs590 = errors;
-if(!(typeof data189 == "number")){
-let dataType209 = typeof data189;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "boolean" || data189 === null
-              || (dataType209 == "string" && data189 && data189 == +data189)){
-coerced209 = +data189;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data189}];
-return false;
-}
-}
-if(coerced209 !== undefined){
-data189 = coerced209;
-if(data184 !== undefined){
-data184["cache_write_1h"] = coerced209;
-}
-}
-}
-if(errors === _errs590){
-if(typeof data189 == "number"){
-if(data189 < 0 || isNaN(data189)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data189}];
-return false;
-}
-}
-}
-var valid66 = _errs590 === errors;
-}
-else {
-var valid66 = true;
-}
-if(valid66){
-if(data184.reasoning !== undefined){
-let data190 = data184.reasoning;
-const _errs592 = errors;
-if(!(typeof data190 == "number")){
-let dataType210 = typeof data190;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "boolean" || data190 === null
-              || (dataType210 == "string" && data190 && data190 == +data190)){
-coerced210 = +data190;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data190}];
-return false;
-}
-}
-if(coerced210 !== undefined){
-data190 = coerced210;
-if(data184 !== undefined){
-data184["reasoning"] = coerced210;
-}
-}
-}
-if(errors === _errs592){
-if(typeof data190 == "number"){
-if(data190 < 0 || isNaN(data190)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data190}];
-return false;
-}
-}
-}
-var valid66 = _errs592 === errors;
-}
-else {
-var valid66 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data184}];
-return false;
-}
-}
-var valid65 = _errs579 === errors;
-}
-else {
-var valid65 = true;
-}
-if(valid65){
-if(data183.min_prompt_tokens !== undefined){
-let data191 = data183.min_prompt_tokens;
-const _errs594 = errors;
-if(!((typeof data191 == "number") && (!(data191 % 1) && !isNaN(data191)))){
-let dataType211 = typeof data191;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 === "boolean" || data191 === null
-              || (dataType211 === "string" && data191 && data191 == +data191 && !(data191 % 1))){
-coerced211 = +data191;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data191}];
-return false;
-}
-}
-if(coerced211 !== undefined){
-data191 = coerced211;
-if(data183 !== undefined){
-data183["min_prompt_tokens"] = coerced211;
-}
-}
-}
-if(errors === _errs594){
-if(typeof data191 == "number"){
-if(data191 < 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data191}];
-return false;
-}
-}
-}
-var valid65 = _errs594 === errors;
-}
-else {
-var valid65 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data183}];
-return false;
-}
-}
-var valid64 = _errs576 === errors;
-if(!valid64){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data182}];
-return false;
-}
-}
-var valid58 = _errs574 === errors;
+var valid58 = _errs551 === errors;
 }
 else {
 var valid58 = true;
@@ -10508,183 +9865,679 @@ var valid58 = true;
 }
 }
 }
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data168}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data166}];
 return false;
 }
 }
-var valid42 = _errs542 === errors;
+var valid43 = _errs538 === errors;
 }
 else {
-var valid42 = true;
+var valid43 = true;
 }
-if(valid42){
-if(data132.routing !== undefined){
-let data192 = data132.routing;
-const _errs596 = errors;
-if(errors === _errs596){
-if(data192 && typeof data192 == "object" && !Array.isArray(data192)){
-const _errs598 = errors;
-for(const key41 in data192){
-if(!((key41 === "affinity") || (key41 === "affinity_load_factor"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data192}];
+if(valid43){
+if(data137.priced_features !== undefined){
+let data173 = data137.priced_features;
+const _errs553 = errors;
+if(errors === _errs553){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+const _errs555 = errors;
+for(const key33 in data173){
+if(!(((key33 === "server_tools") || (key33 === "service_tiers")) || (key33 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data173}];
 return false;
 break;
 }
 }
-if(_errs598 === errors){
-if(data192.affinity !== undefined){
-let data193 = data192.affinity;
+if(_errs555 === errors){
+if(data173.server_tools !== undefined){
+let data174 = data173.server_tools;
+const _errs556 = errors;
+if(errors === _errs556){
+if(data174 && typeof data174 == "object" && !Array.isArray(data174)){
+if(Object.keys(data174).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data174}];
+return false;
+}
+else {
+var valid60 = true;
+for(const key34 in data174){
+if(pattern7.test(key34)){
+let data175 = data174[key34];
+const _errs558 = errors;
+if(errors === _errs558){
+if(data175 && typeof data175 == "object" && !Array.isArray(data175)){
+let missing8;
+if((data175.usd_per_call === undefined) && (missing8 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data175}];
+return false;
+}
+else {
+const _errs560 = errors;
+for(const key35 in data175){
+if(!((key35 === "usd_per_call") || (key35 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data175}];
+return false;
+break;
+}
+}
+if(_errs560 === errors){
+if(data175.usd_per_call !== undefined){
+let data176 = data175.usd_per_call;
+const _errs561 = errors;
+if(!(typeof data176 == "number")){
+let dataType201 = typeof data176;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "boolean" || data176 === null
+              || (dataType201 == "string" && data176 && data176 == +data176)){
+coerced201 = +data176;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data176}];
+return false;
+}
+}
+if(coerced201 !== undefined){
+data176 = coerced201;
+if(data175 !== undefined){
+data175["usd_per_call"] = coerced201;
+}
+}
+}
+if(errors === _errs561){
+if(typeof data176 == "number"){
+if(data176 < 0 || isNaN(data176)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data176}];
+return false;
+}
+}
+}
+var valid61 = _errs561 === errors;
+}
+else {
+var valid61 = true;
+}
+if(valid61){
+if(data175.max_calls !== undefined){
+let data177 = data175.max_calls;
+const _errs563 = errors;
+if(!((typeof data177 == "number") && (!(data177 % 1) && !isNaN(data177)))){
+let dataType202 = typeof data177;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 === "boolean" || data177 === null
+              || (dataType202 === "string" && data177 && data177 == +data177 && !(data177 % 1))){
+coerced202 = +data177;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data177}];
+return false;
+}
+}
+if(coerced202 !== undefined){
+data177 = coerced202;
+if(data175 !== undefined){
+data175["max_calls"] = coerced202;
+}
+}
+}
+if(errors === _errs563){
+if(typeof data177 == "number"){
+if(data177 > 1000 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data177}];
+return false;
+}
+else {
+if(data177 < 1 || isNaN(data177)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data177}];
+return false;
+}
+}
+}
+}
+var valid61 = _errs563 === errors;
+}
+else {
+var valid61 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key34.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data175}];
+return false;
+}
+}
+var valid60 = _errs558 === errors;
+if(!valid60){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data174}];
+return false;
+}
+}
+var valid59 = _errs556 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data173.service_tiers !== undefined){
+let data178 = data173.service_tiers;
+const _errs565 = errors;
+if(errors === _errs565){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+if(Object.keys(data178).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data178}];
+return false;
+}
+else {
+var valid62 = true;
+for(const key36 in data178){
+if(pattern7.test(key36)){
+let data179 = data178[key36];
+const _errs567 = errors;
+if(errors === _errs567){
+if(data179 && typeof data179 == "object" && !Array.isArray(data179)){
+let missing9;
+if((data179.pricing === undefined) && (missing9 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
+return false;
+}
+else {
+const _errs569 = errors;
+for(const key37 in data179){
+if(!(key37 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
+return false;
+break;
+}
+}
+if(_errs569 === errors){
+if(data179.pricing !== undefined){
+let data180 = data179.pricing;
+const _errs570 = errors;
+if(errors === _errs570){
+if(data180 && typeof data180 == "object" && !Array.isArray(data180)){
+let missing10;
+if(((data180.input === undefined) && (missing10 = "input")) || ((data180.output === undefined) && (missing10 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
+return false;
+}
+else {
+const _errs572 = errors;
+for(const key38 in data180){
+if(!((((((key38 === "input") || (key38 === "output")) || (key38 === "cached_input")) || (key38 === "cache_write")) || (key38 === "cache_write_1h")) || (key38 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
+return false;
+break;
+}
+}
+if(_errs572 === errors){
+if(data180.input !== undefined){
+let data181 = data180.input;
+const _errs573 = errors;
+if(!(typeof data181 == "number")){
+let dataType203 = typeof data181;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "boolean" || data181 === null
+              || (dataType203 == "string" && data181 && data181 == +data181)){
+coerced203 = +data181;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data181}];
+return false;
+}
+}
+if(coerced203 !== undefined){
+data181 = coerced203;
+if(data180 !== undefined){
+data180["input"] = coerced203;
+}
+}
+}
+if(errors === _errs573){
+if(typeof data181 == "number"){
+if(data181 < 0 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data181}];
+return false;
+}
+}
+}
+var valid64 = _errs573 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data180.output !== undefined){
+let data182 = data180.output;
+const _errs575 = errors;
+if(!(typeof data182 == "number")){
+let dataType204 = typeof data182;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "boolean" || data182 === null
+              || (dataType204 == "string" && data182 && data182 == +data182)){
+coerced204 = +data182;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data182}];
+return false;
+}
+}
+if(coerced204 !== undefined){
+data182 = coerced204;
+if(data180 !== undefined){
+data180["output"] = coerced204;
+}
+}
+}
+if(errors === _errs575){
+if(typeof data182 == "number"){
+if(data182 < 0 || isNaN(data182)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data182}];
+return false;
+}
+}
+}
+var valid64 = _errs575 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data180.cached_input !== undefined){
+let data183 = data180.cached_input;
+const _errs577 = errors;
+if(!(typeof data183 == "number")){
+let dataType205 = typeof data183;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "boolean" || data183 === null
+              || (dataType205 == "string" && data183 && data183 == +data183)){
+coerced205 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data183}];
+return false;
+}
+}
+if(coerced205 !== undefined){
+data183 = coerced205;
+if(data180 !== undefined){
+data180["cached_input"] = coerced205;
+}
+}
+}
+if(errors === _errs577){
+if(typeof data183 == "number"){
+if(data183 < 0 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data183}];
+return false;
+}
+}
+}
+var valid64 = _errs577 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data180.cache_write !== undefined){
+let data184 = data180.cache_write;
+const _errs579 = errors;
+if(!(typeof data184 == "number")){
+let dataType206 = typeof data184;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "boolean" || data184 === null
+              || (dataType206 == "string" && data184 && data184 == +data184)){
+coerced206 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data184}];
+return false;
+}
+}
+if(coerced206 !== undefined){
+data184 = coerced206;
+if(data180 !== undefined){
+data180["cache_write"] = coerced206;
+}
+}
+}
+if(errors === _errs579){
+if(typeof data184 == "number"){
+if(data184 < 0 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data184}];
+return false;
+}
+}
+}
+var valid64 = _errs579 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data180.cache_write_1h !== undefined){
+let data185 = data180.cache_write_1h;
+const _errs581 = errors;
+if(!(typeof data185 == "number")){
+let dataType207 = typeof data185;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "boolean" || data185 === null
+              || (dataType207 == "string" && data185 && data185 == +data185)){
+coerced207 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data185}];
+return false;
+}
+}
+if(coerced207 !== undefined){
+data185 = coerced207;
+if(data180 !== undefined){
+data180["cache_write_1h"] = coerced207;
+}
+}
+}
+if(errors === _errs581){
+if(typeof data185 == "number"){
+if(data185 < 0 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data185}];
+return false;
+}
+}
+}
+var valid64 = _errs581 === errors;
+}
+else {
+var valid64 = true;
+}
+if(valid64){
+if(data180.reasoning !== undefined){
+let data186 = data180.reasoning;
+const _errs583 = errors;
+if(!(typeof data186 == "number")){
+let dataType208 = typeof data186;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "boolean" || data186 === null
+              || (dataType208 == "string" && data186 && data186 == +data186)){
+coerced208 = +data186;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data186}];
+return false;
+}
+}
+if(coerced208 !== undefined){
+data186 = coerced208;
+if(data180 !== undefined){
+data180["reasoning"] = coerced208;
+}
+}
+}
+if(errors === _errs583){
+if(typeof data186 == "number"){
+if(data186 < 0 || isNaN(data186)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data186}];
+return false;
+}
+}
+}
+var valid64 = _errs583 === errors;
+}
+else {
+var valid64 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data180}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key36.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data179}];
+return false;
+}
+}
+var valid62 = _errs567 === errors;
+if(!valid62){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data178}];
+return false;
+}
+}
+var valid59 = _errs565 === errors;
+}
+else {
+var valid59 = true;
+}
+if(valid59){
+if(data173.betas !== undefined){
+let data187 = data173.betas;
+const _errs585 = errors;
+if(errors === _errs585){
+if(data187 && typeof data187 == "object" && !Array.isArray(data187)){
+if(Object.keys(data187).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data187}];
+return false;
+}
+else {
+var valid65 = true;
+for(const key39 in data187){
+if(pattern7.test(key39)){
+let data188 = data187[key39];
+const _errs587 = errors;
+if(errors === _errs587){
+if(data188 && typeof data188 == "object" && !Array.isArray(data188)){
+let missing11;
+if((data188.pricing === undefined) && (missing11 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data188}];
+return false;
+}
+else {
+const _errs589 = errors;
+for(const key40 in data188){
+if(!((key40 === "pricing") || (key40 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data188}];
+return false;
+break;
+}
+}
+if(_errs589 === errors){
+if(data188.pricing !== undefined){
+let data189 = data188.pricing;
+const _errs590 = errors;
+if(errors === _errs590){
+if(data189 && typeof data189 == "object" && !Array.isArray(data189)){
+let missing12;
+if(((data189.input === undefined) && (missing12 = "input")) || ((data189.output === undefined) && (missing12 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data189}];
+return false;
+}
+else {
+const _errs592 = errors;
+for(const key41 in data189){
+if(!((((((key41 === "input") || (key41 === "output")) || (key41 === "cached_input")) || (key41 === "cache_write")) || (key41 === "cache_write_1h")) || (key41 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data189}];
+return false;
+break;
+}
+}
+if(_errs592 === errors){
+if(data189.input !== undefined){
+let data190 = data189.input;
+const _errs593 = errors;
+if(!(typeof data190 == "number")){
+let dataType209 = typeof data190;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "boolean" || data190 === null
+              || (dataType209 == "string" && data190 && data190 == +data190)){
+coerced209 = +data190;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data190}];
+return false;
+}
+}
+if(coerced209 !== undefined){
+data190 = coerced209;
+if(data189 !== undefined){
+data189["input"] = coerced209;
+}
+}
+}
+if(errors === _errs593){
+if(typeof data190 == "number"){
+if(data190 < 0 || isNaN(data190)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data190}];
+return false;
+}
+}
+}
+var valid67 = _errs593 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data189.output !== undefined){
+let data191 = data189.output;
+const _errs595 = errors;
+if(!(typeof data191 == "number")){
+let dataType210 = typeof data191;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "boolean" || data191 === null
+              || (dataType210 == "string" && data191 && data191 == +data191)){
+coerced210 = +data191;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data191}];
+return false;
+}
+}
+if(coerced210 !== undefined){
+data191 = coerced210;
+if(data189 !== undefined){
+data189["output"] = coerced210;
+}
+}
+}
+if(errors === _errs595){
+if(typeof data191 == "number"){
+if(data191 < 0 || isNaN(data191)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data191}];
+return false;
+}
+}
+}
+var valid67 = _errs595 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data189.cached_input !== undefined){
+let data192 = data189.cached_input;
+const _errs597 = errors;
+if(!(typeof data192 == "number")){
+let dataType211 = typeof data192;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "boolean" || data192 === null
+              || (dataType211 == "string" && data192 && data192 == +data192)){
+coerced211 = +data192;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data192}];
+return false;
+}
+}
+if(coerced211 !== undefined){
+data192 = coerced211;
+if(data189 !== undefined){
+data189["cached_input"] = coerced211;
+}
+}
+}
+if(errors === _errs597){
+if(typeof data192 == "number"){
+if(data192 < 0 || isNaN(data192)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data192}];
+return false;
+}
+}
+}
+var valid67 = _errs597 === errors;
+}
+else {
+var valid67 = true;
+}
+if(valid67){
+if(data189.cache_write !== undefined){
+let data193 = data189.cache_write;
 const _errs599 = errors;
-const _errs600 = errors;
-let valid68 = false;
-const _errs601 = errors;
-if(typeof data193 !== "string"){
+if(!(typeof data193 == "number")){
 let dataType212 = typeof data193;
 let coerced212 = undefined;
 if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data193;
-}
-else if(data193 === null){
-coerced212 = "";
+if(dataType212 == "boolean" || data193 === null
+              || (dataType212 == "string" && data193 && data193 == +data193)){
+coerced212 = +data193;
 }
 else {
-const err193 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data193};
-if(vErrors === null){
-vErrors = [err193];
-}
-else {
-vErrors.push(err193);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data193}];
+return false;
 }
 }
 if(coerced212 !== undefined){
 data193 = coerced212;
-if(data192 !== undefined){
-data192["affinity"] = coerced212;
+if(data189 !== undefined){
+data189["cache_write"] = coerced212;
 }
 }
 }
-if("session" !== data193){
-const err194 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data193};
-if(vErrors === null){
-vErrors = [err194];
-}
-else {
-vErrors.push(err194);
-}
-errors++;
-}
-var _valid19 = _errs601 === errors;
-valid68 = valid68 || _valid19;
-if(!valid68){
-const _errs603 = errors;
-if(typeof data193 !== "string"){
-let dataType213 = typeof data193;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data193;
-}
-else if(data193 === null){
-coerced213 = "";
-}
-else {
-const err195 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data193};
-if(vErrors === null){
-vErrors = [err195];
-}
-else {
-vErrors.push(err195);
-}
-errors++;
-}
-}
-if(coerced213 !== undefined){
-data193 = coerced213;
-if(data192 !== undefined){
-data192["affinity"] = coerced213;
-}
-}
-}
-if("prefix" !== data193){
-const err196 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data193};
-if(vErrors === null){
-vErrors = [err196];
-}
-else {
-vErrors.push(err196);
-}
-errors++;
-}
-var _valid19 = _errs603 === errors;
-valid68 = valid68 || _valid19;
-if(!valid68){
-const _errs605 = errors;
-if(typeof data193 !== "string"){
-let dataType214 = typeof data193;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data193;
-}
-else if(data193 === null){
-coerced214 = "";
-}
-else {
-const err197 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data193};
-if(vErrors === null){
-vErrors = [err197];
-}
-else {
-vErrors.push(err197);
-}
-errors++;
-}
-}
-if(coerced214 !== undefined){
-data193 = coerced214;
-if(data192 !== undefined){
-data192["affinity"] = coerced214;
-}
-}
-}
-if("none" !== data193){
-const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data193};
-if(vErrors === null){
-vErrors = [err198];
-}
-else {
-vErrors.push(err198);
-}
-errors++;
-}
-var _valid19 = _errs605 === errors;
-valid68 = valid68 || _valid19;
-}
-}
-if(!valid68){
-const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data193};
-if(vErrors === null){
-vErrors = [err199];
-}
-else {
-vErrors.push(err199);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs599){
+if(typeof data193 == "number"){
+if(data193 < 0 || isNaN(data193)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data193}];
 return false;
-}
-else {
-errors = _errs600;
-if(vErrors !== null){
-if(_errs600){
-vErrors.length = _errs600;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -10694,44 +10547,75 @@ else {
 var valid67 = true;
 }
 if(valid67){
-if(data192.affinity_load_factor !== undefined){
-let data194 = data192.affinity_load_factor;
-const _errs607 = errors;
+if(data189.cache_write_1h !== undefined){
+let data194 = data189.cache_write_1h;
+const _errs601 = errors;
 if(!(typeof data194 == "number")){
-let dataType215 = typeof data194;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 == "boolean" || data194 === null
-              || (dataType215 == "string" && data194 && data194 == +data194)){
-coerced215 = +data194;
+let dataType213 = typeof data194;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "boolean" || data194 === null
+              || (dataType213 == "string" && data194 && data194 == +data194)){
+coerced213 = +data194;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data194}];
 return false;
 }
 }
-if(coerced215 !== undefined){
-data194 = coerced215;
-if(data192 !== undefined){
-data192["affinity_load_factor"] = coerced215;
+if(coerced213 !== undefined){
+data194 = coerced213;
+if(data189 !== undefined){
+data189["cache_write_1h"] = coerced213;
 }
 }
 }
-if(errors === _errs607){
+if(errors === _errs601){
 if(typeof data194 == "number"){
-if(data194 > 100 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data194}];
+if(data194 < 0 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data194}];
 return false;
+}
+}
+}
+var valid67 = _errs601 === errors;
 }
 else {
-if(data194 < 1 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data194}];
+var valid67 = true;
+}
+if(valid67){
+if(data189.reasoning !== undefined){
+let data195 = data189.reasoning;
+const _errs603 = errors;
+if(!(typeof data195 == "number")){
+let dataType214 = typeof data195;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "boolean" || data195 === null
+              || (dataType214 == "string" && data195 && data195 == +data195)){
+coerced214 = +data195;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data195}];
+return false;
+}
+}
+if(coerced214 !== undefined){
+data195 = coerced214;
+if(data189 !== undefined){
+data189["reasoning"] = coerced214;
+}
+}
+}
+if(errors === _errs603){
+if(typeof data195 == "number"){
+if(data195 < 0 || isNaN(data195)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data195}];
 return false;
 }
 }
 }
-}
-var valid67 = _errs607 === errors;
+var valid67 = _errs603 === errors;
 }
 else {
 var valid67 = true;
@@ -10739,91 +10623,162 @@ var valid67 = true;
 }
 }
 }
+}
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data192}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data189}];
 return false;
 }
 }
-var valid42 = _errs596 === errors;
+var valid66 = _errs590 === errors;
 }
 else {
-var valid42 = true;
+var valid66 = true;
 }
-if(valid42){
-if(data132.routes !== undefined){
-let data195 = data132.routes;
+if(valid66){
+if(data188.min_prompt_tokens !== undefined){
+let data196 = data188.min_prompt_tokens;
+const _errs605 = errors;
+if(!((typeof data196 == "number") && (!(data196 % 1) && !isNaN(data196)))){
+let dataType215 = typeof data196;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 === "boolean" || data196 === null
+              || (dataType215 === "string" && data196 && data196 == +data196 && !(data196 % 1))){
+coerced215 = +data196;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data196}];
+return false;
+}
+}
+if(coerced215 !== undefined){
+data196 = coerced215;
+if(data188 !== undefined){
+data188["min_prompt_tokens"] = coerced215;
+}
+}
+}
+if(errors === _errs605){
+if(typeof data196 == "number"){
+if(data196 < 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data196}];
+return false;
+}
+}
+}
+var valid66 = _errs605 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data188}];
+return false;
+}
+}
+var valid65 = _errs587 === errors;
+if(!valid65){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data187}];
+return false;
+}
+}
+var valid59 = _errs585 === errors;
+}
+else {
+var valid59 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data173}];
+return false;
+}
+}
+var valid43 = _errs553 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.routing !== undefined){
+let data197 = data137.routing;
+const _errs607 = errors;
+if(errors === _errs607){
+if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
 const _errs609 = errors;
-if(errors === _errs609){
-if(Array.isArray(data195)){
-if(data195.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data195}];
-return false;
-}
-else {
-var valid69 = true;
-const len7 = data195.length;
-for(let i7=0; i7<len7; i7++){
-let data196 = data195[i7];
-const _errs611 = errors;
-if(errors === _errs611){
-if(data196 && typeof data196 == "object" && !Array.isArray(data196)){
-let missing13;
-if((data196.node === undefined) && (missing13 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data196}];
-return false;
-}
-else {
-const _errs613 = errors;
-for(const key42 in data196){
-if(!((((key42 === "node") || (key42 === "model")) || (key42 === "weight")) || (key42 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data196}];
+for(const key42 in data197){
+if(!((key42 === "affinity") || (key42 === "affinity_load_factor"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data197}];
 return false;
 break;
 }
 }
-if(_errs613 === errors){
-if(data196.node !== undefined){
-let data197 = data196.node;
-const _errs614 = errors;
-if(typeof data197 !== "string"){
-let dataType216 = typeof data197;
+if(_errs609 === errors){
+if(data197.affinity !== undefined){
+let data198 = data197.affinity;
+const _errs610 = errors;
+const _errs611 = errors;
+let valid69 = false;
+const _errs612 = errors;
+if(typeof data198 !== "string"){
+let dataType216 = typeof data198;
 let coerced216 = undefined;
 if(!(coerced216 !== undefined)){
 if(dataType216 == "number" || dataType216 == "boolean"){
-coerced216 = "" + data197;
+coerced216 = "" + data198;
 }
-else if(data197 === null){
+else if(data198 === null){
 coerced216 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data197}];
-return false;
+const err193 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data198};
+if(vErrors === null){
+vErrors = [err193];
+}
+else {
+vErrors.push(err193);
+}
+errors++;
 }
 }
 if(coerced216 !== undefined){
-data197 = coerced216;
-if(data196 !== undefined){
-data196["node"] = coerced216;
+data198 = coerced216;
+if(data197 !== undefined){
+data197["affinity"] = coerced216;
 }
 }
 }
-if(errors === _errs614){
-if(typeof data197 === "string"){
-if(func3(data197) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data197}];
-return false;
-}
-}
-}
-var valid70 = _errs614 === errors;
+if("session" !== data198){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data198};
+if(vErrors === null){
+vErrors = [err194];
 }
 else {
-var valid70 = true;
+vErrors.push(err194);
 }
-if(valid70){
-if(data196.model !== undefined){
-let data198 = data196.model;
-const _errs616 = errors;
+errors++;
+}
+var _valid19 = _errs612 === errors;
+valid69 = valid69 || _valid19;
+if(!valid69){
+const _errs614 = errors;
 if(typeof data198 !== "string"){
 let dataType217 = typeof data198;
 let coerced217 = undefined;
@@ -10835,572 +10790,815 @@ else if(data198 === null){
 coerced217 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data198}];
-return false;
+const err195 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data198};
+if(vErrors === null){
+vErrors = [err195];
+}
+else {
+vErrors.push(err195);
+}
+errors++;
 }
 }
 if(coerced217 !== undefined){
 data198 = coerced217;
-if(data196 !== undefined){
-data196["model"] = coerced217;
+if(data197 !== undefined){
+data197["affinity"] = coerced217;
 }
 }
 }
-if(errors === _errs616){
-if(typeof data198 === "string"){
-if(func3(data198) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data198}];
-return false;
-}
-}
-}
-var valid70 = _errs616 === errors;
+if("prefix" !== data198){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data198};
+if(vErrors === null){
+vErrors = [err196];
 }
 else {
-var valid70 = true;
+vErrors.push(err196);
 }
-if(valid70){
-if(data196.weight !== undefined){
-let data199 = data196.weight;
-const _errs618 = errors;
-if(!(typeof data199 == "number")){
-let dataType218 = typeof data199;
+errors++;
+}
+var _valid19 = _errs614 === errors;
+valid69 = valid69 || _valid19;
+if(!valid69){
+const _errs616 = errors;
+if(typeof data198 !== "string"){
+let dataType218 = typeof data198;
 let coerced218 = undefined;
 if(!(coerced218 !== undefined)){
-if(dataType218 == "boolean" || data199 === null
-              || (dataType218 == "string" && data199 && data199 == +data199)){
-coerced218 = +data199;
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data198;
+}
+else if(data198 === null){
+coerced218 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data199}];
-return false;
+const err197 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data198};
+if(vErrors === null){
+vErrors = [err197];
+}
+else {
+vErrors.push(err197);
+}
+errors++;
 }
 }
 if(coerced218 !== undefined){
-data199 = coerced218;
-if(data196 !== undefined){
-data196["weight"] = coerced218;
+data198 = coerced218;
+if(data197 !== undefined){
+data197["affinity"] = coerced218;
+}
+}
+}
+if("none" !== data198){
+const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data198};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
+}
+var _valid19 = _errs616 === errors;
+valid69 = valid69 || _valid19;
+}
+}
+if(!valid69){
+const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data198};
+if(vErrors === null){
+vErrors = [err199];
+}
+else {
+vErrors.push(err199);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs611;
+if(vErrors !== null){
+if(_errs611){
+vErrors.length = _errs611;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid68 = _errs610 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data197.affinity_load_factor !== undefined){
+let data199 = data197.affinity_load_factor;
+const _errs618 = errors;
+if(!(typeof data199 == "number")){
+let dataType219 = typeof data199;
+let coerced219 = undefined;
+if(!(coerced219 !== undefined)){
+if(dataType219 == "boolean" || data199 === null
+              || (dataType219 == "string" && data199 && data199 == +data199)){
+coerced219 = +data199;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data199}];
+return false;
+}
+}
+if(coerced219 !== undefined){
+data199 = coerced219;
+if(data197 !== undefined){
+data197["affinity_load_factor"] = coerced219;
 }
 }
 }
 if(errors === _errs618){
 if(typeof data199 == "number"){
-if(data199 <= 0 || isNaN(data199)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data199}];
+if(data199 > 100 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data199}];
+return false;
+}
+else {
+if(data199 < 1 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data199}];
 return false;
 }
 }
 }
-var valid70 = _errs618 === errors;
+}
+var valid68 = _errs618 === errors;
 }
 else {
-var valid70 = true;
+var valid68 = true;
 }
-if(valid70){
-if(data196.priority !== undefined){
-let data200 = data196.priority;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data197}];
+return false;
+}
+}
+var valid43 = _errs607 === errors;
+}
+else {
+var valid43 = true;
+}
+if(valid43){
+if(data137.routes !== undefined){
+let data200 = data137.routes;
 const _errs620 = errors;
-if(!((typeof data200 == "number") && (!(data200 % 1) && !isNaN(data200)))){
-let dataType219 = typeof data200;
-let coerced219 = undefined;
-if(!(coerced219 !== undefined)){
-if(dataType219 === "boolean" || data200 === null
-              || (dataType219 === "string" && data200 && data200 == +data200 && !(data200 % 1))){
-coerced219 = +data200;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data200}];
-return false;
-}
-}
-if(coerced219 !== undefined){
-data200 = coerced219;
-if(data196 !== undefined){
-data196["priority"] = coerced219;
-}
-}
-}
 if(errors === _errs620){
-if(typeof data200 == "number"){
-if(data200 < 0 || isNaN(data200)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data200}];
+if(Array.isArray(data200)){
+if(data200.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
 return false;
-}
-}
-}
-var valid70 = _errs620 === errors;
 }
 else {
 var valid70 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data196}];
-return false;
-}
-}
-var valid69 = _errs611 === errors;
-if(!valid69){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data195}];
-return false;
-}
-}
-var valid42 = _errs609 === errors;
-}
-else {
-var valid42 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data132}];
-return false;
-}
-}
-var valid41 = _errs349 === errors;
-if(!valid41){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data131}];
-return false;
-}
-}
-var valid0 = _errs347 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.accounts !== undefined){
-let data201 = data.accounts;
+const len7 = data200.length;
+for(let i7=0; i7<len7; i7++){
+let data201 = data200[i7];
 const _errs622 = errors;
 if(errors === _errs622){
-if(Array.isArray(data201)){
-var valid71 = true;
-const len8 = data201.length;
-for(let i8=0; i8<len8; i8++){
-let data202 = data201[i8];
-const _errs624 = errors;
-if(errors === _errs624){
-if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
-let missing14;
-if((data202.id === undefined) && (missing14 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data202}];
+if(data201 && typeof data201 == "object" && !Array.isArray(data201)){
+let missing13;
+if((data201.node === undefined) && (missing13 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 }
 else {
-const _errs626 = errors;
-for(const key43 in data202){
-if(!((((((key43 === "id") || (key43 === "name")) || (key43 === "balance")) || (key43 === "allowed_models")) || (key43 === "limits")) || (key43 === "policy"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data202}];
+const _errs624 = errors;
+for(const key43 in data201){
+if(!((((key43 === "node") || (key43 === "model")) || (key43 === "weight")) || (key43 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
 return false;
 break;
 }
 }
-if(_errs626 === errors){
-if(data202.id !== undefined){
-let data203 = data202.id;
-const _errs627 = errors;
-if(typeof data203 !== "string"){
-let dataType220 = typeof data203;
+if(_errs624 === errors){
+if(data201.node !== undefined){
+let data202 = data201.node;
+const _errs625 = errors;
+if(typeof data202 !== "string"){
+let dataType220 = typeof data202;
 let coerced220 = undefined;
 if(!(coerced220 !== undefined)){
 if(dataType220 == "number" || dataType220 == "boolean"){
-coerced220 = "" + data203;
+coerced220 = "" + data202;
 }
-else if(data203 === null){
+else if(data202 === null){
 coerced220 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
 return false;
 }
 }
 if(coerced220 !== undefined){
-data203 = coerced220;
-if(data202 !== undefined){
-data202["id"] = coerced220;
+data202 = coerced220;
+if(data201 !== undefined){
+data201["node"] = coerced220;
+}
+}
+}
+if(errors === _errs625){
+if(typeof data202 === "string"){
+if(func3(data202) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data202}];
+return false;
+}
+}
+}
+var valid71 = _errs625 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data201.model !== undefined){
+let data203 = data201.model;
+const _errs627 = errors;
+if(typeof data203 !== "string"){
+let dataType221 = typeof data203;
+let coerced221 = undefined;
+if(!(coerced221 !== undefined)){
+if(dataType221 == "number" || dataType221 == "boolean"){
+coerced221 = "" + data203;
+}
+else if(data203 === null){
+coerced221 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
+return false;
+}
+}
+if(coerced221 !== undefined){
+data203 = coerced221;
+if(data201 !== undefined){
+data201["model"] = coerced221;
 }
 }
 }
 if(errors === _errs627){
 if(typeof data203 === "string"){
 if(func3(data203) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data203}];
-return false;
-}
-else {
-if(!pattern9.test(data203)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data203}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data203}];
 return false;
 }
 }
 }
-}
-var valid72 = _errs627 === errors;
+var valid71 = _errs627 === errors;
 }
 else {
-var valid72 = true;
+var valid71 = true;
 }
-if(valid72){
-if(data202.name !== undefined){
-let data204 = data202.name;
+if(valid71){
+if(data201.weight !== undefined){
+let data204 = data201.weight;
 const _errs629 = errors;
-if(typeof data204 !== "string"){
-let dataType221 = typeof data204;
-let coerced221 = undefined;
-if(!(coerced221 !== undefined)){
-if(dataType221 == "number" || dataType221 == "boolean"){
-coerced221 = "" + data204;
-}
-else if(data204 === null){
-coerced221 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data204}];
-return false;
-}
-}
-if(coerced221 !== undefined){
-data204 = coerced221;
-if(data202 !== undefined){
-data202["name"] = coerced221;
-}
-}
-}
-var valid72 = _errs629 === errors;
-}
-else {
-var valid72 = true;
-}
-if(valid72){
-if(data202.balance !== undefined){
-let data205 = data202.balance;
-const _errs631 = errors;
-if(!(typeof data205 == "number")){
-let dataType222 = typeof data205;
+if(!(typeof data204 == "number")){
+let dataType222 = typeof data204;
 let coerced222 = undefined;
 if(!(coerced222 !== undefined)){
-if(dataType222 == "boolean" || data205 === null
-              || (dataType222 == "string" && data205 && data205 == +data205)){
-coerced222 = +data205;
+if(dataType222 == "boolean" || data204 === null
+              || (dataType222 == "string" && data204 && data204 == +data204)){
+coerced222 = +data204;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
 return false;
 }
 }
 if(coerced222 !== undefined){
-data205 = coerced222;
-if(data202 !== undefined){
-data202["balance"] = coerced222;
+data204 = coerced222;
+if(data201 !== undefined){
+data201["weight"] = coerced222;
+}
+}
+}
+if(errors === _errs629){
+if(typeof data204 == "number"){
+if(data204 <= 0 || isNaN(data204)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data204}];
+return false;
+}
+}
+}
+var valid71 = _errs629 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data201.priority !== undefined){
+let data205 = data201.priority;
+const _errs631 = errors;
+if(!((typeof data205 == "number") && (!(data205 % 1) && !isNaN(data205)))){
+let dataType223 = typeof data205;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 === "boolean" || data205 === null
+              || (dataType223 === "string" && data205 && data205 == +data205 && !(data205 % 1))){
+coerced223 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
+return false;
+}
+}
+if(coerced223 !== undefined){
+data205 = coerced223;
+if(data201 !== undefined){
+data201["priority"] = coerced223;
 }
 }
 }
 if(errors === _errs631){
 if(typeof data205 == "number"){
-if(data205 > 1000000 || isNaN(data205)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data205}];
-return false;
-}
-else {
-if(data205 < -1000000 || isNaN(data205)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data205}];
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data205}];
 return false;
 }
 }
 }
-}
-var valid72 = _errs631 === errors;
+var valid71 = _errs631 === errors;
 }
 else {
-var valid72 = true;
+var valid71 = true;
 }
-if(valid72){
-if(data202.allowed_models !== undefined){
-let data206 = data202.allowed_models;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i7,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data201}];
+return false;
+}
+}
+var valid70 = _errs622 === errors;
+if(!valid70){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data200}];
+return false;
+}
+}
+var valid43 = _errs620 === errors;
+}
+else {
+var valid43 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data137}];
+return false;
+}
+}
+var valid42 = _errs360 === errors;
+if(!valid42){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data136}];
+return false;
+}
+}
+var valid0 = _errs358 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.accounts !== undefined){
+let data206 = data.accounts;
 const _errs633 = errors;
 if(errors === _errs633){
 if(Array.isArray(data206)){
-var valid73 = true;
-const len9 = data206.length;
-for(let i9=0; i9<len9; i9++){
-let data207 = data206[i9];
-const _errs635 = errors;
-if(typeof data207 !== "string"){
-let dataType223 = typeof data207;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 == "number" || dataType223 == "boolean"){
-coerced223 = "" + data207;
-}
-else if(data207 === null){
-coerced223 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data207}];
-return false;
-}
-}
-if(coerced223 !== undefined){
-data207 = coerced223;
-if(data206 !== undefined){
-data206[i9] = coerced223;
-}
-}
-}
-if(errors === _errs635){
-if(typeof data207 === "string"){
-if(func3(data207) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data207}];
-return false;
-}
-}
-}
-var valid73 = _errs635 === errors;
-if(!valid73){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data206}];
-return false;
-}
-}
-var valid72 = _errs633 === errors;
-}
-else {
 var valid72 = true;
+const len8 = data206.length;
+for(let i8=0; i8<len8; i8++){
+let data207 = data206[i8];
+const _errs635 = errors;
+if(errors === _errs635){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
+let missing14;
+if((data207.id === undefined) && (missing14 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data207}];
+return false;
 }
-if(valid72){
-if(data202.limits !== undefined){
-let data208 = data202.limits;
+else {
 const _errs637 = errors;
-if(errors === _errs637){
-if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
-const _errs639 = errors;
-for(const key44 in data208){
-if(!(((key44 === "rpm") || (key44 === "rps")) || (key44 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data208}];
+for(const key44 in data207){
+if(!((((((key44 === "id") || (key44 === "name")) || (key44 === "balance")) || (key44 === "allowed_models")) || (key44 === "limits")) || (key44 === "policy"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data207}];
 return false;
 break;
 }
 }
-if(_errs639 === errors){
-if(data208.rpm !== undefined){
-let data209 = data208.rpm;
-const _errs640 = errors;
-if(!((typeof data209 == "number") && (!(data209 % 1) && !isNaN(data209)))){
-let dataType224 = typeof data209;
+if(_errs637 === errors){
+if(data207.id !== undefined){
+let data208 = data207.id;
+const _errs638 = errors;
+if(typeof data208 !== "string"){
+let dataType224 = typeof data208;
 let coerced224 = undefined;
 if(!(coerced224 !== undefined)){
-if(dataType224 === "boolean" || data209 === null
-              || (dataType224 === "string" && data209 && data209 == +data209 && !(data209 % 1))){
-coerced224 = +data209;
+if(dataType224 == "number" || dataType224 == "boolean"){
+coerced224 = "" + data208;
+}
+else if(data208 === null){
+coerced224 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data209}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data208}];
 return false;
 }
 }
 if(coerced224 !== undefined){
-data209 = coerced224;
-if(data208 !== undefined){
-data208["rpm"] = coerced224;
+data208 = coerced224;
+if(data207 !== undefined){
+data207["id"] = coerced224;
 }
 }
 }
-if(errors === _errs640){
-if(typeof data209 == "number"){
-if(data209 < 1 || isNaN(data209)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data209}];
+if(errors === _errs638){
+if(typeof data208 === "string"){
+if(func3(data208) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data208}];
+return false;
+}
+else {
+if(!pattern10.test(data208)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data208}];
 return false;
 }
 }
 }
-var valid74 = _errs640 === errors;
+}
+var valid73 = _errs638 === errors;
 }
 else {
-var valid74 = true;
+var valid73 = true;
 }
-if(valid74){
-if(data208.rps !== undefined){
-let data210 = data208.rps;
-const _errs642 = errors;
-if(!((typeof data210 == "number") && (!(data210 % 1) && !isNaN(data210)))){
-let dataType225 = typeof data210;
+if(valid73){
+if(data207.name !== undefined){
+let data209 = data207.name;
+const _errs640 = errors;
+if(typeof data209 !== "string"){
+let dataType225 = typeof data209;
 let coerced225 = undefined;
 if(!(coerced225 !== undefined)){
-if(dataType225 === "boolean" || data210 === null
-              || (dataType225 === "string" && data210 && data210 == +data210 && !(data210 % 1))){
-coerced225 = +data210;
+if(dataType225 == "number" || dataType225 == "boolean"){
+coerced225 = "" + data209;
+}
+else if(data209 === null){
+coerced225 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data210}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data209}];
 return false;
 }
 }
 if(coerced225 !== undefined){
-data210 = coerced225;
-if(data208 !== undefined){
-data208["rps"] = coerced225;
+data209 = coerced225;
+if(data207 !== undefined){
+data207["name"] = coerced225;
+}
+}
+}
+var valid73 = _errs640 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data207.balance !== undefined){
+let data210 = data207.balance;
+const _errs642 = errors;
+if(!(typeof data210 == "number")){
+let dataType226 = typeof data210;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "boolean" || data210 === null
+              || (dataType226 == "string" && data210 && data210 == +data210)){
+coerced226 = +data210;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data210}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data210 = coerced226;
+if(data207 !== undefined){
+data207["balance"] = coerced226;
 }
 }
 }
 if(errors === _errs642){
 if(typeof data210 == "number"){
-if(data210 < 1 || isNaN(data210)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data210}];
+if(data210 > 1000000 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data210}];
+return false;
+}
+else {
+if(data210 < -1000000 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data210}];
 return false;
 }
 }
 }
-var valid74 = _errs642 === errors;
+}
+var valid73 = _errs642 === errors;
 }
 else {
-var valid74 = true;
+var valid73 = true;
 }
-if(valid74){
-if(data208.tpm !== undefined){
-let data211 = data208.tpm;
+if(valid73){
+if(data207.allowed_models !== undefined){
+let data211 = data207.allowed_models;
 const _errs644 = errors;
-if(!((typeof data211 == "number") && (!(data211 % 1) && !isNaN(data211)))){
-let dataType226 = typeof data211;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 === "boolean" || data211 === null
-              || (dataType226 === "string" && data211 && data211 == +data211 && !(data211 % 1))){
-coerced226 = +data211;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data211}];
-return false;
-}
-}
-if(coerced226 !== undefined){
-data211 = coerced226;
-if(data208 !== undefined){
-data208["tpm"] = coerced226;
-}
-}
-}
 if(errors === _errs644){
-if(typeof data211 == "number"){
-if(data211 < 1 || isNaN(data211)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data211}];
-return false;
-}
-}
-}
-var valid74 = _errs644 === errors;
-}
-else {
+if(Array.isArray(data211)){
 var valid74 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data208}];
-return false;
-}
-}
-var valid72 = _errs637 === errors;
-}
-else {
-var valid72 = true;
-}
-if(valid72){
-if(data202.policy !== undefined){
-let data212 = data202.policy;
+const len9 = data211.length;
+for(let i9=0; i9<len9; i9++){
+let data212 = data211[i9];
 const _errs646 = errors;
-if(errors === _errs646){
-if(data212 && typeof data212 == "object" && !Array.isArray(data212)){
-const _errs648 = errors;
-for(const key45 in data212){
-if(!((key45 === "streaming") || (key45 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data212}];
-return false;
-break;
-}
-}
-if(_errs648 === errors){
-if(data212.streaming !== undefined){
-let data213 = data212.streaming;
-const _errs649 = errors;
-if(typeof data213 !== "boolean"){
+if(typeof data212 !== "string"){
+let dataType227 = typeof data212;
 let coerced227 = undefined;
 if(!(coerced227 !== undefined)){
-if(data213 === "false" || data213 === 0 || data213 === null){
-coerced227 = false;
+if(dataType227 == "number" || dataType227 == "boolean"){
+coerced227 = "" + data212;
 }
-else if(data213 === "true" || data213 === 1){
-coerced227 = true;
+else if(data212 === null){
+coerced227 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data213}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data212}];
 return false;
 }
 }
 if(coerced227 !== undefined){
-data213 = coerced227;
-if(data212 !== undefined){
-data212["streaming"] = coerced227;
+data212 = coerced227;
+if(data211 !== undefined){
+data211[i9] = coerced227;
 }
 }
 }
-var valid75 = _errs649 === errors;
+if(errors === _errs646){
+if(typeof data212 === "string"){
+if(func3(data212) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models/" + i9,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data212}];
+return false;
+}
+}
+}
+var valid74 = _errs646 === errors;
+if(!valid74){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data211}];
+return false;
+}
+}
+var valid73 = _errs644 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data207.limits !== undefined){
+let data213 = data207.limits;
+const _errs648 = errors;
+if(errors === _errs648){
+if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
+const _errs650 = errors;
+for(const key45 in data213){
+if(!(((key45 === "rpm") || (key45 === "rps")) || (key45 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data213}];
+return false;
+break;
+}
+}
+if(_errs650 === errors){
+if(data213.rpm !== undefined){
+let data214 = data213.rpm;
+const _errs651 = errors;
+if(!((typeof data214 == "number") && (!(data214 % 1) && !isNaN(data214)))){
+let dataType228 = typeof data214;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 === "boolean" || data214 === null
+              || (dataType228 === "string" && data214 && data214 == +data214 && !(data214 % 1))){
+coerced228 = +data214;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data214}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data214 = coerced228;
+if(data213 !== undefined){
+data213["rpm"] = coerced228;
+}
+}
+}
+if(errors === _errs651){
+if(typeof data214 == "number"){
+if(data214 < 1 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data214}];
+return false;
+}
+}
+}
+var valid75 = _errs651 === errors;
 }
 else {
 var valid75 = true;
 }
 if(valid75){
-if(data212.max_reasoning_effort !== undefined){
-let data214 = data212.max_reasoning_effort;
-const _errs651 = errors;
-const _errs652 = errors;
-let valid76 = false;
+if(data213.rps !== undefined){
+let data215 = data213.rps;
 const _errs653 = errors;
-if(typeof data214 !== "string"){
-let dataType228 = typeof data214;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "number" || dataType228 == "boolean"){
-coerced228 = "" + data214;
-}
-else if(data214 === null){
-coerced228 = "";
+if(!((typeof data215 == "number") && (!(data215 % 1) && !isNaN(data215)))){
+let dataType229 = typeof data215;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 === "boolean" || data215 === null
+              || (dataType229 === "string" && data215 && data215 == +data215 && !(data215 % 1))){
+coerced229 = +data215;
 }
 else {
-const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data214};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data215}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data215 = coerced229;
+if(data213 !== undefined){
+data213["rps"] = coerced229;
+}
+}
+}
+if(errors === _errs653){
+if(typeof data215 == "number"){
+if(data215 < 1 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data215}];
+return false;
+}
+}
+}
+var valid75 = _errs653 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data213.tpm !== undefined){
+let data216 = data213.tpm;
+const _errs655 = errors;
+if(!((typeof data216 == "number") && (!(data216 % 1) && !isNaN(data216)))){
+let dataType230 = typeof data216;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 === "boolean" || data216 === null
+              || (dataType230 === "string" && data216 && data216 == +data216 && !(data216 % 1))){
+coerced230 = +data216;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data216}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data216 = coerced230;
+if(data213 !== undefined){
+data213["tpm"] = coerced230;
+}
+}
+}
+if(errors === _errs655){
+if(typeof data216 == "number"){
+if(data216 < 1 || isNaN(data216)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data216}];
+return false;
+}
+}
+}
+var valid75 = _errs655 === errors;
+}
+else {
+var valid75 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data213}];
+return false;
+}
+}
+var valid73 = _errs648 === errors;
+}
+else {
+var valid73 = true;
+}
+if(valid73){
+if(data207.policy !== undefined){
+let data217 = data207.policy;
+const _errs657 = errors;
+if(errors === _errs657){
+if(data217 && typeof data217 == "object" && !Array.isArray(data217)){
+const _errs659 = errors;
+for(const key46 in data217){
+if(!((key46 === "streaming") || (key46 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data217}];
+return false;
+break;
+}
+}
+if(_errs659 === errors){
+if(data217.streaming !== undefined){
+let data218 = data217.streaming;
+const _errs660 = errors;
+if(typeof data218 !== "boolean"){
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(data218 === "false" || data218 === 0 || data218 === null){
+coerced231 = false;
+}
+else if(data218 === "true" || data218 === 1){
+coerced231 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data218}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data218 = coerced231;
+if(data217 !== undefined){
+data217["streaming"] = coerced231;
+}
+}
+}
+var valid76 = _errs660 === errors;
+}
+else {
+var valid76 = true;
+}
+if(valid76){
+if(data217.max_reasoning_effort !== undefined){
+let data219 = data217.max_reasoning_effort;
+const _errs662 = errors;
+const _errs663 = errors;
+let valid77 = false;
+const _errs664 = errors;
+if(typeof data219 !== "string"){
+let dataType232 = typeof data219;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "number" || dataType232 == "boolean"){
+coerced232 = "" + data219;
+}
+else if(data219 === null){
+coerced232 = "";
+}
+else {
+const err200 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data219};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -11410,15 +11608,15 @@ vErrors.push(err200);
 errors++;
 }
 }
-if(coerced228 !== undefined){
-data214 = coerced228;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced228;
+if(coerced232 !== undefined){
+data219 = coerced232;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced232;
 }
 }
 }
-if("none" !== data214){
-const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data214};
+if("none" !== data219){
+const err201 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data219};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -11427,22 +11625,22 @@ vErrors.push(err201);
 }
 errors++;
 }
-var _valid20 = _errs653 === errors;
-valid76 = valid76 || _valid20;
-if(!valid76){
-const _errs655 = errors;
-if(typeof data214 !== "string"){
-let dataType229 = typeof data214;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "number" || dataType229 == "boolean"){
-coerced229 = "" + data214;
+var _valid20 = _errs664 === errors;
+valid77 = valid77 || _valid20;
+if(!valid77){
+const _errs666 = errors;
+if(typeof data219 !== "string"){
+let dataType233 = typeof data219;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "number" || dataType233 == "boolean"){
+coerced233 = "" + data219;
 }
-else if(data214 === null){
-coerced229 = "";
+else if(data219 === null){
+coerced233 = "";
 }
 else {
-const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data214};
+const err202 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data219};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -11452,15 +11650,15 @@ vErrors.push(err202);
 errors++;
 }
 }
-if(coerced229 !== undefined){
-data214 = coerced229;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced229;
+if(coerced233 !== undefined){
+data219 = coerced233;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced233;
 }
 }
 }
-if("minimal" !== data214){
-const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data214};
+if("minimal" !== data219){
+const err203 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data219};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -11469,22 +11667,22 @@ vErrors.push(err203);
 }
 errors++;
 }
-var _valid20 = _errs655 === errors;
-valid76 = valid76 || _valid20;
-if(!valid76){
-const _errs657 = errors;
-if(typeof data214 !== "string"){
-let dataType230 = typeof data214;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "number" || dataType230 == "boolean"){
-coerced230 = "" + data214;
+var _valid20 = _errs666 === errors;
+valid77 = valid77 || _valid20;
+if(!valid77){
+const _errs668 = errors;
+if(typeof data219 !== "string"){
+let dataType234 = typeof data219;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "number" || dataType234 == "boolean"){
+coerced234 = "" + data219;
 }
-else if(data214 === null){
-coerced230 = "";
+else if(data219 === null){
+coerced234 = "";
 }
 else {
-const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data214};
+const err204 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data219};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -11494,15 +11692,15 @@ vErrors.push(err204);
 errors++;
 }
 }
-if(coerced230 !== undefined){
-data214 = coerced230;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced230;
+if(coerced234 !== undefined){
+data219 = coerced234;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced234;
 }
 }
 }
-if("low" !== data214){
-const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data214};
+if("low" !== data219){
+const err205 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data219};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -11511,22 +11709,22 @@ vErrors.push(err205);
 }
 errors++;
 }
-var _valid20 = _errs657 === errors;
-valid76 = valid76 || _valid20;
-if(!valid76){
-const _errs659 = errors;
-if(typeof data214 !== "string"){
-let dataType231 = typeof data214;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "number" || dataType231 == "boolean"){
-coerced231 = "" + data214;
+var _valid20 = _errs668 === errors;
+valid77 = valid77 || _valid20;
+if(!valid77){
+const _errs670 = errors;
+if(typeof data219 !== "string"){
+let dataType235 = typeof data219;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "number" || dataType235 == "boolean"){
+coerced235 = "" + data219;
 }
-else if(data214 === null){
-coerced231 = "";
+else if(data219 === null){
+coerced235 = "";
 }
 else {
-const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data214};
+const err206 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data219};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -11536,15 +11734,15 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(coerced231 !== undefined){
-data214 = coerced231;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced231;
+if(coerced235 !== undefined){
+data219 = coerced235;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced235;
 }
 }
 }
-if("medium" !== data214){
-const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data214};
+if("medium" !== data219){
+const err207 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data219};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -11553,22 +11751,22 @@ vErrors.push(err207);
 }
 errors++;
 }
-var _valid20 = _errs659 === errors;
-valid76 = valid76 || _valid20;
-if(!valid76){
-const _errs661 = errors;
-if(typeof data214 !== "string"){
-let dataType232 = typeof data214;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "number" || dataType232 == "boolean"){
-coerced232 = "" + data214;
+var _valid20 = _errs670 === errors;
+valid77 = valid77 || _valid20;
+if(!valid77){
+const _errs672 = errors;
+if(typeof data219 !== "string"){
+let dataType236 = typeof data219;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "number" || dataType236 == "boolean"){
+coerced236 = "" + data219;
 }
-else if(data214 === null){
-coerced232 = "";
+else if(data219 === null){
+coerced236 = "";
 }
 else {
-const err208 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data214};
+const err208 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data219};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -11578,15 +11776,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(coerced232 !== undefined){
-data214 = coerced232;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced232;
+if(coerced236 !== undefined){
+data219 = coerced236;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced236;
 }
 }
 }
-if("high" !== data214){
-const err209 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data214};
+if("high" !== data219){
+const err209 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data219};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -11595,277 +11793,10 @@ vErrors.push(err209);
 }
 errors++;
 }
-var _valid20 = _errs661 === errors;
-valid76 = valid76 || _valid20;
-if(!valid76){
-const _errs663 = errors;
-if(typeof data214 !== "string"){
-let dataType233 = typeof data214;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "number" || dataType233 == "boolean"){
-coerced233 = "" + data214;
-}
-else if(data214 === null){
-coerced233 = "";
-}
-else {
-const err210 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data214};
-if(vErrors === null){
-vErrors = [err210];
-}
-else {
-vErrors.push(err210);
-}
-errors++;
-}
-}
-if(coerced233 !== undefined){
-data214 = coerced233;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced233;
-}
-}
-}
-if("xhigh" !== data214){
-const err211 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data214};
-if(vErrors === null){
-vErrors = [err211];
-}
-else {
-vErrors.push(err211);
-}
-errors++;
-}
-var _valid20 = _errs663 === errors;
-valid76 = valid76 || _valid20;
-if(!valid76){
-const _errs665 = errors;
-if(typeof data214 !== "string"){
-let dataType234 = typeof data214;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "number" || dataType234 == "boolean"){
-coerced234 = "" + data214;
-}
-else if(data214 === null){
-coerced234 = "";
-}
-else {
-const err212 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data214};
-if(vErrors === null){
-vErrors = [err212];
-}
-else {
-vErrors.push(err212);
-}
-errors++;
-}
-}
-if(coerced234 !== undefined){
-data214 = coerced234;
-if(data212 !== undefined){
-data212["max_reasoning_effort"] = coerced234;
-}
-}
-}
-if("max" !== data214){
-const err213 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data214};
-if(vErrors === null){
-vErrors = [err213];
-}
-else {
-vErrors.push(err213);
-}
-errors++;
-}
-var _valid20 = _errs665 === errors;
-valid76 = valid76 || _valid20;
-}
-}
-}
-}
-}
-}
-if(!valid76){
-const err214 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data214};
-if(vErrors === null){
-vErrors = [err214];
-}
-else {
-vErrors.push(err214);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs652;
-if(vErrors !== null){
-if(_errs652){
-vErrors.length = _errs652;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid75 = _errs651 === errors;
-}
-else {
-var valid75 = true;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data212}];
-return false;
-}
-}
-var valid72 = _errs646 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data202}];
-return false;
-}
-}
-var valid71 = _errs624 === errors;
-if(!valid71){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data201}];
-return false;
-}
-}
-var valid0 = _errs622 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data215 = data.keys;
-const _errs667 = errors;
-if(errors === _errs667){
-if(Array.isArray(data215)){
-var valid77 = true;
-const len10 = data215.length;
-for(let i10=0; i10<len10; i10++){
-let data216 = data215[i10];
-const _errs669 = errors;
-if(errors === _errs669){
-if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
-let missing15;
-if((data216.key === undefined) && (missing15 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data216}];
-return false;
-}
-else {
-const _errs671 = errors;
-for(const key46 in data216){
-if(!((((((((key46 === "key") || (key46 === "account")) || (key46 === "name")) || (key46 === "spend_limit")) || (key46 === "limits")) || (key46 === "allowed_models")) || (key46 === "policy")) || (key46 === "status"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data216}];
-return false;
-break;
-}
-}
-if(_errs671 === errors){
-if(data216.key !== undefined){
-let data217 = data216.key;
-const _errs672 = errors;
-if(typeof data217 !== "string"){
-let dataType235 = typeof data217;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "number" || dataType235 == "boolean"){
-coerced235 = "" + data217;
-}
-else if(data217 === null){
-coerced235 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data217}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data217 = coerced235;
-if(data216 !== undefined){
-data216["key"] = coerced235;
-}
-}
-}
-if(errors === _errs672){
-if(typeof data217 === "string"){
-if(func3(data217) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data217}];
-return false;
-}
-}
-}
-var valid78 = _errs672 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data216.account !== undefined){
-let data218 = data216.account;
+var _valid20 = _errs672 === errors;
+valid77 = valid77 || _valid20;
+if(!valid77){
 const _errs674 = errors;
-if(typeof data218 !== "string"){
-let dataType236 = typeof data218;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 == "number" || dataType236 == "boolean"){
-coerced236 = "" + data218;
-}
-else if(data218 === null){
-coerced236 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data218}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data218 = coerced236;
-if(data216 !== undefined){
-data216["account"] = coerced236;
-}
-}
-}
-if(errors === _errs674){
-if(typeof data218 === "string"){
-if(func3(data218) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data218}];
-return false;
-}
-}
-}
-var valid78 = _errs674 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data216.name !== undefined){
-let data219 = data216.name;
-const _errs676 = errors;
 if(typeof data219 !== "string"){
 let dataType237 = typeof data219;
 let coerced237 = undefined;
@@ -11877,107 +11808,210 @@ else if(data219 === null){
 coerced237 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data219}];
-return false;
+const err210 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data219};
+if(vErrors === null){
+vErrors = [err210];
+}
+else {
+vErrors.push(err210);
+}
+errors++;
 }
 }
 if(coerced237 !== undefined){
 data219 = coerced237;
-if(data216 !== undefined){
-data216["name"] = coerced237;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced237;
 }
 }
 }
-var valid78 = _errs676 === errors;
+if("xhigh" !== data219){
+const err211 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data219};
+if(vErrors === null){
+vErrors = [err211];
 }
 else {
-var valid78 = true;
+vErrors.push(err211);
 }
-if(valid78){
-if(data216.spend_limit !== undefined){
-let data220 = data216.spend_limit;
-const _errs678 = errors;
-if(!(typeof data220 == "number")){
-let dataType238 = typeof data220;
+errors++;
+}
+var _valid20 = _errs674 === errors;
+valid77 = valid77 || _valid20;
+if(!valid77){
+const _errs676 = errors;
+if(typeof data219 !== "string"){
+let dataType238 = typeof data219;
 let coerced238 = undefined;
 if(!(coerced238 !== undefined)){
-if(dataType238 == "boolean" || data220 === null
-              || (dataType238 == "string" && data220 && data220 == +data220)){
-coerced238 = +data220;
+if(dataType238 == "number" || dataType238 == "boolean"){
+coerced238 = "" + data219;
+}
+else if(data219 === null){
+coerced238 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data220}];
-return false;
+const err212 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data219};
+if(vErrors === null){
+vErrors = [err212];
+}
+else {
+vErrors.push(err212);
+}
+errors++;
 }
 }
 if(coerced238 !== undefined){
-data220 = coerced238;
-if(data216 !== undefined){
-data216["spend_limit"] = coerced238;
+data219 = coerced238;
+if(data217 !== undefined){
+data217["max_reasoning_effort"] = coerced238;
 }
 }
 }
+if("max" !== data219){
+const err213 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data219};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
+var _valid20 = _errs676 === errors;
+valid77 = valid77 || _valid20;
+}
+}
+}
+}
+}
+}
+if(!valid77){
+const err214 = {instancePath:instancePath+"/accounts/" + i8+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data219};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs663;
+if(vErrors !== null){
+if(_errs663){
+vErrors.length = _errs663;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid76 = _errs662 === errors;
+}
+else {
+var valid76 = true;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data217}];
+return false;
+}
+}
+var valid73 = _errs657 === errors;
+}
+else {
+var valid73 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i8,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data207}];
+return false;
+}
+}
+var valid72 = _errs635 === errors;
+if(!valid72){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data206}];
+return false;
+}
+}
+var valid0 = _errs633 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data220 = data.keys;
+const _errs678 = errors;
 if(errors === _errs678){
-if(typeof data220 == "number"){
-if(data220 > 1000000 || isNaN(data220)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data220}];
-return false;
-}
-else {
-if(data220 < 0 || isNaN(data220)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data220}];
-return false;
-}
-}
-}
-}
-var valid78 = _errs678 === errors;
-}
-else {
+if(Array.isArray(data220)){
 var valid78 = true;
-}
-if(valid78){
-if(data216.limits !== undefined){
-let data221 = data216.limits;
+const len10 = data220.length;
+for(let i10=0; i10<len10; i10++){
+let data221 = data220[i10];
 const _errs680 = errors;
 if(errors === _errs680){
 if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
+let missing15;
+if((data221.key === undefined) && (missing15 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data221}];
+return false;
+}
+else {
 const _errs682 = errors;
 for(const key47 in data221){
-if(!(((key47 === "rpm") || (key47 === "rps")) || (key47 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data221}];
+if(!((((((((key47 === "key") || (key47 === "account")) || (key47 === "name")) || (key47 === "spend_limit")) || (key47 === "limits")) || (key47 === "allowed_models")) || (key47 === "policy")) || (key47 === "status"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data221}];
 return false;
 break;
 }
 }
 if(_errs682 === errors){
-if(data221.rpm !== undefined){
-let data222 = data221.rpm;
+if(data221.key !== undefined){
+let data222 = data221.key;
 const _errs683 = errors;
-if(!((typeof data222 == "number") && (!(data222 % 1) && !isNaN(data222)))){
+if(typeof data222 !== "string"){
 let dataType239 = typeof data222;
 let coerced239 = undefined;
 if(!(coerced239 !== undefined)){
-if(dataType239 === "boolean" || data222 === null
-              || (dataType239 === "string" && data222 && data222 == +data222 && !(data222 % 1))){
-coerced239 = +data222;
+if(dataType239 == "number" || dataType239 == "boolean"){
+coerced239 = "" + data222;
+}
+else if(data222 === null){
+coerced239 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data222}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data222}];
 return false;
 }
 }
 if(coerced239 !== undefined){
 data222 = coerced239;
 if(data221 !== undefined){
-data221["rpm"] = coerced239;
+data221["key"] = coerced239;
 }
 }
 }
 if(errors === _errs683){
-if(typeof data222 == "number"){
-if(data222 < 1 || isNaN(data222)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data222}];
+if(typeof data222 === "string"){
+if(func3(data222) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data222}];
 return false;
 }
 }
@@ -11988,33 +12022,35 @@ else {
 var valid79 = true;
 }
 if(valid79){
-if(data221.rps !== undefined){
-let data223 = data221.rps;
+if(data221.account !== undefined){
+let data223 = data221.account;
 const _errs685 = errors;
-if(!((typeof data223 == "number") && (!(data223 % 1) && !isNaN(data223)))){
+if(typeof data223 !== "string"){
 let dataType240 = typeof data223;
 let coerced240 = undefined;
 if(!(coerced240 !== undefined)){
-if(dataType240 === "boolean" || data223 === null
-              || (dataType240 === "string" && data223 && data223 == +data223 && !(data223 % 1))){
-coerced240 = +data223;
+if(dataType240 == "number" || dataType240 == "boolean"){
+coerced240 = "" + data223;
+}
+else if(data223 === null){
+coerced240 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data223}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data223}];
 return false;
 }
 }
 if(coerced240 !== undefined){
 data223 = coerced240;
 if(data221 !== undefined){
-data221["rps"] = coerced240;
+data221["account"] = coerced240;
 }
 }
 }
 if(errors === _errs685){
-if(typeof data223 == "number"){
-if(data223 < 1 || isNaN(data223)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data223}];
+if(typeof data223 === "string"){
+if(func3(data223) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data223}];
 return false;
 }
 }
@@ -12025,34 +12061,28 @@ else {
 var valid79 = true;
 }
 if(valid79){
-if(data221.tpm !== undefined){
-let data224 = data221.tpm;
+if(data221.name !== undefined){
+let data224 = data221.name;
 const _errs687 = errors;
-if(!((typeof data224 == "number") && (!(data224 % 1) && !isNaN(data224)))){
+if(typeof data224 !== "string"){
 let dataType241 = typeof data224;
 let coerced241 = undefined;
 if(!(coerced241 !== undefined)){
-if(dataType241 === "boolean" || data224 === null
-              || (dataType241 === "string" && data224 && data224 == +data224 && !(data224 % 1))){
-coerced241 = +data224;
+if(dataType241 == "number" || dataType241 == "boolean"){
+coerced241 = "" + data224;
+}
+else if(data224 === null){
+coerced241 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data224}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data224}];
 return false;
 }
 }
 if(coerced241 !== undefined){
 data224 = coerced241;
 if(data221 !== undefined){
-data221["tpm"] = coerced241;
-}
-}
-}
-if(errors === _errs687){
-if(typeof data224 == "number"){
-if(data224 < 1 || isNaN(data224)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data224}];
-return false;
+data221["name"] = coerced241;
 }
 }
 }
@@ -12061,140 +12091,308 @@ var valid79 = _errs687 === errors;
 else {
 var valid79 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data221}];
-return false;
-}
-}
-var valid78 = _errs680 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data216.allowed_models !== undefined){
-let data225 = data216.allowed_models;
+if(valid79){
+if(data221.spend_limit !== undefined){
+let data225 = data221.spend_limit;
 const _errs689 = errors;
-if(errors === _errs689){
-if(Array.isArray(data225)){
-var valid80 = true;
-const len11 = data225.length;
-for(let i11=0; i11<len11; i11++){
-let data226 = data225[i11];
-const _errs691 = errors;
-if(typeof data226 !== "string"){
-let dataType242 = typeof data226;
+if(!(typeof data225 == "number")){
+let dataType242 = typeof data225;
 let coerced242 = undefined;
 if(!(coerced242 !== undefined)){
-if(dataType242 == "number" || dataType242 == "boolean"){
-coerced242 = "" + data226;
-}
-else if(data226 === null){
-coerced242 = "";
+if(dataType242 == "boolean" || data225 === null
+              || (dataType242 == "string" && data225 && data225 == +data225)){
+coerced242 = +data225;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data226}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data225}];
 return false;
 }
 }
 if(coerced242 !== undefined){
-data226 = coerced242;
-if(data225 !== undefined){
-data225[i11] = coerced242;
+data225 = coerced242;
+if(data221 !== undefined){
+data221["spend_limit"] = coerced242;
 }
 }
 }
+if(errors === _errs689){
+if(typeof data225 == "number"){
+if(data225 > 1000000 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data225}];
+return false;
+}
+else {
+if(data225 < 0 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data225}];
+return false;
+}
+}
+}
+}
+var valid79 = _errs689 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data221.limits !== undefined){
+let data226 = data221.limits;
+const _errs691 = errors;
 if(errors === _errs691){
-if(typeof data226 === "string"){
-if(func3(data226) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data226}];
-return false;
-}
-}
-}
-var valid80 = _errs691 === errors;
-if(!valid80){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data225}];
-return false;
-}
-}
-var valid78 = _errs689 === errors;
-}
-else {
-var valid78 = true;
-}
-if(valid78){
-if(data216.policy !== undefined){
-let data227 = data216.policy;
+if(data226 && typeof data226 == "object" && !Array.isArray(data226)){
 const _errs693 = errors;
-if(errors === _errs693){
-if(data227 && typeof data227 == "object" && !Array.isArray(data227)){
-const _errs695 = errors;
-for(const key48 in data227){
-if(!((key48 === "streaming") || (key48 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data227}];
+for(const key48 in data226){
+if(!(((key48 === "rpm") || (key48 === "rps")) || (key48 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data226}];
 return false;
 break;
 }
 }
-if(_errs695 === errors){
-if(data227.streaming !== undefined){
-let data228 = data227.streaming;
-const _errs696 = errors;
-if(typeof data228 !== "boolean"){
+if(_errs693 === errors){
+if(data226.rpm !== undefined){
+let data227 = data226.rpm;
+const _errs694 = errors;
+if(!((typeof data227 == "number") && (!(data227 % 1) && !isNaN(data227)))){
+let dataType243 = typeof data227;
 let coerced243 = undefined;
 if(!(coerced243 !== undefined)){
-if(data228 === "false" || data228 === 0 || data228 === null){
-coerced243 = false;
-}
-else if(data228 === "true" || data228 === 1){
-coerced243 = true;
+if(dataType243 === "boolean" || data227 === null
+              || (dataType243 === "string" && data227 && data227 == +data227 && !(data227 % 1))){
+coerced243 = +data227;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data228}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data227}];
 return false;
 }
 }
 if(coerced243 !== undefined){
-data228 = coerced243;
-if(data227 !== undefined){
-data227["streaming"] = coerced243;
+data227 = coerced243;
+if(data226 !== undefined){
+data226["rpm"] = coerced243;
 }
 }
 }
-var valid81 = _errs696 === errors;
+if(errors === _errs694){
+if(typeof data227 == "number"){
+if(data227 < 1 || isNaN(data227)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data227}];
+return false;
+}
+}
+}
+var valid80 = _errs694 === errors;
 }
 else {
-var valid81 = true;
+var valid80 = true;
 }
-if(valid81){
-if(data227.max_reasoning_effort !== undefined){
-let data229 = data227.max_reasoning_effort;
-const _errs698 = errors;
-const _errs699 = errors;
-let valid82 = false;
-const _errs700 = errors;
-if(typeof data229 !== "string"){
-let dataType244 = typeof data229;
+if(valid80){
+if(data226.rps !== undefined){
+let data228 = data226.rps;
+const _errs696 = errors;
+if(!((typeof data228 == "number") && (!(data228 % 1) && !isNaN(data228)))){
+let dataType244 = typeof data228;
 let coerced244 = undefined;
 if(!(coerced244 !== undefined)){
-if(dataType244 == "number" || dataType244 == "boolean"){
-coerced244 = "" + data229;
-}
-else if(data229 === null){
-coerced244 = "";
+if(dataType244 === "boolean" || data228 === null
+              || (dataType244 === "string" && data228 && data228 == +data228 && !(data228 % 1))){
+coerced244 = +data228;
 }
 else {
-const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data229};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data228}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data228 = coerced244;
+if(data226 !== undefined){
+data226["rps"] = coerced244;
+}
+}
+}
+if(errors === _errs696){
+if(typeof data228 == "number"){
+if(data228 < 1 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data228}];
+return false;
+}
+}
+}
+var valid80 = _errs696 === errors;
+}
+else {
+var valid80 = true;
+}
+if(valid80){
+if(data226.tpm !== undefined){
+let data229 = data226.tpm;
+const _errs698 = errors;
+if(!((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229)))){
+let dataType245 = typeof data229;
+let coerced245 = undefined;
+if(!(coerced245 !== undefined)){
+if(dataType245 === "boolean" || data229 === null
+              || (dataType245 === "string" && data229 && data229 == +data229 && !(data229 % 1))){
+coerced245 = +data229;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data229}];
+return false;
+}
+}
+if(coerced245 !== undefined){
+data229 = coerced245;
+if(data226 !== undefined){
+data226["tpm"] = coerced245;
+}
+}
+}
+if(errors === _errs698){
+if(typeof data229 == "number"){
+if(data229 < 1 || isNaN(data229)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data229}];
+return false;
+}
+}
+}
+var valid80 = _errs698 === errors;
+}
+else {
+var valid80 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data226}];
+return false;
+}
+}
+var valid79 = _errs691 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data221.allowed_models !== undefined){
+let data230 = data221.allowed_models;
+const _errs700 = errors;
+if(errors === _errs700){
+if(Array.isArray(data230)){
+var valid81 = true;
+const len11 = data230.length;
+for(let i11=0; i11<len11; i11++){
+let data231 = data230[i11];
+const _errs702 = errors;
+if(typeof data231 !== "string"){
+let dataType246 = typeof data231;
+let coerced246 = undefined;
+if(!(coerced246 !== undefined)){
+if(dataType246 == "number" || dataType246 == "boolean"){
+coerced246 = "" + data231;
+}
+else if(data231 === null){
+coerced246 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data231}];
+return false;
+}
+}
+if(coerced246 !== undefined){
+data231 = coerced246;
+if(data230 !== undefined){
+data230[i11] = coerced246;
+}
+}
+}
+if(errors === _errs702){
+if(typeof data231 === "string"){
+if(func3(data231) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data231}];
+return false;
+}
+}
+}
+var valid81 = _errs702 === errors;
+if(!valid81){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data230}];
+return false;
+}
+}
+var valid79 = _errs700 === errors;
+}
+else {
+var valid79 = true;
+}
+if(valid79){
+if(data221.policy !== undefined){
+let data232 = data221.policy;
+const _errs704 = errors;
+if(errors === _errs704){
+if(data232 && typeof data232 == "object" && !Array.isArray(data232)){
+const _errs706 = errors;
+for(const key49 in data232){
+if(!((key49 === "streaming") || (key49 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data232}];
+return false;
+break;
+}
+}
+if(_errs706 === errors){
+if(data232.streaming !== undefined){
+let data233 = data232.streaming;
+const _errs707 = errors;
+if(typeof data233 !== "boolean"){
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(data233 === "false" || data233 === 0 || data233 === null){
+coerced247 = false;
+}
+else if(data233 === "true" || data233 === 1){
+coerced247 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data233}];
+return false;
+}
+}
+if(coerced247 !== undefined){
+data233 = coerced247;
+if(data232 !== undefined){
+data232["streaming"] = coerced247;
+}
+}
+}
+var valid82 = _errs707 === errors;
+}
+else {
+var valid82 = true;
+}
+if(valid82){
+if(data232.max_reasoning_effort !== undefined){
+let data234 = data232.max_reasoning_effort;
+const _errs709 = errors;
+const _errs710 = errors;
+let valid83 = false;
+const _errs711 = errors;
+if(typeof data234 !== "string"){
+let dataType248 = typeof data234;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 == "number" || dataType248 == "boolean"){
+coerced248 = "" + data234;
+}
+else if(data234 === null){
+coerced248 = "";
+}
+else {
+const err215 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12204,15 +12402,15 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(coerced244 !== undefined){
-data229 = coerced244;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced244;
+if(coerced248 !== undefined){
+data234 = coerced248;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced248;
 }
 }
 }
-if("none" !== data229){
-const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data229};
+if("none" !== data234){
+const err216 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data234};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -12221,22 +12419,22 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid21 = _errs700 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs702 = errors;
-if(typeof data229 !== "string"){
-let dataType245 = typeof data229;
-let coerced245 = undefined;
-if(!(coerced245 !== undefined)){
-if(dataType245 == "number" || dataType245 == "boolean"){
-coerced245 = "" + data229;
+var _valid21 = _errs711 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs713 = errors;
+if(typeof data234 !== "string"){
+let dataType249 = typeof data234;
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(dataType249 == "number" || dataType249 == "boolean"){
+coerced249 = "" + data234;
 }
-else if(data229 === null){
-coerced245 = "";
+else if(data234 === null){
+coerced249 = "";
 }
 else {
-const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data229};
+const err217 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -12246,15 +12444,15 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(coerced245 !== undefined){
-data229 = coerced245;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced245;
+if(coerced249 !== undefined){
+data234 = coerced249;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced249;
 }
 }
 }
-if("minimal" !== data229){
-const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data229};
+if("minimal" !== data234){
+const err218 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data234};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -12263,22 +12461,22 @@ vErrors.push(err218);
 }
 errors++;
 }
-var _valid21 = _errs702 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs704 = errors;
-if(typeof data229 !== "string"){
-let dataType246 = typeof data229;
-let coerced246 = undefined;
-if(!(coerced246 !== undefined)){
-if(dataType246 == "number" || dataType246 == "boolean"){
-coerced246 = "" + data229;
+var _valid21 = _errs713 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs715 = errors;
+if(typeof data234 !== "string"){
+let dataType250 = typeof data234;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data234;
 }
-else if(data229 === null){
-coerced246 = "";
+else if(data234 === null){
+coerced250 = "";
 }
 else {
-const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data229};
+const err219 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -12288,15 +12486,15 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(coerced246 !== undefined){
-data229 = coerced246;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced246;
+if(coerced250 !== undefined){
+data234 = coerced250;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced250;
 }
 }
 }
-if("low" !== data229){
-const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data229};
+if("low" !== data234){
+const err220 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data234};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -12305,22 +12503,22 @@ vErrors.push(err220);
 }
 errors++;
 }
-var _valid21 = _errs704 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs706 = errors;
-if(typeof data229 !== "string"){
-let dataType247 = typeof data229;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 == "number" || dataType247 == "boolean"){
-coerced247 = "" + data229;
+var _valid21 = _errs715 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs717 = errors;
+if(typeof data234 !== "string"){
+let dataType251 = typeof data234;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 == "number" || dataType251 == "boolean"){
+coerced251 = "" + data234;
 }
-else if(data229 === null){
-coerced247 = "";
+else if(data234 === null){
+coerced251 = "";
 }
 else {
-const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data229};
+const err221 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -12330,15 +12528,15 @@ vErrors.push(err221);
 errors++;
 }
 }
-if(coerced247 !== undefined){
-data229 = coerced247;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced247;
+if(coerced251 !== undefined){
+data234 = coerced251;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced251;
 }
 }
 }
-if("medium" !== data229){
-const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data229};
+if("medium" !== data234){
+const err222 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data234};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -12347,22 +12545,22 @@ vErrors.push(err222);
 }
 errors++;
 }
-var _valid21 = _errs706 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs708 = errors;
-if(typeof data229 !== "string"){
-let dataType248 = typeof data229;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data229;
+var _valid21 = _errs717 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs719 = errors;
+if(typeof data234 !== "string"){
+let dataType252 = typeof data234;
+let coerced252 = undefined;
+if(!(coerced252 !== undefined)){
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data234;
 }
-else if(data229 === null){
-coerced248 = "";
+else if(data234 === null){
+coerced252 = "";
 }
 else {
-const err223 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data229};
+const err223 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -12372,15 +12570,15 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(coerced248 !== undefined){
-data229 = coerced248;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced248;
+if(coerced252 !== undefined){
+data234 = coerced252;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced252;
 }
 }
 }
-if("high" !== data229){
-const err224 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data229};
+if("high" !== data234){
+const err224 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data234};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -12389,22 +12587,22 @@ vErrors.push(err224);
 }
 errors++;
 }
-var _valid21 = _errs708 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs710 = errors;
-if(typeof data229 !== "string"){
-let dataType249 = typeof data229;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data229;
+var _valid21 = _errs719 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs721 = errors;
+if(typeof data234 !== "string"){
+let dataType253 = typeof data234;
+let coerced253 = undefined;
+if(!(coerced253 !== undefined)){
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data234;
 }
-else if(data229 === null){
-coerced249 = "";
+else if(data234 === null){
+coerced253 = "";
 }
 else {
-const err225 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data229};
+const err225 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -12414,15 +12612,15 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(coerced249 !== undefined){
-data229 = coerced249;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced249;
+if(coerced253 !== undefined){
+data234 = coerced253;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced253;
 }
 }
 }
-if("xhigh" !== data229){
-const err226 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data229};
+if("xhigh" !== data234){
+const err226 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data234};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -12431,22 +12629,22 @@ vErrors.push(err226);
 }
 errors++;
 }
-var _valid21 = _errs710 === errors;
-valid82 = valid82 || _valid21;
-if(!valid82){
-const _errs712 = errors;
-if(typeof data229 !== "string"){
-let dataType250 = typeof data229;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "number" || dataType250 == "boolean"){
-coerced250 = "" + data229;
+var _valid21 = _errs721 === errors;
+valid83 = valid83 || _valid21;
+if(!valid83){
+const _errs723 = errors;
+if(typeof data234 !== "string"){
+let dataType254 = typeof data234;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "number" || dataType254 == "boolean"){
+coerced254 = "" + data234;
 }
-else if(data229 === null){
-coerced250 = "";
+else if(data234 === null){
+coerced254 = "";
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data229};
+const err227 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -12456,15 +12654,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced250 !== undefined){
-data229 = coerced250;
-if(data227 !== undefined){
-data227["max_reasoning_effort"] = coerced250;
+if(coerced254 !== undefined){
+data234 = coerced254;
+if(data232 !== undefined){
+data232["max_reasoning_effort"] = coerced254;
 }
 }
 }
-if("max" !== data229){
-const err228 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data229};
+if("max" !== data234){
+const err228 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data234};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -12473,16 +12671,16 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid21 = _errs712 === errors;
-valid82 = valid82 || _valid21;
+var _valid21 = _errs723 === errors;
+valid83 = valid83 || _valid21;
 }
 }
 }
 }
 }
 }
-if(!valid82){
-const err229 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data229};
+if(!valid83){
+const err229 = {instancePath:instancePath+"/keys/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data234};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -12494,53 +12692,53 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs699;
+errors = _errs710;
 if(vErrors !== null){
-if(_errs699){
-vErrors.length = _errs699;
+if(_errs710){
+vErrors.length = _errs710;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid81 = _errs698 === errors;
+var valid82 = _errs709 === errors;
 }
 else {
-var valid81 = true;
+var valid82 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data227}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data232}];
 return false;
 }
 }
-var valid78 = _errs693 === errors;
+var valid79 = _errs704 === errors;
 }
 else {
-var valid78 = true;
+var valid79 = true;
 }
-if(valid78){
-if(data216.status !== undefined){
-let data230 = data216.status;
-const _errs714 = errors;
-const _errs715 = errors;
-let valid83 = false;
-const _errs716 = errors;
-if(typeof data230 !== "string"){
-let dataType251 = typeof data230;
-let coerced251 = undefined;
-if(!(coerced251 !== undefined)){
-if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data230;
+if(valid79){
+if(data221.status !== undefined){
+let data235 = data221.status;
+const _errs725 = errors;
+const _errs726 = errors;
+let valid84 = false;
+const _errs727 = errors;
+if(typeof data235 !== "string"){
+let dataType255 = typeof data235;
+let coerced255 = undefined;
+if(!(coerced255 !== undefined)){
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data235;
 }
-else if(data230 === null){
-coerced251 = "";
+else if(data235 === null){
+coerced255 = "";
 }
 else {
-const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data230};
+const err230 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data235};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -12550,15 +12748,15 @@ vErrors.push(err230);
 errors++;
 }
 }
-if(coerced251 !== undefined){
-data230 = coerced251;
-if(data216 !== undefined){
-data216["status"] = coerced251;
+if(coerced255 !== undefined){
+data235 = coerced255;
+if(data221 !== undefined){
+data221["status"] = coerced255;
 }
 }
 }
-if("active" !== data230){
-const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data230};
+if("active" !== data235){
+const err231 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data235};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -12567,22 +12765,22 @@ vErrors.push(err231);
 }
 errors++;
 }
-var _valid22 = _errs716 === errors;
-valid83 = valid83 || _valid22;
-if(!valid83){
-const _errs718 = errors;
-if(typeof data230 !== "string"){
-let dataType252 = typeof data230;
-let coerced252 = undefined;
-if(!(coerced252 !== undefined)){
-if(dataType252 == "number" || dataType252 == "boolean"){
-coerced252 = "" + data230;
+var _valid22 = _errs727 === errors;
+valid84 = valid84 || _valid22;
+if(!valid84){
+const _errs729 = errors;
+if(typeof data235 !== "string"){
+let dataType256 = typeof data235;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 == "number" || dataType256 == "boolean"){
+coerced256 = "" + data235;
 }
-else if(data230 === null){
-coerced252 = "";
+else if(data235 === null){
+coerced256 = "";
 }
 else {
-const err232 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data230};
+const err232 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data235};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -12592,15 +12790,15 @@ vErrors.push(err232);
 errors++;
 }
 }
-if(coerced252 !== undefined){
-data230 = coerced252;
-if(data216 !== undefined){
-data216["status"] = coerced252;
+if(coerced256 !== undefined){
+data235 = coerced256;
+if(data221 !== undefined){
+data221["status"] = coerced256;
 }
 }
 }
-if("blocked" !== data230){
-const err233 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data230};
+if("blocked" !== data235){
+const err233 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data235};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -12609,22 +12807,22 @@ vErrors.push(err233);
 }
 errors++;
 }
-var _valid22 = _errs718 === errors;
-valid83 = valid83 || _valid22;
-if(!valid83){
-const _errs720 = errors;
-if(typeof data230 !== "string"){
-let dataType253 = typeof data230;
-let coerced253 = undefined;
-if(!(coerced253 !== undefined)){
-if(dataType253 == "number" || dataType253 == "boolean"){
-coerced253 = "" + data230;
+var _valid22 = _errs729 === errors;
+valid84 = valid84 || _valid22;
+if(!valid84){
+const _errs731 = errors;
+if(typeof data235 !== "string"){
+let dataType257 = typeof data235;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 == "number" || dataType257 == "boolean"){
+coerced257 = "" + data235;
 }
-else if(data230 === null){
-coerced253 = "";
+else if(data235 === null){
+coerced257 = "";
 }
 else {
-const err234 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data230};
+const err234 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data235};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -12634,15 +12832,15 @@ vErrors.push(err234);
 errors++;
 }
 }
-if(coerced253 !== undefined){
-data230 = coerced253;
-if(data216 !== undefined){
-data216["status"] = coerced253;
+if(coerced257 !== undefined){
+data235 = coerced257;
+if(data221 !== undefined){
+data221["status"] = coerced257;
 }
 }
 }
-if("revoked" !== data230){
-const err235 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data230};
+if("revoked" !== data235){
+const err235 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data235};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -12651,22 +12849,22 @@ vErrors.push(err235);
 }
 errors++;
 }
-var _valid22 = _errs720 === errors;
-valid83 = valid83 || _valid22;
-if(!valid83){
-const _errs722 = errors;
-if(typeof data230 !== "string"){
-let dataType254 = typeof data230;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 == "number" || dataType254 == "boolean"){
-coerced254 = "" + data230;
+var _valid22 = _errs731 === errors;
+valid84 = valid84 || _valid22;
+if(!valid84){
+const _errs733 = errors;
+if(typeof data235 !== "string"){
+let dataType258 = typeof data235;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 == "number" || dataType258 == "boolean"){
+coerced258 = "" + data235;
 }
-else if(data230 === null){
-coerced254 = "";
+else if(data235 === null){
+coerced258 = "";
 }
 else {
-const err236 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data230};
+const err236 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data235};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -12676,15 +12874,15 @@ vErrors.push(err236);
 errors++;
 }
 }
-if(coerced254 !== undefined){
-data230 = coerced254;
-if(data216 !== undefined){
-data216["status"] = coerced254;
+if(coerced258 !== undefined){
+data235 = coerced258;
+if(data221 !== undefined){
+data221["status"] = coerced258;
 }
 }
 }
-if("deleted" !== data230){
-const err237 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data230};
+if("deleted" !== data235){
+const err237 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data235};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -12693,13 +12891,13 @@ vErrors.push(err237);
 }
 errors++;
 }
-var _valid22 = _errs722 === errors;
-valid83 = valid83 || _valid22;
+var _valid22 = _errs733 === errors;
+valid84 = valid84 || _valid22;
 }
 }
 }
-if(!valid83){
-const err238 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data230};
+if(!valid84){
+const err238 = {instancePath:instancePath+"/keys/" + i10+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data235};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -12711,20 +12909,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs715;
+errors = _errs726;
 if(vErrors !== null){
-if(_errs715){
-vErrors.length = _errs715;
+if(_errs726){
+vErrors.length = _errs726;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid78 = _errs714 === errors;
+var valid79 = _errs725 === errors;
 }
 else {
-var valid78 = true;
+var valid79 = true;
 }
 }
 }
@@ -12737,22 +12935,22 @@ var valid78 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data216}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i10,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data221}];
 return false;
 }
 }
-var valid77 = _errs669 === errors;
-if(!valid77){
+var valid78 = _errs680 === errors;
+if(!valid78){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data215}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data220}];
 return false;
 }
 }
-var valid0 = _errs667 === errors;
+var valid0 = _errs678 === errors;
 }
 else {
 var valid0 = true;
