@@ -70,6 +70,9 @@ const launchNode: NodeLauncher = async (node: NodeConfig) => {
     reasoningField: node.simulated.reasoningField,
     protocol: node.protocol,
     scripts: node.simulated.scripts,
+    prefixCache: node.simulated.prefixCache,
+    prefillMsPerToken: node.simulated.prefillMsPerToken,
+    maxNumSeqs: node.simulated.maxNumSeqs,
   });
   const baseUrl = await simulator.listen(node.simulated.port, '127.0.0.1');
   return { node: { ...node, baseUrl }, stop: () => simulator.close() };

@@ -84,6 +84,20 @@ const SimulatedNodeSettingsSchema = Type.Object(
     protocol: Type.Optional(literals<WireProtocol>(WIRE_PROTOCOLS)),
     /** Scripted answers by model name as the node sees it (`"*"`: every other model). */
     scripts: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.Array(ScriptRuleSchema, { minItems: 1 }))),
+    /** A prefix cache like vLLM's (off when absent): capacity in tokens, block size in tokens (default 16). */
+    prefix_cache: Type.Optional(
+      Type.Object(
+        {
+          capacity_tokens: Type.Integer({ minimum: 1, maximum: 1_000_000_000 }),
+          block_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** ms of first-token delay per prompt token not found in the prefix cache (default 0). */
+    prefill_ms_per_token: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+    /** Requests the node runs at once, like vLLM's max_num_seqs; later ones wait (default: no limit). */
+    max_num_seqs: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );

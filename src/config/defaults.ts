@@ -109,5 +109,13 @@ export const DEFAULTS = {
     budgets: { none: 0, minimal: 1024, low: 1024, medium: 8192, high: 24576, xhigh: 32768, max: 65536 },
     levels: { low: 'low', medium: 'medium', high: 'high' },
   },
-  simulated: { firstByteMs: 0, tokensPerSecond: 0, reasoningField: 'reasoning_content', port: 0 },
+  simulated: {
+    firstByteMs: 0,
+    tokensPerSecond: 0,
+    reasoningField: 'reasoning_content',
+    port: 0,
+    /** vLLM's KV-cache block size. */
+    blockTokens: 16,
+    prefillMsPerToken: 0,
+  },
 } as const;

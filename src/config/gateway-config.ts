@@ -82,6 +82,12 @@ export interface SimulatedNodeSettings {
   readonly port: number;
   /** Scripted answers by model name, as written (checked at load); empty: none. */
   readonly scripts: SimulatorScriptsFile;
+  /** The node's prefix cache; undefined: none. */
+  readonly prefixCache: { readonly capacityTokens: number; readonly blockTokens: number } | undefined;
+  /** First-token delay per uncached prompt token, ms. */
+  readonly prefillMsPerToken: number;
+  /** Requests run at once; undefined: no limit. */
+  readonly maxNumSeqs: number | undefined;
 }
 
 /** USD per one million tokens. */

@@ -179,6 +179,12 @@ export function resolveNode(
       reasoningField: simulated.reasoning_field ?? DEFAULTS.simulated.reasoningField,
       port: simulated.port ?? DEFAULTS.simulated.port,
       scripts: resolveScripts(simulated.scripts, path, source),
+      prefixCache: simulated.prefix_cache && {
+        capacityTokens: simulated.prefix_cache.capacity_tokens,
+        blockTokens: simulated.prefix_cache.block_tokens ?? DEFAULTS.simulated.blockTokens,
+      },
+      prefillMsPerToken: simulated.prefill_ms_per_token ?? DEFAULTS.simulated.prefillMsPerToken,
+      maxNumSeqs: simulated.max_num_seqs,
     },
     ...(node.load_metrics === undefined
       ? {}

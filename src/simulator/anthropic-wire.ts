@@ -201,11 +201,13 @@ function signatureOf(identity: AnthropicIdentity, thinking: string): string {
   return Buffer.from(`sig:${identity.model}:${fnv1aHash(thinking).toString(16)}`).toString('base64');
 }
 
+/** Anthropic counts cache reads apart: `input_tokens` are the prompt tokens not read from the cache. */
 function usageOf(plan: CompletionPlan) {
+  const cached = plan.cachedTokens ?? 0;
   return {
-    input_tokens: plan.promptTokens,
+    input_tokens: plan.promptTokens - cached,
     cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_read_input_tokens: cached,
     output_tokens: choiceOutputTokens(plan),
     output_tokens_details: { thinking_tokens: plan.reasoningTokens.length },
   };
@@ -274,7 +276,7 @@ export function anthropicStreamEvents(plan: CompletionPlan, identity: AnthropicI
         usage: {
           input_tokens: usage.input_tokens,
           cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
+          cache_read_input_tokens: usage.cache_read_input_tokens,
           output_tokens: 1,
         },
       },

@@ -17,7 +17,7 @@ export function completionUsage(plan: CompletionPlan): CompletionUsage {
     prompt_tokens: plan.promptTokens,
     completion_tokens: completionTokens,
     total_tokens: plan.promptTokens + completionTokens,
-    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: plan.cachedTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: reasoningTokens },
   };
 }

@@ -201,6 +201,8 @@ function usageOf(plan: CompletionPlan): Record<string, number> {
     totalTokenCount: plan.promptTokens + candidates + reasoning,
   };
   if (reasoning > 0) usage.thoughtsTokenCount = reasoning;
+  // Gemini counts cached tokens inside promptTokenCount and names them apart.
+  if ((plan.cachedTokens ?? 0) > 0) usage.cachedContentTokenCount = plan.cachedTokens ?? 0;
   return usage;
 }
 

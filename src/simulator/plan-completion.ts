@@ -58,6 +58,8 @@ export interface ChoicePlan {
  */
 export interface CompletionPlan extends ChoicePlan {
   promptTokens: number;
+  /** Of the prompt tokens, those the node found in its prefix cache (absent: none). */
+  cachedTokens?: number;
   choices: readonly ChoicePlan[];
 }
 

@@ -13,7 +13,8 @@ export interface RunSimulatorOptions {
 /** `switchyard simulate`'s usage line (also its `--help`). */
 export const SIMULATE_USAGE =
   'usage: switchyard simulate [--port N] [--host H] [--first-byte-ms N] [--tokens-per-second N]' +
-  ' [--reasoning-field reasoning_content|reasoning] [--context-length N] [--seed N]';
+  ' [--reasoning-field reasoning_content|reasoning] [--context-length N] [--seed N]' +
+  ' [--prefix-cache-tokens N] [--block-tokens N] [--prefill-ms-per-token N] [--max-num-seqs N]';
 
 function readNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -46,6 +47,10 @@ export async function runSimulator(argv: string[], options: RunSimulatorOptions 
       'reasoning-field': { type: 'string' },
       'context-length': { type: 'string' },
       seed: { type: 'string' },
+      'prefix-cache-tokens': { type: 'string' },
+      'block-tokens': { type: 'string' },
+      'prefill-ms-per-token': { type: 'string' },
+      'max-num-seqs': { type: 'string' },
     },
   });
   const port = readNumber(values.port, 'port') ?? 0;
@@ -61,6 +66,14 @@ export async function runSimulator(argv: string[], options: RunSimulatorOptions 
   if (contextLength !== undefined) nodeOptions.contextLength = contextLength;
   const seed = readNumber(values.seed, 'seed');
   if (seed !== undefined) nodeOptions.seed = seed;
+  const capacityTokens = readNumber(values['prefix-cache-tokens'], 'prefix-cache-tokens');
+  const blockTokens = readNumber(values['block-tokens'], 'block-tokens');
+  if (capacityTokens !== undefined) nodeOptions.prefixCache = { capacityTokens, blockTokens };
+  else if (blockTokens !== undefined) throw new Error(`--block-tokens needs --prefix-cache-tokens\n${SIMULATE_USAGE}`);
+  const prefillMsPerToken = readNumber(values['prefill-ms-per-token'], 'prefill-ms-per-token');
+  if (prefillMsPerToken !== undefined) nodeOptions.prefillMsPerToken = prefillMsPerToken;
+  const maxNumSeqs = readNumber(values['max-num-seqs'], 'max-num-seqs');
+  if (maxNumSeqs !== undefined) nodeOptions.maxNumSeqs = maxNumSeqs;
 
   const node = new SimulatedNode(nodeOptions);
   const baseUrl = await node.listen(port, values.host ?? '127.0.0.1');

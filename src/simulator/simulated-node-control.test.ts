@@ -55,7 +55,7 @@ test('POST /_simulator/reset clears faults and stats', TIMEOUT, async (t) => {
   assert.equal((await client.post('/chat/completions', BODY)).status, 503);
   const reset = await client.post('/_simulator/reset', {});
   assert.equal(reset.status, 200);
-  assert.deepEqual(client.node.stats(), { requests: 0, inFlight: 0, maxInFlight: 0 });
+  assert.deepEqual(client.node.stats(), { requests: 0, inFlight: 0, maxInFlight: 0, running: 0, waiting: 0 });
   assert.equal((await client.post('/chat/completions', BODY)).status, 200);
   assert.equal(client.node.stats().requests, 1);
   assert.equal((await client.get('/_simulator/reset')).status, 405);
@@ -68,7 +68,7 @@ test('resetStats keeps counting from zero; control requests are not counted', TI
   await client.get('/_simulator/stats');
   assert.equal(client.node.stats().requests, 1);
   client.node.resetStats();
-  assert.deepEqual(client.node.stats(), { requests: 0, inFlight: 0, maxInFlight: 0 });
+  assert.deepEqual(client.node.stats(), { requests: 0, inFlight: 0, maxInFlight: 0, running: 0, waiting: 0 });
 });
 
 test('baseUrl and close', async () => {

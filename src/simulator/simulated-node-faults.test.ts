@@ -133,7 +133,15 @@ test('maxInFlight counts concurrent requests; inFlight returns to 0', TIMEOUT, a
   await waitFor(() => client.node.stats().inFlight === 0, 1000, { everyMs: 5 });
   assert.deepEqual(
     { ...client.node.stats(), lastRequest: undefined },
-    { requests: 6, inFlight: 0, maxInFlight: 6, lastRequest: undefined },
+    {
+      requests: 6,
+      inFlight: 0,
+      maxInFlight: 6,
+      running: 0,
+      waiting: 0,
+      lastRequest: undefined,
+      lastPrefill: { promptTokens: 10, cachedTokens: 0, firstTokenDelayMs: 200 },
+    },
   );
 });
 

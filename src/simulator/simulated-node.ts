@@ -12,12 +12,16 @@ import { openaiControls } from './openai-controls.js';
 import { chatBodyOfResponsesRequest, completionUsage, responsesBody, responsesStreamEvents } from './responses-wire.js';
 import { parseChatRequest } from './parse-chat-request.js';
 import { planCompletion, type CompletionPlan } from './plan-completion.js';
+import { PrefixCache } from './prefix-cache.js';
+import { DEFAULT_BLOCK_TOKENS, promptBlockHashes } from './prompt-blocks.js';
 import { errorBody, type SimulatedProtocol } from './protocol-errors.js';
 import { readRequestBody } from './read-request-body.js';
 import { redactHeaders } from './redact-headers.js';
 import { sendJson } from './send-json.js';
 import { SimulatorError } from './simulator-error.js';
 import { scriptFor } from './simulator-script.js';
+import { SequenceSlots } from './sequence-slots.js';
+import { simulatorMetrics } from './simulator-metrics.js';
 import {
   compileSimulatorScripts,
   type SimulatorScripts,
@@ -54,6 +58,24 @@ export interface SimulatedNodeOptions {
   apiKey?: string;
   /** Scripted answers by model name (`"*"`: every other model), as in the YAML; checked here (throws ScriptError). */
   scripts?: SimulatorScriptsFile;
+  /**
+   * A prefix cache like vLLM's automatic prefix caching (off when absent): an LRU of
+   * `capacityTokens` tokens in blocks of `blockTokens` (default 16). The tokens of a prompt
+   * found cached are reported in its usage and cost no prefill time.
+   */
+  prefixCache?: { capacityTokens: number; blockTokens?: number };
+  /** Prefill cost: ms added to the first-token delay per prompt token not found cached (default 0). */
+  prefillMsPerToken?: number;
+  /** Requests run at once, like vLLM's `max_num_seqs`; later ones wait their turn (default: no limit). */
+  maxNumSeqs?: number;
+}
+
+/** How the node scheduled the first token of its last planned answer. */
+export interface PrefillRecord {
+  promptTokens: number;
+  cachedTokens: number;
+  /** firstByteMs (+ a fault's extra delay) + prefillMsPerToken × uncached tokens; queueing not included. */
+  firstTokenDelayMs: number;
 }
 
 /** Traffic seen by a node; only chat-completion requests are counted. */
@@ -61,7 +83,24 @@ export interface SimulatedNodeStats {
   requests: number;
   inFlight: number;
   maxInFlight: number;
+  /** Requests in the running batch and waiting for it (see `maxNumSeqs`). */
+  running: number;
+  waiting: number;
+  /** With a prefix cache: tokens looked up and found since the start, and tokens held now. */
+  prefixCache?: { queriedTokens: number; hitTokens: number; cachedTokens: number; capacityTokens: number };
   lastRequest?: { headers: Record<string, string | string[] | undefined>; body: unknown; path: string };
+  lastPrefill?: PrefillRecord;
+}
+
+/** A planned answer, rendered once the prefix cache has said how much of the prompt it held. */
+interface PlannedAnswer {
+  plan: CompletionPlan;
+  /** The model and messages the prompt's tokens are counted from (the prefix cache's keys). */
+  model: string;
+  messages: readonly unknown[];
+  stream: boolean;
+  json: (plan: CompletionPlan) => unknown;
+  events: (plan: CompletionPlan) => ChatStreamEvents;
 }
 
 const DEFAULT_HOST = '127.0.0.1';
@@ -105,6 +144,13 @@ export class SimulatedNode {
   readonly #apiKey: string | undefined;
   readonly #scripts: SimulatorScripts;
   readonly #faults: FaultInjector;
+  readonly #prefixCache: PrefixCache | undefined;
+  readonly #prefillMsPerToken: number;
+  readonly #slots: SequenceSlots;
+  readonly #metrics: ReturnType<typeof simulatorMetrics>;
+  /** Prompt tokens of the requests running now: the KV cache they hold. */
+  #runningTokens = 0;
+  #lastPrefill: PrefillRecord | undefined;
   readonly #server: Server;
   readonly #modelsSeen = new Set<string>();
   #baseUrl: string | undefined;
@@ -125,6 +171,23 @@ export class SimulatedNode {
     this.#scripts = compileSimulatorScripts(options.scripts ?? {});
     this.#faults = new FaultInjector(options.seed ?? 1);
     if (options.faults !== undefined) this.setFaults(options.faults);
+    const cache = options.prefixCache;
+    this.#prefixCache =
+      cache === undefined
+        ? undefined
+        : new PrefixCache(cache.capacityTokens, cache.blockTokens ?? DEFAULT_BLOCK_TOKENS);
+    this.#prefillMsPerToken = requireNonNegative(options.prefillMsPerToken, 'prefillMsPerToken');
+    this.#slots = new SequenceSlots(options.maxNumSeqs);
+    this.#metrics = simulatorMetrics(
+      {
+        running: () => this.#slots.running,
+        waiting: () => this.#slots.waiting,
+        kvCacheUsage: () =>
+          this.#prefixCache === undefined ? 0 : Math.min(1, this.#runningTokens / this.#prefixCache.capacityTokens),
+        prefixCache: () => this.#prefixCache?.counters ?? { queriedTokens: 0, hitTokens: 0 },
+      },
+      DEFAULT_MODEL_ID,
+    );
     this.#server = createServer((request, response) => this.#handle(request, response));
   }
 
@@ -159,16 +222,32 @@ export class SimulatedNode {
       requests: this.#requests,
       inFlight: this.#inFlight,
       maxInFlight: this.#maxInFlight,
+      running: this.#slots.running,
+      waiting: this.#slots.waiting,
     };
+    if (this.#prefixCache !== undefined) {
+      stats.prefixCache = {
+        ...this.#prefixCache.counters,
+        cachedTokens: this.#prefixCache.cachedTokens,
+        capacityTokens: this.#prefixCache.capacityTokens,
+      };
+    }
     if (this.#lastRequest !== undefined) stats.lastRequest = { ...this.#lastRequest };
+    if (this.#lastPrefill !== undefined) stats.lastPrefill = { ...this.#lastPrefill };
     return stats;
   }
 
-  /** Zeroes `requests`, forgets `lastRequest`; `maxInFlight` restarts from the current `inFlight`. */
+  /** Zeroes `requests`, forgets `lastRequest` and `lastPrefill`; `maxInFlight` restarts from the current `inFlight`. */
   resetStats(): void {
     this.#requests = 0;
     this.#maxInFlight = this.#inFlight;
     this.#lastRequest = undefined;
+    this.#lastPrefill = undefined;
+  }
+
+  /** Empties the prefix cache (its token counters, like Prometheus counters, keep counting). */
+  clearPrefixCache(): void {
+    this.#prefixCache?.clear();
   }
 
   /** Stops listening and destroys every open connection (in-flight requests included). */
@@ -247,7 +326,15 @@ export class SimulatedNode {
       allow('POST');
       this.setFaults({});
       this.resetStats();
+      this.clearPrefixCache();
       return sendJson(response, 200, { reset: true });
+    }
+    if (path === '/metrics' || path.endsWith('/metrics')) {
+      allow('GET');
+      const text = await this.#metrics.metrics();
+      response.writeHead(200, { 'content-type': this.#metrics.contentType, 'content-length': Buffer.byteLength(text) });
+      response.end(text);
+      return;
     }
     if (path.endsWith('/models')) {
       allow('GET');
@@ -292,7 +379,18 @@ export class SimulatedNode {
     }
     this.#lastRequest = { headers: { ...request.headers }, body: received.body, path };
 
-    await pause(this.#firstByteMs + decision.extraDelayMs, signal);
+    // The batch: a request beyond `maxNumSeqs` waits here for a running one to end.
+    if (!(await this.#slots.acquire(signal))) return;
+    let heldTokens = 0;
+    const release = (): void => {
+      this.#slots.release();
+      this.#runningTokens -= heldTokens;
+    };
+    if (signal.aborted) return release();
+    response.once('close', release);
+
+    const baseDelayMs = this.#firstByteMs + decision.extraDelayMs;
+    await pause(baseDelayMs, signal);
     if (signal.aborted) return;
     if (decision.action === 'reset') {
       request.socket.destroy();
@@ -315,12 +413,32 @@ export class SimulatedNode {
         { param: 'messages', code: 'context_length_exceeded' },
       );
     }
-    if (answer.json !== undefined) return sendJson(response, 200, answer.json());
-    await writeChatStream(response, answer.events(), {
+    heldTokens = answer.plan.promptTokens;
+    this.#runningTokens += heldTokens;
+    const cachedTokens = this.#lookUpPrefix(answer);
+    const prefillMs = (answer.plan.promptTokens - cachedTokens) * this.#prefillMsPerToken;
+    this.#lastPrefill = {
+      promptTokens: answer.plan.promptTokens,
+      cachedTokens,
+      firstTokenDelayMs: baseDelayMs + prefillMs,
+    };
+    await pause(prefillMs, signal);
+    if (signal.aborted) return;
+    const plan = cachedTokens === 0 ? answer.plan : { ...answer.plan, cachedTokens };
+    if (!answer.stream) return sendJson(response, 200, answer.json(plan));
+    await writeChatStream(response, answer.events(plan), {
       tokensPerSecond: this.#tokensPerSecond,
       cutAfterChunks: decision.cutAfterChunks,
       signal,
     });
+  }
+
+  /** The prompt tokens found in the prefix cache (0 without one); the prompt is cached from now on. */
+  #lookUpPrefix(answer: PlannedAnswer): number {
+    const cache = this.#prefixCache;
+    if (cache === undefined) return 0;
+    const hashes = promptBlockHashes(answer.model, answer.messages, cache.blockTokens);
+    return cache.lookupAndStore(hashes, answer.plan.promptTokens);
   }
 
   /** Parses the request in the node's protocol and plans the answer: a JSON body or stream events. */
@@ -329,7 +447,7 @@ export class SimulatedNode {
     url: string,
     requestNumber: number,
     anthropicVersion: string | string[] | undefined,
-  ): { plan: CompletionPlan; json?: () => unknown; events: () => ChatStreamEvents } {
+  ): PlannedAnswer {
     if (this.#protocol === 'anthropic') {
       const parsed = parseAnthropicRequest(body, typeof anthropicVersion === 'string' ? anthropicVersion : undefined);
       this.#modelsSeen.add(parsed.model);
@@ -339,13 +457,14 @@ export class SimulatedNode {
         scriptFor(this.#scripts, parsed.model),
       );
       const identity = { id: `msg_sim${requestNumber}`, model: parsed.model };
-      return parsed.stream
-        ? { plan, events: () => anthropicStreamEvents(plan, identity) }
-        : {
-            plan,
-            json: () => anthropicMessageBody(plan, identity),
-            events: () => anthropicStreamEvents(plan, identity),
-          };
+      return {
+        plan,
+        model: parsed.model,
+        messages: parsed.messages,
+        stream: parsed.stream,
+        json: (final) => anthropicMessageBody(final, identity),
+        events: (final) => anthropicStreamEvents(final, identity),
+      };
     }
     if (this.#protocol === 'gemini') {
       const match = /\/models\/([^/?]+):(generateContent|streamGenerateContent)(\?|$)/.exec(url);
@@ -358,11 +477,15 @@ export class SimulatedNode {
         scriptFor(this.#scripts, model),
       );
       const identity = { responseId: `sim-response-${requestNumber}`, model };
-      const events = () => geminiStreamEvents(plan, identity, parsed.includeThoughts);
-      // Gemini streams only on the streaming method, with alt=sse (js-genai's URL).
-      return match?.[2] === 'streamGenerateContent'
-        ? { plan, events }
-        : { plan, json: () => geminiResponseBody(plan, identity, parsed.includeThoughts), events };
+      return {
+        plan,
+        model,
+        messages: parsed.messages,
+        // Gemini streams only on the streaming method, with alt=sse (js-genai's URL).
+        stream: match?.[2] === 'streamGenerateContent',
+        json: (final) => geminiResponseBody(final, identity, parsed.includeThoughts),
+        events: (final) => geminiStreamEvents(final, identity, parsed.includeThoughts),
+      };
     }
     // The Responses API (an OpenAI node configured `apis: [chat, responses]`): the same plan, in its shapes.
     const responses = url.split('?', 1)[0]?.endsWith('/responses') === true;
@@ -377,17 +500,26 @@ export class SimulatedNode {
       model: chatRequest.model,
       reasoningField: responses ? ('reasoning_content' as const) : this.#reasoningField,
     };
+    const common = { plan, model: chatRequest.model, messages: chatRequest.messages, stream: chatRequest.stream };
     if (responses) {
       const request = body as Record<string, unknown>;
-      const usage = completionUsage(plan);
-      const events = () =>
-        responsesStreamEvents(request, requestNumber, chatStreamEvents(plan, identity, false), usage);
-      return chatRequest.stream
-        ? { plan, events }
-        : { plan, json: () => responsesBody(request, requestNumber, completionBody(plan, identity), usage), events };
+      return {
+        ...common,
+        json: (final) => responsesBody(request, requestNumber, completionBody(final, identity), completionUsage(final)),
+        events: (final) =>
+          responsesStreamEvents(
+            request,
+            requestNumber,
+            chatStreamEvents(final, identity, false),
+            completionUsage(final),
+          ),
+      };
     }
-    const events = () => chatStreamEvents(plan, identity, chatRequest.includeUsage);
-    return chatRequest.stream ? { plan, events } : { plan, json: () => completionBody(plan, identity), events };
+    return {
+      ...common,
+      json: (final) => completionBody(final, identity),
+      events: (final) => chatStreamEvents(final, identity, chatRequest.includeUsage),
+    };
   }
 
   /** With an `apiKey`, a request without it is refused the way the protocol's API refuses it. */

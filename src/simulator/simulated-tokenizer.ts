@@ -3,7 +3,7 @@ import { messageText } from './message-text.js';
 const TOKENS_PER_MESSAGE = 4;
 const TOKENS_PER_PROMPT = 2;
 
-function isWhitespace(code: number): boolean {
+export function isWhitespace(code: number): boolean {
   // ASCII whitespace plus the common Unicode spaces; matches what `\s` splits on in practice.
   return (
     code === 32 ||

@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateAddNode = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["id","provider","models"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["model"],"properties":{"model":{"minLength":1,"type":"string"},"upstream_model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^[A-Za-z0-9._-]+$", "u");
@@ -834,7 +834,7 @@ if(errors === _errs68){
 if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
 const _errs70 = errors;
 for(const key3 in data20){
-if(!((((((key3 === "first_byte_ms") || (key3 === "tokens_per_second")) || (key3 === "reasoning_field")) || (key3 === "port")) || (key3 === "protocol")) || (key3 === "scripts"))){
+if(!(func2.call(schema11.properties.simulated.properties, key3))){
 validate10.errors = [{instancePath:instancePath+"/simulated",schemaPath:"#/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated,data:data20}];
 return false;
 break;
@@ -1446,6 +1446,145 @@ var valid9 = _errs91 === errors;
 else {
 var valid9 = true;
 }
+if(valid9){
+if(data20.prefix_cache !== undefined){
+let data37 = data20.prefix_cache;
+const _errs124 = errors;
+if(errors === _errs124){
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+let missing2;
+if((data37.capacity_tokens === undefined) && (missing2 = "capacity_tokens")){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache",schemaPath:"#/properties/simulated/properties/prefix_cache/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.simulated.properties.prefix_cache.required,parentSchema:schema11.properties.simulated.properties.prefix_cache,data:data37}];
+return false;
+}
+else {
+const _errs126 = errors;
+for(const key8 in data37){
+if(!((key8 === "capacity_tokens") || (key8 === "block_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache",schemaPath:"#/properties/simulated/properties/prefix_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.simulated.properties.prefix_cache,data:data37}];
+return false;
+break;
+}
+}
+if(_errs126 === errors){
+if(data37.capacity_tokens !== undefined){
+let data38 = data37.capacity_tokens;
+const _errs127 = errors;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/capacity_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens.type,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data38}];
+return false;
+}
+if(errors === _errs127){
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 1000000000 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/capacity_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data38}];
+return false;
+}
+else {
+if(data38 < 1 || isNaN(data38)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/capacity_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data38}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs127 === errors;
+}
+else {
+var valid18 = true;
+}
+if(valid18){
+if(data37.block_tokens !== undefined){
+let data39 = data37.block_tokens;
+const _errs129 = errors;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/block_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens.type,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data39}];
+return false;
+}
+if(errors === _errs129){
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 > 1024 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/block_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1024},message:"must be <= 1024",schema:1024,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data39}];
+return false;
+}
+else {
+if(data39 < 1 || isNaN(data39)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/simulated/properties/prefix_cache/properties/block_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data39}];
+return false;
+}
+}
+}
+}
+var valid18 = _errs129 === errors;
+}
+else {
+var valid18 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/prefix_cache",schemaPath:"#/properties/simulated/properties/prefix_cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.simulated.properties.prefix_cache.type,parentSchema:schema11.properties.simulated.properties.prefix_cache,data:data37}];
+return false;
+}
+}
+var valid9 = _errs124 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.prefill_ms_per_token !== undefined){
+let data40 = data20.prefill_ms_per_token;
+const _errs131 = errors;
+if(errors === _errs131){
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 > 1000 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/simulated/properties/prefill_ms_per_token/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.simulated.properties.prefill_ms_per_token,data:data40}];
+return false;
+}
+else {
+if(data40 < 0 || isNaN(data40)){
+validate10.errors = [{instancePath:instancePath+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/simulated/properties/prefill_ms_per_token/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.simulated.properties.prefill_ms_per_token,data:data40}];
+return false;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/simulated/properties/prefill_ms_per_token/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.simulated.properties.prefill_ms_per_token.type,parentSchema:schema11.properties.simulated.properties.prefill_ms_per_token,data:data40}];
+return false;
+}
+}
+var valid9 = _errs131 === errors;
+}
+else {
+var valid9 = true;
+}
+if(valid9){
+if(data20.max_num_seqs !== undefined){
+let data41 = data20.max_num_seqs;
+const _errs133 = errors;
+if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
+validate10.errors = [{instancePath:instancePath+"/simulated/max_num_seqs",schemaPath:"#/properties/simulated/properties/max_num_seqs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.simulated.properties.max_num_seqs.type,parentSchema:schema11.properties.simulated.properties.max_num_seqs,data:data41}];
+return false;
+}
+if(errors === _errs133){
+if((typeof data41 == "number") && (isFinite(data41))){
+if(data41 < 1 || isNaN(data41)){
+validate10.errors = [{instancePath:instancePath+"/simulated/max_num_seqs",schemaPath:"#/properties/simulated/properties/max_num_seqs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.simulated.properties.max_num_seqs,data:data41}];
+return false;
+}
+}
+}
+var valid9 = _errs133 === errors;
+}
+else {
+var valid9 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -1465,250 +1604,250 @@ var valid0 = true;
 }
 if(valid0){
 if(data.load_metrics !== undefined){
-let data37 = data.load_metrics;
-const _errs124 = errors;
-if(errors === _errs124){
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-const _errs126 = errors;
-for(const key8 in data37){
-if(!((((key8 === "url") || (key8 === "interval_ms")) || (key8 === "timeout_ms")) || (key8 === "max_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/load_metrics",schemaPath:"#/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.load_metrics,data:data37}];
+let data42 = data.load_metrics;
+const _errs135 = errors;
+if(errors === _errs135){
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+const _errs137 = errors;
+for(const key9 in data42){
+if(!((((key9 === "url") || (key9 === "interval_ms")) || (key9 === "timeout_ms")) || (key9 === "max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics",schemaPath:"#/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.load_metrics,data:data42}];
 return false;
 break;
 }
 }
-if(_errs126 === errors){
-if(data37.url !== undefined){
-let data38 = data37.url;
-const _errs127 = errors;
-if(errors === _errs127){
-if(typeof data38 === "string"){
-if(!pattern1.test(data38)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/url",schemaPath:"#/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.load_metrics.properties.url,data:data38}];
+if(_errs137 === errors){
+if(data42.url !== undefined){
+let data43 = data42.url;
+const _errs138 = errors;
+if(errors === _errs138){
+if(typeof data43 === "string"){
+if(!pattern1.test(data43)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/url",schemaPath:"#/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.load_metrics.properties.url,data:data43}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/load_metrics/url",schemaPath:"#/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.load_metrics.properties.url,data:data38}];
+validate10.errors = [{instancePath:instancePath+"/load_metrics/url",schemaPath:"#/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.load_metrics.properties.url,data:data43}];
 return false;
 }
 }
-var valid18 = _errs127 === errors;
+var valid19 = _errs138 === errors;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
-if(data37.interval_ms !== undefined){
-let data39 = data37.interval_ms;
-const _errs129 = errors;
-if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data39}];
+if(valid19){
+if(data42.interval_ms !== undefined){
+let data44 = data42.interval_ms;
+const _errs140 = errors;
+if(!(((typeof data44 == "number") && (!(data44 % 1) && !isNaN(data44))) && (isFinite(data44)))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data44}];
 return false;
 }
-if(errors === _errs129){
-if((typeof data39 == "number") && (isFinite(data39))){
-if(data39 > 600000 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data39}];
-return false;
-}
-else {
-if(data39 < 100 || isNaN(data39)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data39}];
-return false;
-}
-}
-}
-}
-var valid18 = _errs129 === errors;
-}
-else {
-var valid18 = true;
-}
-if(valid18){
-if(data37.timeout_ms !== undefined){
-let data40 = data37.timeout_ms;
-const _errs131 = errors;
-if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data40}];
-return false;
-}
-if(errors === _errs131){
-if((typeof data40 == "number") && (isFinite(data40))){
-if(data40 > 60000 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data40}];
+if(errors === _errs140){
+if((typeof data44 == "number") && (isFinite(data44))){
+if(data44 > 600000 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data44}];
 return false;
 }
 else {
-if(data40 < 10 || isNaN(data40)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data40}];
+if(data44 < 100 || isNaN(data44)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/interval_ms",schemaPath:"#/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.load_metrics.properties.interval_ms,data:data44}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs131 === errors;
+var valid19 = _errs140 === errors;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
-if(valid18){
-if(data37.max_bytes !== undefined){
-let data41 = data37.max_bytes;
-const _errs133 = errors;
-if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data41}];
+if(valid19){
+if(data42.timeout_ms !== undefined){
+let data45 = data42.timeout_ms;
+const _errs142 = errors;
+if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data45}];
 return false;
 }
-if(errors === _errs133){
-if((typeof data41 == "number") && (isFinite(data41))){
-if(data41 > 67108864 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data41}];
+if(errors === _errs142){
+if((typeof data45 == "number") && (isFinite(data45))){
+if(data45 > 60000 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data45}];
 return false;
 }
 else {
-if(data41 < 1024 || isNaN(data41)){
-validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data41}];
+if(data45 < 10 || isNaN(data45)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/timeout_ms",schemaPath:"#/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.load_metrics.properties.timeout_ms,data:data45}];
 return false;
 }
 }
 }
 }
-var valid18 = _errs133 === errors;
+var valid19 = _errs142 === errors;
 }
 else {
-var valid18 = true;
+var valid19 = true;
 }
+if(valid19){
+if(data42.max_bytes !== undefined){
+let data46 = data42.max_bytes;
+const _errs144 = errors;
+if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data46}];
+return false;
 }
-}
-}
-}
+if(errors === _errs144){
+if((typeof data46 == "number") && (isFinite(data46))){
+if(data46 > 67108864 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data46}];
+return false;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/load_metrics",schemaPath:"#/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.load_metrics.type,parentSchema:schema11.properties.load_metrics,data:data37}];
+if(data46 < 1024 || isNaN(data46)){
+validate10.errors = [{instancePath:instancePath+"/load_metrics/max_bytes",schemaPath:"#/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.load_metrics.properties.max_bytes,data:data46}];
 return false;
 }
 }
-var valid0 = _errs124 === errors;
+}
+}
+var valid19 = _errs144 === errors;
+}
+else {
+var valid19 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/load_metrics",schemaPath:"#/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.load_metrics.type,parentSchema:schema11.properties.load_metrics,data:data42}];
+return false;
+}
+}
+var valid0 = _errs135 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data42 = data.models;
-const _errs135 = errors;
-if(errors === _errs135){
-if(Array.isArray(data42)){
-if(data42.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data42}];
-return false;
-}
-else {
-var valid19 = true;
-const len2 = data42.length;
-for(let i2=0; i2<len2; i2++){
-let data43 = data42[i2];
-const _errs137 = errors;
-if(errors === _errs137){
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-let missing2;
-if((data43.model === undefined) && (missing2 = "model")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data43}];
-return false;
-}
-else {
-const _errs139 = errors;
-for(const key9 in data43){
-if(!((((key9 === "model") || (key9 === "upstream_model")) || (key9 === "weight")) || (key9 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data43}];
-return false;
-break;
-}
-}
-if(_errs139 === errors){
-if(data43.model !== undefined){
-let data44 = data43.model;
-const _errs140 = errors;
-if(errors === _errs140){
-if(typeof data44 === "string"){
-if(func3(data44) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data44}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data44}];
-return false;
-}
-}
-var valid20 = _errs140 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data43.upstream_model !== undefined){
-let data45 = data43.upstream_model;
-const _errs142 = errors;
-if(errors === _errs142){
-if(typeof data45 === "string"){
-if(func3(data45) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data45}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data45}];
-return false;
-}
-}
-var valid20 = _errs142 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data43.weight !== undefined){
-let data46 = data43.weight;
-const _errs144 = errors;
-if(errors === _errs144){
-if((typeof data46 == "number") && (isFinite(data46))){
-if(data46 <= 0 || isNaN(data46)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data46}];
-return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data46}];
-return false;
-}
-}
-var valid20 = _errs144 === errors;
-}
-else {
-var valid20 = true;
-}
-if(valid20){
-if(data43.priority !== undefined){
-let data47 = data43.priority;
+let data47 = data.models;
 const _errs146 = errors;
-if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data47}];
-return false;
-}
 if(errors === _errs146){
-if((typeof data47 == "number") && (isFinite(data47))){
-if(data47 < 0 || isNaN(data47)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data47}];
+if(Array.isArray(data47)){
+if(data47.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data47}];
 return false;
-}
-}
-}
-var valid20 = _errs146 === errors;
 }
 else {
 var valid20 = true;
+const len2 = data47.length;
+for(let i2=0; i2<len2; i2++){
+let data48 = data47[i2];
+const _errs148 = errors;
+if(errors === _errs148){
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+let missing3;
+if((data48.model === undefined) && (missing3 = "model")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data48}];
+return false;
+}
+else {
+const _errs150 = errors;
+for(const key10 in data48){
+if(!((((key10 === "model") || (key10 === "upstream_model")) || (key10 === "weight")) || (key10 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data48}];
+return false;
+break;
+}
+}
+if(_errs150 === errors){
+if(data48.model !== undefined){
+let data49 = data48.model;
+const _errs151 = errors;
+if(errors === _errs151){
+if(typeof data49 === "string"){
+if(func3(data49) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.model,data:data49}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/model",schemaPath:"#/properties/models/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.model,data:data49}];
+return false;
+}
+}
+var valid21 = _errs151 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data48.upstream_model !== undefined){
+let data50 = data48.upstream_model;
+const _errs153 = errors;
+if(errors === _errs153){
+if(typeof data50 === "string"){
+if(func3(data50) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data50}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/upstream_model",schemaPath:"#/properties/models/items/properties/upstream_model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.upstream_model.type,parentSchema:schema11.properties.models.items.properties.upstream_model,data:data50}];
+return false;
+}
+}
+var valid21 = _errs153 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data48.weight !== undefined){
+let data51 = data48.weight;
+const _errs155 = errors;
+if(errors === _errs155){
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 <= 0 || isNaN(data51)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.weight,data:data51}];
+return false;
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/weight",schemaPath:"#/properties/models/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.weight,data:data51}];
+return false;
+}
+}
+var valid21 = _errs155 === errors;
+}
+else {
+var valid21 = true;
+}
+if(valid21){
+if(data48.priority !== undefined){
+let data52 = data48.priority;
+const _errs157 = errors;
+if(!(((typeof data52 == "number") && (!(data52 % 1) && !isNaN(data52))) && (isFinite(data52)))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.priority,data:data52}];
+return false;
+}
+if(errors === _errs157){
+if((typeof data52 == "number") && (isFinite(data52))){
+if(data52 < 0 || isNaN(data52)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i2+"/priority",schemaPath:"#/properties/models/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priority,data:data52}];
+return false;
+}
+}
+}
+var valid21 = _errs157 === errors;
+}
+else {
+var valid21 = true;
 }
 }
 }
@@ -1717,23 +1856,23 @@ var valid20 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data43}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i2,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data48}];
 return false;
 }
 }
-var valid19 = _errs137 === errors;
-if(!valid19){
+var valid20 = _errs148 === errors;
+if(!valid20){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data42}];
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data47}];
 return false;
 }
 }
-var valid0 = _errs135 === errors;
+var valid0 = _errs146 === errors;
 }
 else {
 var valid0 = true;

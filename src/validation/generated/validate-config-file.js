@@ -3,7 +3,7 @@
 
 import func3Module from 'ajv/dist/runtime/ucs2length.js';
 export const validateConfigFile = validate10;
-const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"budget_timezone":{"minLength":1,"type":"string"},"budget_cached_windows":{"minimum":100,"maximum":10000000,"type":"integer"},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"end_user_budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}},"expires_at":{"minLength":1,"maxLength":64,"type":"string"}}}}}};
+const schema11 = {"additionalProperties":false,"type":"object","required":["nodes","models"],"properties":{"listen":{"additionalProperties":false,"type":"object","properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}},"store":{"pattern":"^(memory|pglite:.*|postgres(ql)?://.+)$","type":"string"},"usage":{"additionalProperties":false,"type":"object","properties":{"journal_dir":{"minLength":1,"type":"string"},"flush_interval_ms":{"minimum":1,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_waiting_rows":{"minimum":1,"maximum":10000000,"type":"integer"},"stream_progress_interval_ms":{"minimum":0,"maximum":600000,"type":"integer"}}},"responses":{"additionalProperties":false,"type":"object","properties":{"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_stored_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"},"max_stored_responses_per_account":{"minimum":1,"maximum":100000000,"type":"integer"},"max_stored_bytes_per_account":{"minimum":1024,"maximum":1125899906842624,"type":"integer"},"max_conversation_responses":{"minimum":1,"maximum":100000,"type":"integer"},"max_conversation_bytes":{"minimum":1024,"maximum":1073741824,"type":"integer"}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_rows":{"minimum":1,"maximum":1000000000,"type":"integer"},"body_retention_days":{"minimum":1,"maximum":3650,"type":"integer"},"max_body_bytes":{"minimum":256,"maximum":16777216,"type":"integer"},"flush_interval_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_batch_rows":{"minimum":1,"maximum":10000,"type":"integer"},"max_queue_rows":{"minimum":1,"maximum":1000000,"type":"integer"},"write_timeout_ms":{"minimum":100,"maximum":600000,"type":"integer"},"purge_interval_ms":{"minimum":100,"maximum":86400000,"type":"integer"},"max_unauthenticated_addresses":{"minimum":1,"maximum":100000,"type":"integer"}}},"redis":{"pattern":"^rediss?://","type":"string"},"trusted_proxies":{"type":"array","items":{"minLength":1,"type":"string"}},"admin_key":{"minLength":24,"type":"string"},"console":{"additionalProperties":false,"type":"object","properties":{"session_ttl_seconds":{"minimum":1,"maximum":604800,"type":"integer"},"trace_url":{"pattern":"^https?://[^\\s]*\\{trace_id\\}[^\\s]*$","maxLength":2048,"type":"string"}}},"log_level":{"anyOf":[{"const":"fatal","type":"string"},{"const":"error","type":"string"},{"const":"warn","type":"string"},{"const":"info","type":"string"},{"const":"debug","type":"string"},{"const":"trace","type":"string"},{"const":"silent","type":"string"}]},"limits":{"additionalProperties":false,"type":"object","properties":{"key":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"ip":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"account":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"auth_failures_per_minute":{"minimum":1,"type":"integer"},"count_tokens_per_minute":{"minimum":1,"type":"integer"}}},"failover":{"additionalProperties":false,"type":"object","properties":{"max_attempts":{"minimum":1,"maximum":20,"type":"integer"},"retry_on_status":{"type":"array","items":{"minimum":400,"maximum":599,"type":"integer"}},"max_retry_after_seconds":{"minimum":1,"maximum":3600,"type":"integer"}}},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"node_replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"health":{"additionalProperties":false,"type":"object","properties":{"failure_threshold":{"minimum":1,"type":"integer"},"base_ejection_ms":{"minimum":1,"type":"integer"},"max_ejection_ms":{"minimum":1,"type":"integer"},"probe_interval_ms":{"minimum":0,"type":"integer"},"probe_path":{"pattern":"^/","type":"string"},"probe_timeout_ms":{"minimum":1,"type":"integer"}}},"http":{"additionalProperties":false,"type":"object","properties":{"body_limit_bytes":{"minimum":1024,"type":"integer"},"sse_keepalive_ms":{"minimum":100,"type":"integer"},"headers_timeout_ms":{"minimum":100,"type":"integer"},"request_timeout_ms":{"minimum":0,"type":"integer"},"body_idle_timeout_ms":{"minimum":100,"type":"integer"},"keep_alive_timeout_ms":{"minimum":0,"type":"integer"},"max_connections":{"minimum":0,"type":"integer"},"listen_backlog":{"minimum":1,"type":"integer"},"max_messages":{"minimum":1,"type":"integer"},"max_choices":{"minimum":1,"maximum":128,"type":"integer"},"max_json_depth":{"minimum":2,"maximum":1000,"type":"integer"},"max_body_bytes_in_flight":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_key":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_account":{"minimum":1024,"type":"integer"},"max_body_bytes_in_flight_per_ip":{"minimum":1024,"type":"integer"},"max_drain_bytes":{"minimum":0,"type":"integer"},"drain_timeout_ms":{"minimum":0,"type":"integer"}}},"log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"},"format":{"anyOf":[{"const":"auto","type":"string"},{"const":"json","type":"string"},{"const":"pretty","type":"string"}]}}},"metrics":{"additionalProperties":false,"type":"object","properties":{"enabled":{"type":"boolean"},"listen":{"additionalProperties":false,"type":"object","required":["port"],"properties":{"host":{"minLength":1,"type":"string"},"port":{"minimum":0,"maximum":65535,"type":"integer"}}}}},"telemetry":{"additionalProperties":false,"type":"object","properties":{"otlp":{"additionalProperties":false,"type":"object","properties":{"endpoint":{"pattern":"^https?://","type":"string"},"headers":{"type":"object","patternProperties":{"^(.*)$":{"type":"string"}}},"timeout_ms":{"minimum":1,"maximum":60000,"type":"integer"}}},"service_name":{"minLength":1,"maxLength":256,"type":"string"},"sample_ratio":{"minimum":0,"maximum":1,"type":"number"},"capture_content":{"type":"boolean"},"max_content_chars":{"minimum":1,"maximum":1048576,"type":"integer"},"max_queue_spans":{"minimum":1,"maximum":1000000,"type":"integer"},"batch_spans":{"minimum":1,"maximum":100000,"type":"integer"},"batch_interval_ms":{"minimum":1,"maximum":600000,"type":"integer"}}},"shutdown":{"additionalProperties":false,"type":"object","properties":{"grace_ms":{"minimum":0,"type":"integer"}}},"nodes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","provider"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._-]+$","type":"string"},"provider":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"},{"const":"simulated","type":"string"}]},"base_url":{"pattern":"^https?://","type":"string"},"api_key":{"type":"string"},"max_concurrency":{"minimum":1,"type":"integer"},"weight":{"exclusiveMinimum":0,"type":"number"},"timeouts":{"additionalProperties":false,"type":"object","properties":{"connect_ms":{"minimum":1,"type":"integer"},"first_byte_ms":{"minimum":1,"type":"integer"},"idle_ms":{"minimum":1,"type":"integer"},"total_ms":{"minimum":1,"type":"integer"},"min_tokens_per_second":{"exclusiveMinimum":0,"type":"number"}}},"replies":{"additionalProperties":false,"type":"object","properties":{"max_json_bytes":{"minimum":1024,"type":"integer"},"max_event_bytes":{"minimum":1024,"type":"integer"}}},"reasoning_param":{"anyOf":[{"const":"reasoning_effort","type":"string"},{"const":"reasoning","type":"string"}]},"max_tokens_field":{"anyOf":[{"const":"max_tokens","type":"string"},{"const":"max_completion_tokens","type":"string"}]},"apis":{"minItems":1,"maxItems":2,"type":"array","items":{"anyOf":[{"const":"chat","type":"string"},{"const":"responses","type":"string"}]}},"anthropic_version":{"anyOf":[{"const":"2023-06-01","type":"string"},{"const":"2026-10-21","type":"string"}]},"simulated":{"additionalProperties":false,"type":"object","properties":{"first_byte_ms":{"minimum":0,"type":"integer"},"tokens_per_second":{"minimum":0,"type":"number"},"reasoning_field":{"anyOf":[{"const":"reasoning_content","type":"string"},{"const":"reasoning","type":"string"}]},"port":{"minimum":0,"maximum":65535,"type":"integer"},"protocol":{"anyOf":[{"const":"openai","type":"string"},{"const":"anthropic","type":"string"},{"const":"gemini","type":"string"}]},"scripts":{"type":"object","patternProperties":{"^(.*)$":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","properties":{"when":{"additionalProperties":false,"type":"object","properties":{"tools_offered":{"type":"boolean"},"last_role":{"anyOf":[{"const":"user","type":"string"},{"const":"assistant","type":"string"},{"const":"tool","type":"string"},{"const":"system","type":"string"}]},"last_message_matches":{"minLength":1,"type":"string"}}},"call":{"additionalProperties":false,"type":"object","required":["tool"],"properties":{"tool":{"minLength":1,"type":"string"},"arguments":{"type":"object","patternProperties":{"^(.*)$":{}}}}},"answer":{"type":"string"}}}}}},"prefix_cache":{"additionalProperties":false,"type":"object","required":["capacity_tokens"],"properties":{"capacity_tokens":{"minimum":1,"maximum":1000000000,"type":"integer"},"block_tokens":{"minimum":1,"maximum":1024,"type":"integer"}}},"prefill_ms_per_token":{"minimum":0,"maximum":1000,"type":"number"},"max_num_seqs":{"minimum":1,"type":"integer"}}},"load_metrics":{"additionalProperties":false,"type":"object","properties":{"url":{"pattern":"^https?://","type":"string"},"interval_ms":{"minimum":100,"maximum":600000,"type":"integer"},"timeout_ms":{"minimum":10,"maximum":60000,"type":"integer"},"max_bytes":{"minimum":1024,"maximum":67108864,"type":"integer"}}}}}},"models":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["id","routes"],"properties":{"id":{"minLength":1,"type":"string"},"aliases":{"maxItems":64,"uniqueItems":true,"type":"array","items":{"minLength":1,"maxLength":256,"type":"string"}},"owned_by":{"minLength":1,"type":"string"},"context_length":{"minimum":1,"type":"integer"},"max_output_tokens":{"minimum":1,"type":"integer"},"default_max_tokens":{"minimum":1,"type":"integer"},"unresolved_input_tokens":{"minimum":1,"type":"integer"},"reasoning":{"additionalProperties":false,"type":"object","required":["default_effort"],"properties":{"default_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"efforts":{"maxItems":7,"type":"array","items":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}},"style":{"anyOf":[{"const":"budget","type":"string"},{"const":"level","type":"string"}]},"budgets":{"additionalProperties":false,"type":"object","properties":{"none":{"minimum":0,"type":"integer"},"minimal":{"minimum":1,"type":"integer"},"low":{"minimum":1,"type":"integer"},"medium":{"minimum":1,"type":"integer"},"high":{"minimum":1,"type":"integer"},"xhigh":{"minimum":1,"type":"integer"},"max":{"minimum":1,"type":"integer"}}},"levels":{"additionalProperties":false,"type":"object","properties":{"none":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"minimal":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"low":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"medium":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"high":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"xhigh":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]},"max":{"anyOf":[{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"answer_tokens":{"minimum":1,"type":"integer"}}},"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"priced_features":{"additionalProperties":false,"type":"object","properties":{"server_tools":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["usd_per_call"],"properties":{"usd_per_call":{"minimum":0,"type":"number"},"max_calls":{"minimum":1,"maximum":1000,"type":"integer"}}}}},"service_tiers":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}}}}}},"betas":{"maxProperties":16,"type":"object","patternProperties":{"^[a-z0-9][a-z0-9_.-]*$":{"additionalProperties":false,"type":"object","required":["pricing"],"properties":{"pricing":{"additionalProperties":false,"type":"object","required":["input","output"],"properties":{"input":{"minimum":0,"type":"number"},"output":{"minimum":0,"type":"number"},"cached_input":{"minimum":0,"type":"number"},"cache_write":{"minimum":0,"type":"number"},"cache_write_1h":{"minimum":0,"type":"number"},"reasoning":{"minimum":0,"type":"number"}}},"min_prompt_tokens":{"minimum":0,"type":"integer"}}}}}}},"routing":{"additionalProperties":false,"type":"object","properties":{"affinity":{"anyOf":[{"const":"session","type":"string"},{"const":"prefix","type":"string"},{"const":"none","type":"string"}]},"affinity_load_factor":{"minimum":1,"maximum":100,"type":"number"}}},"routes":{"minItems":1,"type":"array","items":{"additionalProperties":false,"type":"object","required":["node"],"properties":{"node":{"minLength":1,"type":"string"},"model":{"minLength":1,"type":"string"},"weight":{"exclusiveMinimum":0,"type":"number"},"priority":{"minimum":0,"type":"integer"}}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}}}}},"budget_timezone":{"minLength":1,"type":"string"},"budget_cached_windows":{"minimum":100,"maximum":10000000,"type":"integer"},"accounts":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"pattern":"^[A-Za-z0-9._@-]+$","type":"string"},"name":{"type":"string"},"balance":{"minimum":-1000000,"maximum":1000000,"type":"number"},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}}}}},"keys":{"type":"array","items":{"additionalProperties":false,"type":"object","required":["key"],"properties":{"key":{"minLength":16,"type":"string"},"account":{"minLength":1,"type":"string"},"name":{"type":"string"},"spend_limit":{"minimum":0,"maximum":1000000,"type":"number"},"limits":{"additionalProperties":false,"type":"object","properties":{"rpm":{"minimum":1,"type":"integer"},"rps":{"minimum":1,"type":"integer"},"tpm":{"minimum":1,"type":"integer"}}},"allowed_models":{"type":"array","items":{"minLength":1,"type":"string"}},"policy":{"additionalProperties":false,"type":"object","properties":{"streaming":{"type":"boolean"},"max_reasoning_effort":{"anyOf":[{"const":"none","type":"string"},{"const":"minimal","type":"string"},{"const":"low","type":"string"},{"const":"medium","type":"string"},{"const":"high","type":"string"},{"const":"xhigh","type":"string"},{"const":"max","type":"string"}]}}},"budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"end_user_budgets":{"maxItems":3,"type":"array","items":{"additionalProperties":false,"type":"object","required":["limit","period"],"properties":{"limit":{"minimum":0,"maximum":1000000,"type":"number"},"period":{"anyOf":[{"const":"day","type":"string"},{"const":"week","type":"string"},{"const":"month","type":"string"}]}}}},"status":{"anyOf":[{"const":"active","type":"string"},{"const":"blocked","type":"string"},{"const":"revoked","type":"string"},{"const":"deleted","type":"string"}]},"request_log":{"additionalProperties":false,"type":"object","properties":{"bodies":{"type":"boolean"}}},"expires_at":{"minLength":1,"maxLength":64,"type":"string"}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = func3Module.default;
 const pattern0 = new RegExp("^(memory|pglite:.*|postgres(ql)?://.+)$", "u");
@@ -5926,7 +5926,7 @@ if(errors === _errs341){
 if(data136 && typeof data136 == "object" && !Array.isArray(data136)){
 const _errs343 = errors;
 for(const key25 in data136){
-if(!((((((key25 === "first_byte_ms") || (key25 === "tokens_per_second")) || (key25 === "reasoning_field")) || (key25 === "port")) || (key25 === "protocol")) || (key25 === "scripts"))){
+if(!(func2.call(schema11.properties.nodes.items.properties.simulated.properties, key25))){
 validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated",schemaPath:"#/properties/nodes/items/properties/simulated/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated,data:data136}];
 return false;
 break;
@@ -6819,6 +6819,209 @@ var valid36 = _errs364 === errors;
 else {
 var valid36 = true;
 }
+if(valid36){
+if(data136.prefix_cache !== undefined){
+let data153 = data136.prefix_cache;
+const _errs397 = errors;
+if(errors === _errs397){
+if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
+let missing4;
+if((data153.capacity_tokens === undefined) && (missing4 = "capacity_tokens")){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.required,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache,data:data153}];
+return false;
+}
+else {
+const _errs399 = errors;
+for(const key30 in data153){
+if(!((key30 === "capacity_tokens") || (key30 === "block_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache,data:data153}];
+return false;
+break;
+}
+}
+if(_errs399 === errors){
+if(data153.capacity_tokens !== undefined){
+let data154 = data153.capacity_tokens;
+const _errs400 = errors;
+if(!((typeof data154 == "number") && (!(data154 % 1) && !isNaN(data154)))){
+let dataType139 = typeof data154;
+let coerced139 = undefined;
+if(!(coerced139 !== undefined)){
+if(dataType139 === "boolean" || data154 === null
+              || (dataType139 === "string" && data154 && data154 == +data154 && !(data154 % 1))){
+coerced139 = +data154;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/capacity_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data154}];
+return false;
+}
+}
+if(coerced139 !== undefined){
+data154 = coerced139;
+if(data153 !== undefined){
+data153["capacity_tokens"] = coerced139;
+}
+}
+}
+if(errors === _errs400){
+if(typeof data154 == "number"){
+if(data154 > 1000000000 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/capacity_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000",schema:1000000000,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data154}];
+return false;
+}
+else {
+if(data154 < 1 || isNaN(data154)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/capacity_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/capacity_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.capacity_tokens,data:data154}];
+return false;
+}
+}
+}
+}
+var valid45 = _errs400 === errors;
+}
+else {
+var valid45 = true;
+}
+if(valid45){
+if(data153.block_tokens !== undefined){
+let data155 = data153.block_tokens;
+const _errs402 = errors;
+if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
+let dataType140 = typeof data155;
+let coerced140 = undefined;
+if(!(coerced140 !== undefined)){
+if(dataType140 === "boolean" || data155 === null
+              || (dataType140 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
+coerced140 = +data155;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/block_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data155}];
+return false;
+}
+}
+if(coerced140 !== undefined){
+data155 = coerced140;
+if(data153 !== undefined){
+data153["block_tokens"] = coerced140;
+}
+}
+}
+if(errors === _errs402){
+if(typeof data155 == "number"){
+if(data155 > 1024 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/block_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1024},message:"must be <= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data155}];
+return false;
+}
+else {
+if(data155 < 1 || isNaN(data155)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache/block_tokens",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/properties/block_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.properties.block_tokens,data:data155}];
+return false;
+}
+}
+}
+}
+var valid45 = _errs402 === errors;
+}
+else {
+var valid45 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefix_cache",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefix_cache/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefix_cache,data:data153}];
+return false;
+}
+}
+var valid36 = _errs397 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.prefill_ms_per_token !== undefined){
+let data156 = data136.prefill_ms_per_token;
+const _errs404 = errors;
+if(!(typeof data156 == "number")){
+let dataType141 = typeof data156;
+let coerced141 = undefined;
+if(!(coerced141 !== undefined)){
+if(dataType141 == "boolean" || data156 === null
+              || (dataType141 == "string" && data156 && data156 == +data156)){
+coerced141 = +data156;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefill_ms_per_token/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token,data:data156}];
+return false;
+}
+}
+if(coerced141 !== undefined){
+data156 = coerced141;
+if(data136 !== undefined){
+data136["prefill_ms_per_token"] = coerced141;
+}
+}
+}
+if(errors === _errs404){
+if(typeof data156 == "number"){
+if(data156 > 1000 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefill_ms_per_token/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token,data:data156}];
+return false;
+}
+else {
+if(data156 < 0 || isNaN(data156)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/prefill_ms_per_token",schemaPath:"#/properties/nodes/items/properties/simulated/properties/prefill_ms_per_token/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.prefill_ms_per_token,data:data156}];
+return false;
+}
+}
+}
+}
+var valid36 = _errs404 === errors;
+}
+else {
+var valid36 = true;
+}
+if(valid36){
+if(data136.max_num_seqs !== undefined){
+let data157 = data136.max_num_seqs;
+const _errs406 = errors;
+if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
+let dataType142 = typeof data157;
+let coerced142 = undefined;
+if(!(coerced142 !== undefined)){
+if(dataType142 === "boolean" || data157 === null
+              || (dataType142 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
+coerced142 = +data157;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/max_num_seqs",schemaPath:"#/properties/nodes/items/properties/simulated/properties/max_num_seqs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.simulated.properties.max_num_seqs.type,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.max_num_seqs,data:data157}];
+return false;
+}
+}
+if(coerced142 !== undefined){
+data157 = coerced142;
+if(data136 !== undefined){
+data136["max_num_seqs"] = coerced142;
+}
+}
+}
+if(errors === _errs406){
+if(typeof data157 == "number"){
+if(data157 < 1 || isNaN(data157)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/simulated/max_num_seqs",schemaPath:"#/properties/nodes/items/properties/simulated/properties/max_num_seqs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.nodes.items.properties.simulated.properties.max_num_seqs,data:data157}];
+return false;
+}
+}
+}
+var valid36 = _errs406 === errors;
+}
+else {
+var valid36 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -6838,197 +7041,197 @@ var valid27 = true;
 }
 if(valid27){
 if(data115.load_metrics !== undefined){
-let data153 = data115.load_metrics;
-const _errs397 = errors;
-if(errors === _errs397){
-if(data153 && typeof data153 == "object" && !Array.isArray(data153)){
-const _errs399 = errors;
-for(const key30 in data153){
-if(!((((key30 === "url") || (key30 === "interval_ms")) || (key30 === "timeout_ms")) || (key30 === "max_bytes"))){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key30},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data153}];
+let data158 = data115.load_metrics;
+const _errs408 = errors;
+if(errors === _errs408){
+if(data158 && typeof data158 == "object" && !Array.isArray(data158)){
+const _errs410 = errors;
+for(const key31 in data158){
+if(!((((key31 === "url") || (key31 === "interval_ms")) || (key31 === "timeout_ms")) || (key31 === "max_bytes"))){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data158}];
 return false;
 break;
 }
 }
-if(_errs399 === errors){
-if(data153.url !== undefined){
-let data154 = data153.url;
-const _errs400 = errors;
-if(typeof data154 !== "string"){
-let dataType139 = typeof data154;
-let coerced139 = undefined;
-if(!(coerced139 !== undefined)){
-if(dataType139 == "number" || dataType139 == "boolean"){
-coerced139 = "" + data154;
+if(_errs410 === errors){
+if(data158.url !== undefined){
+let data159 = data158.url;
+const _errs411 = errors;
+if(typeof data159 !== "string"){
+let dataType143 = typeof data159;
+let coerced143 = undefined;
+if(!(coerced143 !== undefined)){
+if(dataType143 == "number" || dataType143 == "boolean"){
+coerced143 = "" + data159;
 }
-else if(data154 === null){
-coerced139 = "";
+else if(data159 === null){
+coerced143 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data154}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.nodes.items.properties.load_metrics.properties.url.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data159}];
 return false;
 }
 }
-if(coerced139 !== undefined){
-data154 = coerced139;
-if(data153 !== undefined){
-data153["url"] = coerced139;
+if(coerced143 !== undefined){
+data159 = coerced143;
+if(data158 !== undefined){
+data158["url"] = coerced143;
 }
 }
 }
-if(errors === _errs400){
-if(typeof data154 === "string"){
-if(!pattern4.test(data154)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data154}];
-return false;
-}
-}
-}
-var valid45 = _errs400 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.interval_ms !== undefined){
-let data155 = data153.interval_ms;
-const _errs402 = errors;
-if(!((typeof data155 == "number") && (!(data155 % 1) && !isNaN(data155)))){
-let dataType140 = typeof data155;
-let coerced140 = undefined;
-if(!(coerced140 !== undefined)){
-if(dataType140 === "boolean" || data155 === null
-              || (dataType140 === "string" && data155 && data155 == +data155 && !(data155 % 1))){
-coerced140 = +data155;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data155}];
-return false;
-}
-}
-if(coerced140 !== undefined){
-data155 = coerced140;
-if(data153 !== undefined){
-data153["interval_ms"] = coerced140;
-}
-}
-}
-if(errors === _errs402){
-if(typeof data155 == "number"){
-if(data155 > 600000 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data155}];
-return false;
-}
-else {
-if(data155 < 100 || isNaN(data155)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data155}];
+if(errors === _errs411){
+if(typeof data159 === "string"){
+if(!pattern4.test(data159)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/url",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/url/pattern",keyword:"pattern",params:{pattern: "^https?://"},message:"must match pattern \""+"^https?://"+"\"",schema:"^https?://",parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.url,data:data159}];
 return false;
 }
 }
 }
-}
-var valid45 = _errs402 === errors;
-}
-else {
-var valid45 = true;
-}
-if(valid45){
-if(data153.timeout_ms !== undefined){
-let data156 = data153.timeout_ms;
-const _errs404 = errors;
-if(!((typeof data156 == "number") && (!(data156 % 1) && !isNaN(data156)))){
-let dataType141 = typeof data156;
-let coerced141 = undefined;
-if(!(coerced141 !== undefined)){
-if(dataType141 === "boolean" || data156 === null
-              || (dataType141 === "string" && data156 && data156 == +data156 && !(data156 % 1))){
-coerced141 = +data156;
+var valid46 = _errs411 === errors;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data156}];
+var valid46 = true;
+}
+if(valid46){
+if(data158.interval_ms !== undefined){
+let data160 = data158.interval_ms;
+const _errs413 = errors;
+if(!((typeof data160 == "number") && (!(data160 % 1) && !isNaN(data160)))){
+let dataType144 = typeof data160;
+let coerced144 = undefined;
+if(!(coerced144 !== undefined)){
+if(dataType144 === "boolean" || data160 === null
+              || (dataType144 === "string" && data160 && data160 == +data160 && !(data160 % 1))){
+coerced144 = +data160;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data160}];
 return false;
 }
 }
-if(coerced141 !== undefined){
-data156 = coerced141;
-if(data153 !== undefined){
-data153["timeout_ms"] = coerced141;
+if(coerced144 !== undefined){
+data160 = coerced144;
+if(data158 !== undefined){
+data158["interval_ms"] = coerced144;
 }
 }
 }
-if(errors === _errs404){
-if(typeof data156 == "number"){
-if(data156 > 60000 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data156}];
+if(errors === _errs413){
+if(typeof data160 == "number"){
+if(data160 > 600000 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000",schema:600000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data160}];
 return false;
 }
 else {
-if(data156 < 10 || isNaN(data156)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data156}];
+if(data160 < 100 || isNaN(data160)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/interval_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/interval_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.interval_ms,data:data160}];
 return false;
 }
 }
 }
 }
-var valid45 = _errs404 === errors;
+var valid46 = _errs413 === errors;
 }
 else {
-var valid45 = true;
+var valid46 = true;
 }
-if(valid45){
-if(data153.max_bytes !== undefined){
-let data157 = data153.max_bytes;
-const _errs406 = errors;
-if(!((typeof data157 == "number") && (!(data157 % 1) && !isNaN(data157)))){
-let dataType142 = typeof data157;
-let coerced142 = undefined;
-if(!(coerced142 !== undefined)){
-if(dataType142 === "boolean" || data157 === null
-              || (dataType142 === "string" && data157 && data157 == +data157 && !(data157 % 1))){
-coerced142 = +data157;
+if(valid46){
+if(data158.timeout_ms !== undefined){
+let data161 = data158.timeout_ms;
+const _errs415 = errors;
+if(!((typeof data161 == "number") && (!(data161 % 1) && !isNaN(data161)))){
+let dataType145 = typeof data161;
+let coerced145 = undefined;
+if(!(coerced145 !== undefined)){
+if(dataType145 === "boolean" || data161 === null
+              || (dataType145 === "string" && data161 && data161 == +data161 && !(data161 % 1))){
+coerced145 = +data161;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data157}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data161}];
 return false;
 }
 }
-if(coerced142 !== undefined){
-data157 = coerced142;
-if(data153 !== undefined){
-data153["max_bytes"] = coerced142;
+if(coerced145 !== undefined){
+data161 = coerced145;
+if(data158 !== undefined){
+data158["timeout_ms"] = coerced145;
 }
 }
 }
-if(errors === _errs406){
-if(typeof data157 == "number"){
-if(data157 > 67108864 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data157}];
+if(errors === _errs415){
+if(typeof data161 == "number"){
+if(data161 > 60000 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000",schema:60000,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data161}];
 return false;
 }
 else {
-if(data157 < 1024 || isNaN(data157)){
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data157}];
+if(data161 < 10 || isNaN(data161)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/timeout_ms",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10",schema:10,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.timeout_ms,data:data161}];
 return false;
 }
 }
 }
 }
-var valid45 = _errs406 === errors;
+var valid46 = _errs415 === errors;
 }
 else {
-var valid45 = true;
+var valid46 = true;
 }
-}
-}
-}
-}
+if(valid46){
+if(data158.max_bytes !== undefined){
+let data162 = data158.max_bytes;
+const _errs417 = errors;
+if(!((typeof data162 == "number") && (!(data162 % 1) && !isNaN(data162)))){
+let dataType146 = typeof data162;
+let coerced146 = undefined;
+if(!(coerced146 !== undefined)){
+if(dataType146 === "boolean" || data162 === null
+              || (dataType146 === "string" && data162 && data162 == +data162 && !(data162 % 1))){
+coerced146 = +data162;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.load_metrics.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data153}];
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data162}];
 return false;
 }
 }
-var valid27 = _errs397 === errors;
+if(coerced146 !== undefined){
+data162 = coerced146;
+if(data158 !== undefined){
+data158["max_bytes"] = coerced146;
+}
+}
+}
+if(errors === _errs417){
+if(typeof data162 == "number"){
+if(data162 > 67108864 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 67108864},message:"must be <= 67108864",schema:67108864,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data162}];
+return false;
+}
+else {
+if(data162 < 1024 || isNaN(data162)){
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics/max_bytes",schemaPath:"#/properties/nodes/items/properties/load_metrics/properties/max_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024",schema:1024,parentSchema:schema11.properties.nodes.items.properties.load_metrics.properties.max_bytes,data:data162}];
+return false;
+}
+}
+}
+}
+var valid46 = _errs417 === errors;
+}
+else {
+var valid46 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/nodes/" + i2+"/load_metrics",schemaPath:"#/properties/nodes/items/properties/load_metrics/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.nodes.items.properties.load_metrics.type,parentSchema:schema11.properties.nodes.items.properties.load_metrics,data:data158}];
+return false;
+}
+}
+var valid27 = _errs408 === errors;
 }
 else {
 var valid27 = true;
@@ -7073,145 +7276,145 @@ var valid0 = true;
 }
 if(valid0){
 if(data.models !== undefined){
-let data158 = data.models;
-const _errs408 = errors;
-if(errors === _errs408){
-if(Array.isArray(data158)){
-if(data158.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data158}];
+let data163 = data.models;
+const _errs419 = errors;
+if(errors === _errs419){
+if(Array.isArray(data163)){
+if(data163.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models,data:data163}];
 return false;
-}
-else {
-var valid46 = true;
-const len5 = data158.length;
-for(let i5=0; i5<len5; i5++){
-let data159 = data158[i5];
-const _errs410 = errors;
-if(errors === _errs410){
-if(data159 && typeof data159 == "object" && !Array.isArray(data159)){
-let missing4;
-if(((data159.id === undefined) && (missing4 = "id")) || ((data159.routes === undefined) && (missing4 = "routes"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data159}];
-return false;
-}
-else {
-const _errs412 = errors;
-for(const key31 in data159){
-if(!(func2.call(schema11.properties.models.items.properties, key31))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key31},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data159}];
-return false;
-break;
-}
-}
-if(_errs412 === errors){
-if(data159.id !== undefined){
-let data160 = data159.id;
-const _errs413 = errors;
-if(typeof data160 !== "string"){
-let dataType143 = typeof data160;
-let coerced143 = undefined;
-if(!(coerced143 !== undefined)){
-if(dataType143 == "number" || dataType143 == "boolean"){
-coerced143 = "" + data160;
-}
-else if(data160 === null){
-coerced143 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data160}];
-return false;
-}
-}
-if(coerced143 !== undefined){
-data160 = coerced143;
-if(data159 !== undefined){
-data159["id"] = coerced143;
-}
-}
-}
-if(errors === _errs413){
-if(typeof data160 === "string"){
-if(func3(data160) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data160}];
-return false;
-}
-}
-}
-var valid47 = _errs413 === errors;
 }
 else {
 var valid47 = true;
-}
-if(valid47){
-if(data159.aliases !== undefined){
-let data161 = data159.aliases;
-const _errs415 = errors;
-if(errors === _errs415){
-if(Array.isArray(data161)){
-if(data161.length > 64){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data161}];
+const len5 = data163.length;
+for(let i5=0; i5<len5; i5++){
+let data164 = data163[i5];
+const _errs421 = errors;
+if(errors === _errs421){
+if(data164 && typeof data164 == "object" && !Array.isArray(data164)){
+let missing5;
+if(((data164.id === undefined) && (missing5 = "id")) || ((data164.routes === undefined) && (missing5 = "routes"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.required,parentSchema:schema11.properties.models.items,data:data164}];
 return false;
 }
 else {
-var valid48 = true;
-const len6 = data161.length;
-for(let i6=0; i6<len6; i6++){
-let data162 = data161[i6];
-const _errs417 = errors;
-if(typeof data162 !== "string"){
-let dataType144 = typeof data162;
-let coerced144 = undefined;
-if(!(coerced144 !== undefined)){
-if(dataType144 == "number" || dataType144 == "boolean"){
-coerced144 = "" + data162;
-}
-else if(data162 === null){
-coerced144 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data162}];
+const _errs423 = errors;
+for(const key32 in data164){
+if(!(func2.call(schema11.properties.models.items.properties, key32))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items,data:data164}];
 return false;
-}
-}
-if(coerced144 !== undefined){
-data162 = coerced144;
-if(data161 !== undefined){
-data161[i6] = coerced144;
-}
-}
-}
-if(errors === _errs417){
-if(typeof data162 === "string"){
-if(func3(data162) > 256){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data162}];
-return false;
-}
-else {
-if(func3(data162) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data162}];
-return false;
-}
-}
-}
-}
-var valid48 = _errs417 === errors;
-if(!valid48){
 break;
 }
 }
+if(_errs423 === errors){
+if(data164.id !== undefined){
+let data165 = data164.id;
+const _errs424 = errors;
+if(typeof data165 !== "string"){
+let dataType147 = typeof data165;
+let coerced147 = undefined;
+if(!(coerced147 !== undefined)){
+if(dataType147 == "number" || dataType147 == "boolean"){
+coerced147 = "" + data165;
+}
+else if(data165 === null){
+coerced147 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.id.type,parentSchema:schema11.properties.models.items.properties.id,data:data165}];
+return false;
+}
+}
+if(coerced147 !== undefined){
+data165 = coerced147;
+if(data164 !== undefined){
+data164["id"] = coerced147;
+}
+}
+}
+if(errors === _errs424){
+if(typeof data165 === "string"){
+if(func3(data165) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/id",schemaPath:"#/properties/models/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.id,data:data165}];
+return false;
+}
+}
+}
+var valid48 = _errs424 === errors;
+}
+else {
+var valid48 = true;
+}
 if(valid48){
-let i7 = data161.length;
+if(data164.aliases !== undefined){
+let data166 = data164.aliases;
+const _errs426 = errors;
+if(errors === _errs426){
+if(Array.isArray(data166)){
+if(data166.length > 64){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items",schema:64,parentSchema:schema11.properties.models.items.properties.aliases,data:data166}];
+return false;
+}
+else {
+var valid49 = true;
+const len6 = data166.length;
+for(let i6=0; i6<len6; i6++){
+let data167 = data166[i6];
+const _errs428 = errors;
+if(typeof data167 !== "string"){
+let dataType148 = typeof data167;
+let coerced148 = undefined;
+if(!(coerced148 !== undefined)){
+if(dataType148 == "number" || dataType148 == "boolean"){
+coerced148 = "" + data167;
+}
+else if(data167 === null){
+coerced148 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.aliases.items.type,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data167}];
+return false;
+}
+}
+if(coerced148 !== undefined){
+data167 = coerced148;
+if(data166 !== undefined){
+data166[i6] = coerced148;
+}
+}
+}
+if(errors === _errs428){
+if(typeof data167 === "string"){
+if(func3(data167) > 256){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters",schema:256,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data167}];
+return false;
+}
+else {
+if(func3(data167) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases/" + i6,schemaPath:"#/properties/models/items/properties/aliases/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.aliases.items,data:data167}];
+return false;
+}
+}
+}
+}
+var valid49 = _errs428 === errors;
+if(!valid49){
+break;
+}
+}
+if(valid49){
+let i7 = data166.length;
 let j0;
 if(i7 > 1){
 const indices0 = {};
 for(;i7--;){
-let item0 = data161[i7];
+let item0 = data166[i7];
 if(typeof item0 !== "string"){
 continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i7+" are identical)",schema:true,parentSchema:schema11.properties.models.items.properties.aliases,data:data166}];
 return false;
 break;
 }
@@ -7222,241 +7425,241 @@ indices0[item0] = i7;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data161}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/aliases",schemaPath:"#/properties/models/items/properties/aliases/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.aliases.type,parentSchema:schema11.properties.models.items.properties.aliases,data:data166}];
 return false;
 }
 }
-var valid47 = _errs415 === errors;
+var valid48 = _errs426 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-if(valid47){
-if(data159.owned_by !== undefined){
-let data163 = data159.owned_by;
-const _errs419 = errors;
-if(typeof data163 !== "string"){
-let dataType145 = typeof data163;
-let coerced145 = undefined;
-if(!(coerced145 !== undefined)){
-if(dataType145 == "number" || dataType145 == "boolean"){
-coerced145 = "" + data163;
-}
-else if(data163 === null){
-coerced145 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data163}];
-return false;
-}
-}
-if(coerced145 !== undefined){
-data163 = coerced145;
-if(data159 !== undefined){
-data159["owned_by"] = coerced145;
-}
-}
-}
-if(errors === _errs419){
-if(typeof data163 === "string"){
-if(func3(data163) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data163}];
-return false;
-}
-}
-}
-var valid47 = _errs419 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.context_length !== undefined){
-let data164 = data159.context_length;
-const _errs421 = errors;
-if(!((typeof data164 == "number") && (!(data164 % 1) && !isNaN(data164)))){
-let dataType146 = typeof data164;
-let coerced146 = undefined;
-if(!(coerced146 !== undefined)){
-if(dataType146 === "boolean" || data164 === null
-              || (dataType146 === "string" && data164 && data164 == +data164 && !(data164 % 1))){
-coerced146 = +data164;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data164}];
-return false;
-}
-}
-if(coerced146 !== undefined){
-data164 = coerced146;
-if(data159 !== undefined){
-data159["context_length"] = coerced146;
-}
-}
-}
-if(errors === _errs421){
-if(typeof data164 == "number"){
-if(data164 < 1 || isNaN(data164)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data164}];
-return false;
-}
-}
-}
-var valid47 = _errs421 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.max_output_tokens !== undefined){
-let data165 = data159.max_output_tokens;
-const _errs423 = errors;
-if(!((typeof data165 == "number") && (!(data165 % 1) && !isNaN(data165)))){
-let dataType147 = typeof data165;
-let coerced147 = undefined;
-if(!(coerced147 !== undefined)){
-if(dataType147 === "boolean" || data165 === null
-              || (dataType147 === "string" && data165 && data165 == +data165 && !(data165 % 1))){
-coerced147 = +data165;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data165}];
-return false;
-}
-}
-if(coerced147 !== undefined){
-data165 = coerced147;
-if(data159 !== undefined){
-data159["max_output_tokens"] = coerced147;
-}
-}
-}
-if(errors === _errs423){
-if(typeof data165 == "number"){
-if(data165 < 1 || isNaN(data165)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data165}];
-return false;
-}
-}
-}
-var valid47 = _errs423 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.default_max_tokens !== undefined){
-let data166 = data159.default_max_tokens;
-const _errs425 = errors;
-if(!((typeof data166 == "number") && (!(data166 % 1) && !isNaN(data166)))){
-let dataType148 = typeof data166;
-let coerced148 = undefined;
-if(!(coerced148 !== undefined)){
-if(dataType148 === "boolean" || data166 === null
-              || (dataType148 === "string" && data166 && data166 == +data166 && !(data166 % 1))){
-coerced148 = +data166;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data166}];
-return false;
-}
-}
-if(coerced148 !== undefined){
-data166 = coerced148;
-if(data159 !== undefined){
-data159["default_max_tokens"] = coerced148;
-}
-}
-}
-if(errors === _errs425){
-if(typeof data166 == "number"){
-if(data166 < 1 || isNaN(data166)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data166}];
-return false;
-}
-}
-}
-var valid47 = _errs425 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.unresolved_input_tokens !== undefined){
-let data167 = data159.unresolved_input_tokens;
-const _errs427 = errors;
-if(!((typeof data167 == "number") && (!(data167 % 1) && !isNaN(data167)))){
-let dataType149 = typeof data167;
+if(valid48){
+if(data164.owned_by !== undefined){
+let data168 = data164.owned_by;
+const _errs430 = errors;
+if(typeof data168 !== "string"){
+let dataType149 = typeof data168;
 let coerced149 = undefined;
 if(!(coerced149 !== undefined)){
-if(dataType149 === "boolean" || data167 === null
-              || (dataType149 === "string" && data167 && data167 == +data167 && !(data167 % 1))){
-coerced149 = +data167;
+if(dataType149 == "number" || dataType149 == "boolean"){
+coerced149 = "" + data168;
+}
+else if(data168 === null){
+coerced149 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data167}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.owned_by.type,parentSchema:schema11.properties.models.items.properties.owned_by,data:data168}];
 return false;
 }
 }
 if(coerced149 !== undefined){
-data167 = coerced149;
-if(data159 !== undefined){
-data159["unresolved_input_tokens"] = coerced149;
+data168 = coerced149;
+if(data164 !== undefined){
+data164["owned_by"] = coerced149;
 }
 }
 }
-if(errors === _errs427){
-if(typeof data167 == "number"){
-if(data167 < 1 || isNaN(data167)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data167}];
+if(errors === _errs430){
+if(typeof data168 === "string"){
+if(func3(data168) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/owned_by",schemaPath:"#/properties/models/items/properties/owned_by/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.owned_by,data:data168}];
 return false;
 }
 }
 }
-var valid47 = _errs427 === errors;
+var valid48 = _errs430 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-if(valid47){
-if(data159.reasoning !== undefined){
-let data168 = data159.reasoning;
-const _errs429 = errors;
-if(errors === _errs429){
-if(data168 && typeof data168 == "object" && !Array.isArray(data168)){
-let missing5;
-if((data168.default_effort === undefined) && (missing5 = "default_effort")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data168}];
+if(valid48){
+if(data164.context_length !== undefined){
+let data169 = data164.context_length;
+const _errs432 = errors;
+if(!((typeof data169 == "number") && (!(data169 % 1) && !isNaN(data169)))){
+let dataType150 = typeof data169;
+let coerced150 = undefined;
+if(!(coerced150 !== undefined)){
+if(dataType150 === "boolean" || data169 === null
+              || (dataType150 === "string" && data169 && data169 == +data169 && !(data169 % 1))){
+coerced150 = +data169;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.context_length.type,parentSchema:schema11.properties.models.items.properties.context_length,data:data169}];
+return false;
+}
+}
+if(coerced150 !== undefined){
+data169 = coerced150;
+if(data164 !== undefined){
+data164["context_length"] = coerced150;
+}
+}
+}
+if(errors === _errs432){
+if(typeof data169 == "number"){
+if(data169 < 1 || isNaN(data169)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/context_length",schemaPath:"#/properties/models/items/properties/context_length/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.context_length,data:data169}];
+return false;
+}
+}
+}
+var valid48 = _errs432 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.max_output_tokens !== undefined){
+let data170 = data164.max_output_tokens;
+const _errs434 = errors;
+if(!((typeof data170 == "number") && (!(data170 % 1) && !isNaN(data170)))){
+let dataType151 = typeof data170;
+let coerced151 = undefined;
+if(!(coerced151 !== undefined)){
+if(dataType151 === "boolean" || data170 === null
+              || (dataType151 === "string" && data170 && data170 == +data170 && !(data170 % 1))){
+coerced151 = +data170;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.max_output_tokens.type,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data170}];
+return false;
+}
+}
+if(coerced151 !== undefined){
+data170 = coerced151;
+if(data164 !== undefined){
+data164["max_output_tokens"] = coerced151;
+}
+}
+}
+if(errors === _errs434){
+if(typeof data170 == "number"){
+if(data170 < 1 || isNaN(data170)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/max_output_tokens",schemaPath:"#/properties/models/items/properties/max_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.max_output_tokens,data:data170}];
+return false;
+}
+}
+}
+var valid48 = _errs434 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.default_max_tokens !== undefined){
+let data171 = data164.default_max_tokens;
+const _errs436 = errors;
+if(!((typeof data171 == "number") && (!(data171 % 1) && !isNaN(data171)))){
+let dataType152 = typeof data171;
+let coerced152 = undefined;
+if(!(coerced152 !== undefined)){
+if(dataType152 === "boolean" || data171 === null
+              || (dataType152 === "string" && data171 && data171 == +data171 && !(data171 % 1))){
+coerced152 = +data171;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.default_max_tokens.type,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data171}];
+return false;
+}
+}
+if(coerced152 !== undefined){
+data171 = coerced152;
+if(data164 !== undefined){
+data164["default_max_tokens"] = coerced152;
+}
+}
+}
+if(errors === _errs436){
+if(typeof data171 == "number"){
+if(data171 < 1 || isNaN(data171)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/default_max_tokens",schemaPath:"#/properties/models/items/properties/default_max_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.default_max_tokens,data:data171}];
+return false;
+}
+}
+}
+var valid48 = _errs436 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.unresolved_input_tokens !== undefined){
+let data172 = data164.unresolved_input_tokens;
+const _errs438 = errors;
+if(!((typeof data172 == "number") && (!(data172 % 1) && !isNaN(data172)))){
+let dataType153 = typeof data172;
+let coerced153 = undefined;
+if(!(coerced153 !== undefined)){
+if(dataType153 === "boolean" || data172 === null
+              || (dataType153 === "string" && data172 && data172 == +data172 && !(data172 % 1))){
+coerced153 = +data172;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.unresolved_input_tokens.type,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data172}];
+return false;
+}
+}
+if(coerced153 !== undefined){
+data172 = coerced153;
+if(data164 !== undefined){
+data164["unresolved_input_tokens"] = coerced153;
+}
+}
+}
+if(errors === _errs438){
+if(typeof data172 == "number"){
+if(data172 < 1 || isNaN(data172)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/unresolved_input_tokens",schemaPath:"#/properties/models/items/properties/unresolved_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.unresolved_input_tokens,data:data172}];
+return false;
+}
+}
+}
+var valid48 = _errs438 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.reasoning !== undefined){
+let data173 = data164.reasoning;
+const _errs440 = errors;
+if(errors === _errs440){
+if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
+let missing6;
+if((data173.default_effort === undefined) && (missing6 = "default_effort")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.reasoning.required,parentSchema:schema11.properties.models.items.properties.reasoning,data:data173}];
 return false;
 }
 else {
-const _errs431 = errors;
-for(const key32 in data168){
-if(!((((((key32 === "default_effort") || (key32 === "efforts")) || (key32 === "style")) || (key32 === "budgets")) || (key32 === "levels")) || (key32 === "answer_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key32},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data168}];
+const _errs442 = errors;
+for(const key33 in data173){
+if(!((((((key33 === "default_effort") || (key33 === "efforts")) || (key33 === "style")) || (key33 === "budgets")) || (key33 === "levels")) || (key33 === "answer_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning,data:data173}];
 return false;
 break;
 }
 }
-if(_errs431 === errors){
-if(data168.default_effort !== undefined){
-let data169 = data168.default_effort;
-const _errs432 = errors;
-const _errs433 = errors;
-let valid51 = false;
-const _errs434 = errors;
-if(typeof data169 !== "string"){
-let dataType150 = typeof data169;
-let coerced150 = undefined;
-if(!(coerced150 !== undefined)){
-if(dataType150 == "number" || dataType150 == "boolean"){
-coerced150 = "" + data169;
+if(_errs442 === errors){
+if(data173.default_effort !== undefined){
+let data174 = data173.default_effort;
+const _errs443 = errors;
+const _errs444 = errors;
+let valid52 = false;
+const _errs445 = errors;
+if(typeof data174 !== "string"){
+let dataType154 = typeof data174;
+let coerced154 = undefined;
+if(!(coerced154 !== undefined)){
+if(dataType154 == "number" || dataType154 == "boolean"){
+coerced154 = "" + data174;
 }
-else if(data169 === null){
-coerced150 = "";
+else if(data174 === null){
+coerced154 = "";
 }
 else {
-const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data169};
+const err72 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data174};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -7466,15 +7669,15 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(coerced150 !== undefined){
-data169 = coerced150;
-if(data168 !== undefined){
-data168["default_effort"] = coerced150;
+if(coerced154 !== undefined){
+data174 = coerced154;
+if(data173 !== undefined){
+data173["default_effort"] = coerced154;
 }
 }
 }
-if("none" !== data169){
-const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data169};
+if("none" !== data174){
+const err73 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[0],data:data174};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -7483,22 +7686,22 @@ vErrors.push(err73);
 }
 errors++;
 }
-var _valid10 = _errs434 === errors;
-valid51 = valid51 || _valid10;
-if(!valid51){
-const _errs436 = errors;
-if(typeof data169 !== "string"){
-let dataType151 = typeof data169;
-let coerced151 = undefined;
-if(!(coerced151 !== undefined)){
-if(dataType151 == "number" || dataType151 == "boolean"){
-coerced151 = "" + data169;
+var _valid10 = _errs445 === errors;
+valid52 = valid52 || _valid10;
+if(!valid52){
+const _errs447 = errors;
+if(typeof data174 !== "string"){
+let dataType155 = typeof data174;
+let coerced155 = undefined;
+if(!(coerced155 !== undefined)){
+if(dataType155 == "number" || dataType155 == "boolean"){
+coerced155 = "" + data174;
 }
-else if(data169 === null){
-coerced151 = "";
+else if(data174 === null){
+coerced155 = "";
 }
 else {
-const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data169};
+const err74 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data174};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -7508,15 +7711,15 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(coerced151 !== undefined){
-data169 = coerced151;
-if(data168 !== undefined){
-data168["default_effort"] = coerced151;
+if(coerced155 !== undefined){
+data174 = coerced155;
+if(data173 !== undefined){
+data173["default_effort"] = coerced155;
 }
 }
 }
-if("minimal" !== data169){
-const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data169};
+if("minimal" !== data174){
+const err75 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[1],data:data174};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -7525,22 +7728,22 @@ vErrors.push(err75);
 }
 errors++;
 }
-var _valid10 = _errs436 === errors;
-valid51 = valid51 || _valid10;
-if(!valid51){
-const _errs438 = errors;
-if(typeof data169 !== "string"){
-let dataType152 = typeof data169;
-let coerced152 = undefined;
-if(!(coerced152 !== undefined)){
-if(dataType152 == "number" || dataType152 == "boolean"){
-coerced152 = "" + data169;
+var _valid10 = _errs447 === errors;
+valid52 = valid52 || _valid10;
+if(!valid52){
+const _errs449 = errors;
+if(typeof data174 !== "string"){
+let dataType156 = typeof data174;
+let coerced156 = undefined;
+if(!(coerced156 !== undefined)){
+if(dataType156 == "number" || dataType156 == "boolean"){
+coerced156 = "" + data174;
 }
-else if(data169 === null){
-coerced152 = "";
+else if(data174 === null){
+coerced156 = "";
 }
 else {
-const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data169};
+const err76 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data174};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -7550,15 +7753,15 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(coerced152 !== undefined){
-data169 = coerced152;
-if(data168 !== undefined){
-data168["default_effort"] = coerced152;
+if(coerced156 !== undefined){
+data174 = coerced156;
+if(data173 !== undefined){
+data173["default_effort"] = coerced156;
 }
 }
 }
-if("low" !== data169){
-const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data169};
+if("low" !== data174){
+const err77 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[2],data:data174};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -7567,22 +7770,22 @@ vErrors.push(err77);
 }
 errors++;
 }
-var _valid10 = _errs438 === errors;
-valid51 = valid51 || _valid10;
-if(!valid51){
-const _errs440 = errors;
-if(typeof data169 !== "string"){
-let dataType153 = typeof data169;
-let coerced153 = undefined;
-if(!(coerced153 !== undefined)){
-if(dataType153 == "number" || dataType153 == "boolean"){
-coerced153 = "" + data169;
+var _valid10 = _errs449 === errors;
+valid52 = valid52 || _valid10;
+if(!valid52){
+const _errs451 = errors;
+if(typeof data174 !== "string"){
+let dataType157 = typeof data174;
+let coerced157 = undefined;
+if(!(coerced157 !== undefined)){
+if(dataType157 == "number" || dataType157 == "boolean"){
+coerced157 = "" + data174;
 }
-else if(data169 === null){
-coerced153 = "";
+else if(data174 === null){
+coerced157 = "";
 }
 else {
-const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data169};
+const err78 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data174};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -7592,15 +7795,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(coerced153 !== undefined){
-data169 = coerced153;
-if(data168 !== undefined){
-data168["default_effort"] = coerced153;
+if(coerced157 !== undefined){
+data174 = coerced157;
+if(data173 !== undefined){
+data173["default_effort"] = coerced157;
 }
 }
 }
-if("medium" !== data169){
-const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data169};
+if("medium" !== data174){
+const err79 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[3],data:data174};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -7609,22 +7812,22 @@ vErrors.push(err79);
 }
 errors++;
 }
-var _valid10 = _errs440 === errors;
-valid51 = valid51 || _valid10;
-if(!valid51){
-const _errs442 = errors;
-if(typeof data169 !== "string"){
-let dataType154 = typeof data169;
-let coerced154 = undefined;
-if(!(coerced154 !== undefined)){
-if(dataType154 == "number" || dataType154 == "boolean"){
-coerced154 = "" + data169;
+var _valid10 = _errs451 === errors;
+valid52 = valid52 || _valid10;
+if(!valid52){
+const _errs453 = errors;
+if(typeof data174 !== "string"){
+let dataType158 = typeof data174;
+let coerced158 = undefined;
+if(!(coerced158 !== undefined)){
+if(dataType158 == "number" || dataType158 == "boolean"){
+coerced158 = "" + data174;
 }
-else if(data169 === null){
-coerced154 = "";
+else if(data174 === null){
+coerced158 = "";
 }
 else {
-const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data169};
+const err80 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data174};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -7634,15 +7837,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(coerced154 !== undefined){
-data169 = coerced154;
-if(data168 !== undefined){
-data168["default_effort"] = coerced154;
+if(coerced158 !== undefined){
+data174 = coerced158;
+if(data173 !== undefined){
+data173["default_effort"] = coerced158;
 }
 }
 }
-if("high" !== data169){
-const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data169};
+if("high" !== data174){
+const err81 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[4],data:data174};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -7651,22 +7854,22 @@ vErrors.push(err81);
 }
 errors++;
 }
-var _valid10 = _errs442 === errors;
-valid51 = valid51 || _valid10;
-if(!valid51){
-const _errs444 = errors;
-if(typeof data169 !== "string"){
-let dataType155 = typeof data169;
-let coerced155 = undefined;
-if(!(coerced155 !== undefined)){
-if(dataType155 == "number" || dataType155 == "boolean"){
-coerced155 = "" + data169;
+var _valid10 = _errs453 === errors;
+valid52 = valid52 || _valid10;
+if(!valid52){
+const _errs455 = errors;
+if(typeof data174 !== "string"){
+let dataType159 = typeof data174;
+let coerced159 = undefined;
+if(!(coerced159 !== undefined)){
+if(dataType159 == "number" || dataType159 == "boolean"){
+coerced159 = "" + data174;
 }
-else if(data169 === null){
-coerced155 = "";
+else if(data174 === null){
+coerced159 = "";
 }
 else {
-const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data169};
+const err82 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data174};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -7676,15 +7879,15 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(coerced155 !== undefined){
-data169 = coerced155;
-if(data168 !== undefined){
-data168["default_effort"] = coerced155;
+if(coerced159 !== undefined){
+data174 = coerced159;
+if(data173 !== undefined){
+data173["default_effort"] = coerced159;
 }
 }
 }
-if("xhigh" !== data169){
-const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data169};
+if("xhigh" !== data174){
+const err83 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[5],data:data174};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -7693,22 +7896,22 @@ vErrors.push(err83);
 }
 errors++;
 }
-var _valid10 = _errs444 === errors;
-valid51 = valid51 || _valid10;
-if(!valid51){
-const _errs446 = errors;
-if(typeof data169 !== "string"){
-let dataType156 = typeof data169;
-let coerced156 = undefined;
-if(!(coerced156 !== undefined)){
-if(dataType156 == "number" || dataType156 == "boolean"){
-coerced156 = "" + data169;
+var _valid10 = _errs455 === errors;
+valid52 = valid52 || _valid10;
+if(!valid52){
+const _errs457 = errors;
+if(typeof data174 !== "string"){
+let dataType160 = typeof data174;
+let coerced160 = undefined;
+if(!(coerced160 !== undefined)){
+if(dataType160 == "number" || dataType160 == "boolean"){
+coerced160 = "" + data174;
 }
-else if(data169 === null){
-coerced156 = "";
+else if(data174 === null){
+coerced160 = "";
 }
 else {
-const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data169};
+const err84 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data174};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -7718,15 +7921,15 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(coerced156 !== undefined){
-data169 = coerced156;
-if(data168 !== undefined){
-data168["default_effort"] = coerced156;
+if(coerced160 !== undefined){
+data174 = coerced160;
+if(data173 !== undefined){
+data173["default_effort"] = coerced160;
 }
 }
 }
-if("max" !== data169){
-const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data169};
+if("max" !== data174){
+const err85 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf[6],data:data174};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -7735,16 +7938,16 @@ vErrors.push(err85);
 }
 errors++;
 }
-var _valid10 = _errs446 === errors;
-valid51 = valid51 || _valid10;
+var _valid10 = _errs457 === errors;
+valid52 = valid52 || _valid10;
 }
 }
 }
 }
 }
 }
-if(!valid51){
-const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data169};
+if(!valid52){
+const err86 = {instancePath:instancePath+"/models/" + i5+"/reasoning/default_effort",schemaPath:"#/properties/models/items/properties/reasoning/properties/default_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.default_effort.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.default_effort,data:data174};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -7756,52 +7959,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs433;
+errors = _errs444;
 if(vErrors !== null){
-if(_errs433){
-vErrors.length = _errs433;
+if(_errs444){
+vErrors.length = _errs444;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid50 = _errs432 === errors;
+var valid51 = _errs443 === errors;
 }
 else {
-var valid50 = true;
+var valid51 = true;
 }
-if(valid50){
-if(data168.efforts !== undefined){
-let data170 = data168.efforts;
-const _errs448 = errors;
-if(errors === _errs448){
-if(Array.isArray(data170)){
-if(data170.length > 7){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data170}];
+if(valid51){
+if(data173.efforts !== undefined){
+let data175 = data173.efforts;
+const _errs459 = errors;
+if(errors === _errs459){
+if(Array.isArray(data175)){
+if(data175.length > 7){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/maxItems",keyword:"maxItems",params:{limit: 7},message:"must NOT have more than 7 items",schema:7,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data175}];
 return false;
 }
 else {
-var valid52 = true;
-const len7 = data170.length;
+var valid53 = true;
+const len7 = data175.length;
 for(let i8=0; i8<len7; i8++){
-let data171 = data170[i8];
-const _errs450 = errors;
-const _errs451 = errors;
-let valid53 = false;
-const _errs452 = errors;
-if(typeof data171 !== "string"){
-let dataType157 = typeof data171;
-let coerced157 = undefined;
-if(!(coerced157 !== undefined)){
-if(dataType157 == "number" || dataType157 == "boolean"){
-coerced157 = "" + data171;
+let data176 = data175[i8];
+const _errs461 = errors;
+const _errs462 = errors;
+let valid54 = false;
+const _errs463 = errors;
+if(typeof data176 !== "string"){
+let dataType161 = typeof data176;
+let coerced161 = undefined;
+if(!(coerced161 !== undefined)){
+if(dataType161 == "number" || dataType161 == "boolean"){
+coerced161 = "" + data176;
 }
-else if(data171 === null){
-coerced157 = "";
+else if(data176 === null){
+coerced161 = "";
 }
 else {
-const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data171};
+const err87 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data176};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -7811,15 +8014,15 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(coerced157 !== undefined){
-data171 = coerced157;
-if(data170 !== undefined){
-data170[i8] = coerced157;
+if(coerced161 !== undefined){
+data176 = coerced161;
+if(data175 !== undefined){
+data175[i8] = coerced161;
 }
 }
 }
-if("none" !== data171){
-const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data171};
+if("none" !== data176){
+const err88 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[0],data:data176};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -7828,22 +8031,22 @@ vErrors.push(err88);
 }
 errors++;
 }
-var _valid11 = _errs452 === errors;
-valid53 = valid53 || _valid11;
-if(!valid53){
-const _errs454 = errors;
-if(typeof data171 !== "string"){
-let dataType158 = typeof data171;
-let coerced158 = undefined;
-if(!(coerced158 !== undefined)){
-if(dataType158 == "number" || dataType158 == "boolean"){
-coerced158 = "" + data171;
+var _valid11 = _errs463 === errors;
+valid54 = valid54 || _valid11;
+if(!valid54){
+const _errs465 = errors;
+if(typeof data176 !== "string"){
+let dataType162 = typeof data176;
+let coerced162 = undefined;
+if(!(coerced162 !== undefined)){
+if(dataType162 == "number" || dataType162 == "boolean"){
+coerced162 = "" + data176;
 }
-else if(data171 === null){
-coerced158 = "";
+else if(data176 === null){
+coerced162 = "";
 }
 else {
-const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data171};
+const err89 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data176};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -7853,15 +8056,15 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(coerced158 !== undefined){
-data171 = coerced158;
-if(data170 !== undefined){
-data170[i8] = coerced158;
+if(coerced162 !== undefined){
+data176 = coerced162;
+if(data175 !== undefined){
+data175[i8] = coerced162;
 }
 }
 }
-if("minimal" !== data171){
-const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data171};
+if("minimal" !== data176){
+const err90 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[1],data:data176};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -7870,22 +8073,22 @@ vErrors.push(err90);
 }
 errors++;
 }
-var _valid11 = _errs454 === errors;
-valid53 = valid53 || _valid11;
-if(!valid53){
-const _errs456 = errors;
-if(typeof data171 !== "string"){
-let dataType159 = typeof data171;
-let coerced159 = undefined;
-if(!(coerced159 !== undefined)){
-if(dataType159 == "number" || dataType159 == "boolean"){
-coerced159 = "" + data171;
+var _valid11 = _errs465 === errors;
+valid54 = valid54 || _valid11;
+if(!valid54){
+const _errs467 = errors;
+if(typeof data176 !== "string"){
+let dataType163 = typeof data176;
+let coerced163 = undefined;
+if(!(coerced163 !== undefined)){
+if(dataType163 == "number" || dataType163 == "boolean"){
+coerced163 = "" + data176;
 }
-else if(data171 === null){
-coerced159 = "";
+else if(data176 === null){
+coerced163 = "";
 }
 else {
-const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data171};
+const err91 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data176};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -7895,15 +8098,15 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(coerced159 !== undefined){
-data171 = coerced159;
-if(data170 !== undefined){
-data170[i8] = coerced159;
+if(coerced163 !== undefined){
+data176 = coerced163;
+if(data175 !== undefined){
+data175[i8] = coerced163;
 }
 }
 }
-if("low" !== data171){
-const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data171};
+if("low" !== data176){
+const err92 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[2],data:data176};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -7912,22 +8115,22 @@ vErrors.push(err92);
 }
 errors++;
 }
-var _valid11 = _errs456 === errors;
-valid53 = valid53 || _valid11;
-if(!valid53){
-const _errs458 = errors;
-if(typeof data171 !== "string"){
-let dataType160 = typeof data171;
-let coerced160 = undefined;
-if(!(coerced160 !== undefined)){
-if(dataType160 == "number" || dataType160 == "boolean"){
-coerced160 = "" + data171;
+var _valid11 = _errs467 === errors;
+valid54 = valid54 || _valid11;
+if(!valid54){
+const _errs469 = errors;
+if(typeof data176 !== "string"){
+let dataType164 = typeof data176;
+let coerced164 = undefined;
+if(!(coerced164 !== undefined)){
+if(dataType164 == "number" || dataType164 == "boolean"){
+coerced164 = "" + data176;
 }
-else if(data171 === null){
-coerced160 = "";
+else if(data176 === null){
+coerced164 = "";
 }
 else {
-const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data171};
+const err93 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data176};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -7937,15 +8140,15 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(coerced160 !== undefined){
-data171 = coerced160;
-if(data170 !== undefined){
-data170[i8] = coerced160;
+if(coerced164 !== undefined){
+data176 = coerced164;
+if(data175 !== undefined){
+data175[i8] = coerced164;
 }
 }
 }
-if("medium" !== data171){
-const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data171};
+if("medium" !== data176){
+const err94 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[3],data:data176};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -7954,22 +8157,22 @@ vErrors.push(err94);
 }
 errors++;
 }
-var _valid11 = _errs458 === errors;
-valid53 = valid53 || _valid11;
-if(!valid53){
-const _errs460 = errors;
-if(typeof data171 !== "string"){
-let dataType161 = typeof data171;
-let coerced161 = undefined;
-if(!(coerced161 !== undefined)){
-if(dataType161 == "number" || dataType161 == "boolean"){
-coerced161 = "" + data171;
+var _valid11 = _errs469 === errors;
+valid54 = valid54 || _valid11;
+if(!valid54){
+const _errs471 = errors;
+if(typeof data176 !== "string"){
+let dataType165 = typeof data176;
+let coerced165 = undefined;
+if(!(coerced165 !== undefined)){
+if(dataType165 == "number" || dataType165 == "boolean"){
+coerced165 = "" + data176;
 }
-else if(data171 === null){
-coerced161 = "";
+else if(data176 === null){
+coerced165 = "";
 }
 else {
-const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data171};
+const err95 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data176};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -7979,15 +8182,15 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(coerced161 !== undefined){
-data171 = coerced161;
-if(data170 !== undefined){
-data170[i8] = coerced161;
+if(coerced165 !== undefined){
+data176 = coerced165;
+if(data175 !== undefined){
+data175[i8] = coerced165;
 }
 }
 }
-if("high" !== data171){
-const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data171};
+if("high" !== data176){
+const err96 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[4],data:data176};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -7996,22 +8199,22 @@ vErrors.push(err96);
 }
 errors++;
 }
-var _valid11 = _errs460 === errors;
-valid53 = valid53 || _valid11;
-if(!valid53){
-const _errs462 = errors;
-if(typeof data171 !== "string"){
-let dataType162 = typeof data171;
-let coerced162 = undefined;
-if(!(coerced162 !== undefined)){
-if(dataType162 == "number" || dataType162 == "boolean"){
-coerced162 = "" + data171;
+var _valid11 = _errs471 === errors;
+valid54 = valid54 || _valid11;
+if(!valid54){
+const _errs473 = errors;
+if(typeof data176 !== "string"){
+let dataType166 = typeof data176;
+let coerced166 = undefined;
+if(!(coerced166 !== undefined)){
+if(dataType166 == "number" || dataType166 == "boolean"){
+coerced166 = "" + data176;
 }
-else if(data171 === null){
-coerced162 = "";
+else if(data176 === null){
+coerced166 = "";
 }
 else {
-const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data171};
+const err97 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data176};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -8021,15 +8224,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(coerced162 !== undefined){
-data171 = coerced162;
-if(data170 !== undefined){
-data170[i8] = coerced162;
+if(coerced166 !== undefined){
+data176 = coerced166;
+if(data175 !== undefined){
+data175[i8] = coerced166;
 }
 }
 }
-if("xhigh" !== data171){
-const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data171};
+if("xhigh" !== data176){
+const err98 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[5],data:data176};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -8038,22 +8241,22 @@ vErrors.push(err98);
 }
 errors++;
 }
-var _valid11 = _errs462 === errors;
-valid53 = valid53 || _valid11;
-if(!valid53){
-const _errs464 = errors;
-if(typeof data171 !== "string"){
-let dataType163 = typeof data171;
-let coerced163 = undefined;
-if(!(coerced163 !== undefined)){
-if(dataType163 == "number" || dataType163 == "boolean"){
-coerced163 = "" + data171;
+var _valid11 = _errs473 === errors;
+valid54 = valid54 || _valid11;
+if(!valid54){
+const _errs475 = errors;
+if(typeof data176 !== "string"){
+let dataType167 = typeof data176;
+let coerced167 = undefined;
+if(!(coerced167 !== undefined)){
+if(dataType167 == "number" || dataType167 == "boolean"){
+coerced167 = "" + data176;
 }
-else if(data171 === null){
-coerced163 = "";
+else if(data176 === null){
+coerced167 = "";
 }
 else {
-const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data171};
+const err99 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data176};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -8063,15 +8266,15 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(coerced163 !== undefined){
-data171 = coerced163;
-if(data170 !== undefined){
-data170[i8] = coerced163;
+if(coerced167 !== undefined){
+data176 = coerced167;
+if(data175 !== undefined){
+data175[i8] = coerced167;
 }
 }
 }
-if("max" !== data171){
-const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data171};
+if("max" !== data176){
+const err100 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf[6],data:data176};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -8080,16 +8283,16 @@ vErrors.push(err100);
 }
 errors++;
 }
-var _valid11 = _errs464 === errors;
-valid53 = valid53 || _valid11;
+var _valid11 = _errs475 === errors;
+valid54 = valid54 || _valid11;
 }
 }
 }
 }
 }
 }
-if(!valid53){
-const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data171};
+if(!valid54){
+const err101 = {instancePath:instancePath+"/models/" + i5+"/reasoning/efforts/" + i8,schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/items/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.items.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts.items,data:data176};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -8101,52 +8304,52 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs451;
+errors = _errs462;
 if(vErrors !== null){
-if(_errs451){
-vErrors.length = _errs451;
+if(_errs462){
+vErrors.length = _errs462;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid52 = _errs450 === errors;
-if(!valid52){
+var valid53 = _errs461 === errors;
+if(!valid53){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data170}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/efforts",schemaPath:"#/properties/models/items/properties/reasoning/properties/efforts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.reasoning.properties.efforts.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.efforts,data:data175}];
 return false;
 }
 }
-var valid50 = _errs448 === errors;
+var valid51 = _errs459 === errors;
 }
 else {
-var valid50 = true;
+var valid51 = true;
 }
-if(valid50){
-if(data168.style !== undefined){
-let data172 = data168.style;
-const _errs466 = errors;
-const _errs467 = errors;
-let valid54 = false;
-const _errs468 = errors;
-if(typeof data172 !== "string"){
-let dataType164 = typeof data172;
-let coerced164 = undefined;
-if(!(coerced164 !== undefined)){
-if(dataType164 == "number" || dataType164 == "boolean"){
-coerced164 = "" + data172;
+if(valid51){
+if(data173.style !== undefined){
+let data177 = data173.style;
+const _errs477 = errors;
+const _errs478 = errors;
+let valid55 = false;
+const _errs479 = errors;
+if(typeof data177 !== "string"){
+let dataType168 = typeof data177;
+let coerced168 = undefined;
+if(!(coerced168 !== undefined)){
+if(dataType168 == "number" || dataType168 == "boolean"){
+coerced168 = "" + data177;
 }
-else if(data172 === null){
-coerced164 = "";
+else if(data177 === null){
+coerced168 = "";
 }
 else {
-const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data172};
+const err102 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data177};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -8156,15 +8359,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(coerced164 !== undefined){
-data172 = coerced164;
-if(data168 !== undefined){
-data168["style"] = coerced164;
+if(coerced168 !== undefined){
+data177 = coerced168;
+if(data173 !== undefined){
+data173["style"] = coerced168;
 }
 }
 }
-if("budget" !== data172){
-const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data172};
+if("budget" !== data177){
+const err103 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/0/const",keyword:"const",params:{allowedValue: "budget"},message:"must be equal to constant",schema:"budget",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[0],data:data177};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -8173,22 +8376,22 @@ vErrors.push(err103);
 }
 errors++;
 }
-var _valid12 = _errs468 === errors;
-valid54 = valid54 || _valid12;
-if(!valid54){
-const _errs470 = errors;
-if(typeof data172 !== "string"){
-let dataType165 = typeof data172;
-let coerced165 = undefined;
-if(!(coerced165 !== undefined)){
-if(dataType165 == "number" || dataType165 == "boolean"){
-coerced165 = "" + data172;
+var _valid12 = _errs479 === errors;
+valid55 = valid55 || _valid12;
+if(!valid55){
+const _errs481 = errors;
+if(typeof data177 !== "string"){
+let dataType169 = typeof data177;
+let coerced169 = undefined;
+if(!(coerced169 !== undefined)){
+if(dataType169 == "number" || dataType169 == "boolean"){
+coerced169 = "" + data177;
 }
-else if(data172 === null){
-coerced165 = "";
+else if(data177 === null){
+coerced169 = "";
 }
 else {
-const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data172};
+const err104 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data177};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -8198,15 +8401,15 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(coerced165 !== undefined){
-data172 = coerced165;
-if(data168 !== undefined){
-data168["style"] = coerced165;
+if(coerced169 !== undefined){
+data177 = coerced169;
+if(data173 !== undefined){
+data173["style"] = coerced169;
 }
 }
 }
-if("level" !== data172){
-const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data172};
+if("level" !== data177){
+const err105 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf/1/const",keyword:"const",params:{allowedValue: "level"},message:"must be equal to constant",schema:"level",parentSchema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf[1],data:data177};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -8215,11 +8418,11 @@ vErrors.push(err105);
 }
 errors++;
 }
-var _valid12 = _errs470 === errors;
-valid54 = valid54 || _valid12;
+var _valid12 = _errs481 === errors;
+valid55 = valid55 || _valid12;
 }
-if(!valid54){
-const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data172};
+if(!valid55){
+const err106 = {instancePath:instancePath+"/models/" + i5+"/reasoning/style",schemaPath:"#/properties/models/items/properties/reasoning/properties/style/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.style.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.style,data:data177};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -8231,345 +8434,345 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs467;
+errors = _errs478;
 if(vErrors !== null){
-if(_errs467){
-vErrors.length = _errs467;
+if(_errs478){
+vErrors.length = _errs478;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid50 = _errs466 === errors;
+var valid51 = _errs477 === errors;
 }
 else {
-var valid50 = true;
+var valid51 = true;
 }
-if(valid50){
-if(data168.budgets !== undefined){
-let data173 = data168.budgets;
-const _errs472 = errors;
-if(errors === _errs472){
-if(data173 && typeof data173 == "object" && !Array.isArray(data173)){
-const _errs474 = errors;
-for(const key33 in data173){
-if(!(((((((key33 === "none") || (key33 === "minimal")) || (key33 === "low")) || (key33 === "medium")) || (key33 === "high")) || (key33 === "xhigh")) || (key33 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key33},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data173}];
+if(valid51){
+if(data173.budgets !== undefined){
+let data178 = data173.budgets;
+const _errs483 = errors;
+if(errors === _errs483){
+if(data178 && typeof data178 == "object" && !Array.isArray(data178)){
+const _errs485 = errors;
+for(const key34 in data178){
+if(!(((((((key34 === "none") || (key34 === "minimal")) || (key34 === "low")) || (key34 === "medium")) || (key34 === "high")) || (key34 === "xhigh")) || (key34 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data178}];
 return false;
 break;
 }
 }
-if(_errs474 === errors){
-if(data173.none !== undefined){
-let data174 = data173.none;
-const _errs475 = errors;
-if(!((typeof data174 == "number") && (!(data174 % 1) && !isNaN(data174)))){
-let dataType166 = typeof data174;
-let coerced166 = undefined;
-if(!(coerced166 !== undefined)){
-if(dataType166 === "boolean" || data174 === null
-              || (dataType166 === "string" && data174 && data174 == +data174 && !(data174 % 1))){
-coerced166 = +data174;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data174}];
-return false;
-}
-}
-if(coerced166 !== undefined){
-data174 = coerced166;
-if(data173 !== undefined){
-data173["none"] = coerced166;
-}
-}
-}
-if(errors === _errs475){
-if(typeof data174 == "number"){
-if(data174 < 0 || isNaN(data174)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data174}];
-return false;
-}
-}
-}
-var valid55 = _errs475 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data173.minimal !== undefined){
-let data175 = data173.minimal;
-const _errs477 = errors;
-if(!((typeof data175 == "number") && (!(data175 % 1) && !isNaN(data175)))){
-let dataType167 = typeof data175;
-let coerced167 = undefined;
-if(!(coerced167 !== undefined)){
-if(dataType167 === "boolean" || data175 === null
-              || (dataType167 === "string" && data175 && data175 == +data175 && !(data175 % 1))){
-coerced167 = +data175;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data175}];
-return false;
-}
-}
-if(coerced167 !== undefined){
-data175 = coerced167;
-if(data173 !== undefined){
-data173["minimal"] = coerced167;
-}
-}
-}
-if(errors === _errs477){
-if(typeof data175 == "number"){
-if(data175 < 1 || isNaN(data175)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data175}];
-return false;
-}
-}
-}
-var valid55 = _errs477 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data173.low !== undefined){
-let data176 = data173.low;
-const _errs479 = errors;
-if(!((typeof data176 == "number") && (!(data176 % 1) && !isNaN(data176)))){
-let dataType168 = typeof data176;
-let coerced168 = undefined;
-if(!(coerced168 !== undefined)){
-if(dataType168 === "boolean" || data176 === null
-              || (dataType168 === "string" && data176 && data176 == +data176 && !(data176 % 1))){
-coerced168 = +data176;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data176}];
-return false;
-}
-}
-if(coerced168 !== undefined){
-data176 = coerced168;
-if(data173 !== undefined){
-data173["low"] = coerced168;
-}
-}
-}
-if(errors === _errs479){
-if(typeof data176 == "number"){
-if(data176 < 1 || isNaN(data176)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data176}];
-return false;
-}
-}
-}
-var valid55 = _errs479 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data173.medium !== undefined){
-let data177 = data173.medium;
-const _errs481 = errors;
-if(!((typeof data177 == "number") && (!(data177 % 1) && !isNaN(data177)))){
-let dataType169 = typeof data177;
-let coerced169 = undefined;
-if(!(coerced169 !== undefined)){
-if(dataType169 === "boolean" || data177 === null
-              || (dataType169 === "string" && data177 && data177 == +data177 && !(data177 % 1))){
-coerced169 = +data177;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data177}];
-return false;
-}
-}
-if(coerced169 !== undefined){
-data177 = coerced169;
-if(data173 !== undefined){
-data173["medium"] = coerced169;
-}
-}
-}
-if(errors === _errs481){
-if(typeof data177 == "number"){
-if(data177 < 1 || isNaN(data177)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data177}];
-return false;
-}
-}
-}
-var valid55 = _errs481 === errors;
-}
-else {
-var valid55 = true;
-}
-if(valid55){
-if(data173.high !== undefined){
-let data178 = data173.high;
-const _errs483 = errors;
-if(!((typeof data178 == "number") && (!(data178 % 1) && !isNaN(data178)))){
-let dataType170 = typeof data178;
+if(_errs485 === errors){
+if(data178.none !== undefined){
+let data179 = data178.none;
+const _errs486 = errors;
+if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
+let dataType170 = typeof data179;
 let coerced170 = undefined;
 if(!(coerced170 !== undefined)){
-if(dataType170 === "boolean" || data178 === null
-              || (dataType170 === "string" && data178 && data178 == +data178 && !(data178 % 1))){
-coerced170 = +data178;
+if(dataType170 === "boolean" || data179 === null
+              || (dataType170 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
+coerced170 = +data179;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data178}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data179}];
 return false;
 }
 }
 if(coerced170 !== undefined){
-data178 = coerced170;
-if(data173 !== undefined){
-data173["high"] = coerced170;
+data179 = coerced170;
+if(data178 !== undefined){
+data178["none"] = coerced170;
 }
 }
 }
-if(errors === _errs483){
-if(typeof data178 == "number"){
-if(data178 < 1 || isNaN(data178)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data178}];
+if(errors === _errs486){
+if(typeof data179 == "number"){
+if(data179 < 0 || isNaN(data179)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/none/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.none,data:data179}];
 return false;
 }
 }
 }
-var valid55 = _errs483 === errors;
+var valid56 = _errs486 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data173.xhigh !== undefined){
-let data179 = data173.xhigh;
-const _errs485 = errors;
-if(!((typeof data179 == "number") && (!(data179 % 1) && !isNaN(data179)))){
-let dataType171 = typeof data179;
+if(valid56){
+if(data178.minimal !== undefined){
+let data180 = data178.minimal;
+const _errs488 = errors;
+if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
+let dataType171 = typeof data180;
 let coerced171 = undefined;
 if(!(coerced171 !== undefined)){
-if(dataType171 === "boolean" || data179 === null
-              || (dataType171 === "string" && data179 && data179 == +data179 && !(data179 % 1))){
-coerced171 = +data179;
+if(dataType171 === "boolean" || data180 === null
+              || (dataType171 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
+coerced171 = +data180;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data179}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data180}];
 return false;
 }
 }
 if(coerced171 !== undefined){
-data179 = coerced171;
-if(data173 !== undefined){
-data173["xhigh"] = coerced171;
+data180 = coerced171;
+if(data178 !== undefined){
+data178["minimal"] = coerced171;
 }
 }
 }
-if(errors === _errs485){
-if(typeof data179 == "number"){
-if(data179 < 1 || isNaN(data179)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data179}];
+if(errors === _errs488){
+if(typeof data180 == "number"){
+if(data180 < 1 || isNaN(data180)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/minimal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.minimal,data:data180}];
 return false;
 }
 }
 }
-var valid55 = _errs485 === errors;
+var valid56 = _errs488 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-if(valid55){
-if(data173.max !== undefined){
-let data180 = data173.max;
-const _errs487 = errors;
-if(!((typeof data180 == "number") && (!(data180 % 1) && !isNaN(data180)))){
-let dataType172 = typeof data180;
+if(valid56){
+if(data178.low !== undefined){
+let data181 = data178.low;
+const _errs490 = errors;
+if(!((typeof data181 == "number") && (!(data181 % 1) && !isNaN(data181)))){
+let dataType172 = typeof data181;
 let coerced172 = undefined;
 if(!(coerced172 !== undefined)){
-if(dataType172 === "boolean" || data180 === null
-              || (dataType172 === "string" && data180 && data180 == +data180 && !(data180 % 1))){
-coerced172 = +data180;
+if(dataType172 === "boolean" || data181 === null
+              || (dataType172 === "string" && data181 && data181 == +data181 && !(data181 % 1))){
+coerced172 = +data181;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data180}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data181}];
 return false;
 }
 }
 if(coerced172 !== undefined){
-data180 = coerced172;
-if(data173 !== undefined){
-data173["max"] = coerced172;
+data181 = coerced172;
+if(data178 !== undefined){
+data178["low"] = coerced172;
 }
 }
 }
-if(errors === _errs487){
-if(typeof data180 == "number"){
-if(data180 < 1 || isNaN(data180)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data180}];
+if(errors === _errs490){
+if(typeof data181 == "number"){
+if(data181 < 1 || isNaN(data181)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/low/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.low,data:data181}];
 return false;
 }
 }
 }
-var valid55 = _errs487 === errors;
+var valid56 = _errs490 === errors;
 }
 else {
-var valid55 = true;
+var valid56 = true;
 }
-}
-}
-}
-}
-}
-}
-}
+if(valid56){
+if(data178.medium !== undefined){
+let data182 = data178.medium;
+const _errs492 = errors;
+if(!((typeof data182 == "number") && (!(data182 % 1) && !isNaN(data182)))){
+let dataType173 = typeof data182;
+let coerced173 = undefined;
+if(!(coerced173 !== undefined)){
+if(dataType173 === "boolean" || data182 === null
+              || (dataType173 === "string" && data182 && data182 == +data182 && !(data182 % 1))){
+coerced173 = +data182;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data173}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data182}];
 return false;
 }
 }
-var valid50 = _errs472 === errors;
+if(coerced173 !== undefined){
+data182 = coerced173;
+if(data178 !== undefined){
+data178["medium"] = coerced173;
+}
+}
+}
+if(errors === _errs492){
+if(typeof data182 == "number"){
+if(data182 < 1 || isNaN(data182)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/medium/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.medium,data:data182}];
+return false;
+}
+}
+}
+var valid56 = _errs492 === errors;
 }
 else {
-var valid50 = true;
+var valid56 = true;
 }
-if(valid50){
-if(data168.levels !== undefined){
-let data181 = data168.levels;
-const _errs489 = errors;
-if(errors === _errs489){
-if(data181 && typeof data181 == "object" && !Array.isArray(data181)){
-const _errs491 = errors;
-for(const key34 in data181){
-if(!(((((((key34 === "none") || (key34 === "minimal")) || (key34 === "low")) || (key34 === "medium")) || (key34 === "high")) || (key34 === "xhigh")) || (key34 === "max"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key34},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data181}];
+if(valid56){
+if(data178.high !== undefined){
+let data183 = data178.high;
+const _errs494 = errors;
+if(!((typeof data183 == "number") && (!(data183 % 1) && !isNaN(data183)))){
+let dataType174 = typeof data183;
+let coerced174 = undefined;
+if(!(coerced174 !== undefined)){
+if(dataType174 === "boolean" || data183 === null
+              || (dataType174 === "string" && data183 && data183 == +data183 && !(data183 % 1))){
+coerced174 = +data183;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data183}];
+return false;
+}
+}
+if(coerced174 !== undefined){
+data183 = coerced174;
+if(data178 !== undefined){
+data178["high"] = coerced174;
+}
+}
+}
+if(errors === _errs494){
+if(typeof data183 == "number"){
+if(data183 < 1 || isNaN(data183)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/high/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.high,data:data183}];
+return false;
+}
+}
+}
+var valid56 = _errs494 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data178.xhigh !== undefined){
+let data184 = data178.xhigh;
+const _errs496 = errors;
+if(!((typeof data184 == "number") && (!(data184 % 1) && !isNaN(data184)))){
+let dataType175 = typeof data184;
+let coerced175 = undefined;
+if(!(coerced175 !== undefined)){
+if(dataType175 === "boolean" || data184 === null
+              || (dataType175 === "string" && data184 && data184 == +data184 && !(data184 % 1))){
+coerced175 = +data184;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data184}];
+return false;
+}
+}
+if(coerced175 !== undefined){
+data184 = coerced175;
+if(data178 !== undefined){
+data178["xhigh"] = coerced175;
+}
+}
+}
+if(errors === _errs496){
+if(typeof data184 == "number"){
+if(data184 < 1 || isNaN(data184)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/xhigh/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.xhigh,data:data184}];
+return false;
+}
+}
+}
+var valid56 = _errs496 === errors;
+}
+else {
+var valid56 = true;
+}
+if(valid56){
+if(data178.max !== undefined){
+let data185 = data178.max;
+const _errs498 = errors;
+if(!((typeof data185 == "number") && (!(data185 % 1) && !isNaN(data185)))){
+let dataType176 = typeof data185;
+let coerced176 = undefined;
+if(!(coerced176 !== undefined)){
+if(dataType176 === "boolean" || data185 === null
+              || (dataType176 === "string" && data185 && data185 == +data185 && !(data185 % 1))){
+coerced176 = +data185;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data185}];
+return false;
+}
+}
+if(coerced176 !== undefined){
+data185 = coerced176;
+if(data178 !== undefined){
+data178["max"] = coerced176;
+}
+}
+}
+if(errors === _errs498){
+if(typeof data185 == "number"){
+if(data185 < 1 || isNaN(data185)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets.properties.max,data:data185}];
+return false;
+}
+}
+}
+var valid56 = _errs498 === errors;
+}
+else {
+var valid56 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/budgets",schemaPath:"#/properties/models/items/properties/reasoning/properties/budgets/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.budgets.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.budgets,data:data178}];
+return false;
+}
+}
+var valid51 = _errs483 === errors;
+}
+else {
+var valid51 = true;
+}
+if(valid51){
+if(data173.levels !== undefined){
+let data186 = data173.levels;
+const _errs500 = errors;
+if(errors === _errs500){
+if(data186 && typeof data186 == "object" && !Array.isArray(data186)){
+const _errs502 = errors;
+for(const key35 in data186){
+if(!(((((((key35 === "none") || (key35 === "minimal")) || (key35 === "low")) || (key35 === "medium")) || (key35 === "high")) || (key35 === "xhigh")) || (key35 === "max"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data186}];
 return false;
 break;
 }
 }
-if(_errs491 === errors){
-if(data181.none !== undefined){
-let data182 = data181.none;
-const _errs492 = errors;
-const _errs493 = errors;
-let valid57 = false;
-const _errs494 = errors;
-if(typeof data182 !== "string"){
-let dataType173 = typeof data182;
-let coerced173 = undefined;
-if(!(coerced173 !== undefined)){
-if(dataType173 == "number" || dataType173 == "boolean"){
-coerced173 = "" + data182;
+if(_errs502 === errors){
+if(data186.none !== undefined){
+let data187 = data186.none;
+const _errs503 = errors;
+const _errs504 = errors;
+let valid58 = false;
+const _errs505 = errors;
+if(typeof data187 !== "string"){
+let dataType177 = typeof data187;
+let coerced177 = undefined;
+if(!(coerced177 !== undefined)){
+if(dataType177 == "number" || dataType177 == "boolean"){
+coerced177 = "" + data187;
 }
-else if(data182 === null){
-coerced173 = "";
+else if(data187 === null){
+coerced177 = "";
 }
 else {
-const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data182};
+const err107 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data187};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -8579,15 +8782,15 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(coerced173 !== undefined){
-data182 = coerced173;
-if(data181 !== undefined){
-data181["none"] = coerced173;
+if(coerced177 !== undefined){
+data187 = coerced177;
+if(data186 !== undefined){
+data186["none"] = coerced177;
 }
 }
 }
-if("minimal" !== data182){
-const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data182};
+if("minimal" !== data187){
+const err108 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[0],data:data187};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -8596,22 +8799,22 @@ vErrors.push(err108);
 }
 errors++;
 }
-var _valid13 = _errs494 === errors;
-valid57 = valid57 || _valid13;
-if(!valid57){
-const _errs496 = errors;
-if(typeof data182 !== "string"){
-let dataType174 = typeof data182;
-let coerced174 = undefined;
-if(!(coerced174 !== undefined)){
-if(dataType174 == "number" || dataType174 == "boolean"){
-coerced174 = "" + data182;
+var _valid13 = _errs505 === errors;
+valid58 = valid58 || _valid13;
+if(!valid58){
+const _errs507 = errors;
+if(typeof data187 !== "string"){
+let dataType178 = typeof data187;
+let coerced178 = undefined;
+if(!(coerced178 !== undefined)){
+if(dataType178 == "number" || dataType178 == "boolean"){
+coerced178 = "" + data187;
 }
-else if(data182 === null){
-coerced174 = "";
+else if(data187 === null){
+coerced178 = "";
 }
 else {
-const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data182};
+const err109 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data187};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -8621,15 +8824,15 @@ vErrors.push(err109);
 errors++;
 }
 }
-if(coerced174 !== undefined){
-data182 = coerced174;
-if(data181 !== undefined){
-data181["none"] = coerced174;
+if(coerced178 !== undefined){
+data187 = coerced178;
+if(data186 !== undefined){
+data186["none"] = coerced178;
 }
 }
 }
-if("low" !== data182){
-const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data182};
+if("low" !== data187){
+const err110 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[1],data:data187};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -8638,22 +8841,22 @@ vErrors.push(err110);
 }
 errors++;
 }
-var _valid13 = _errs496 === errors;
-valid57 = valid57 || _valid13;
-if(!valid57){
-const _errs498 = errors;
-if(typeof data182 !== "string"){
-let dataType175 = typeof data182;
-let coerced175 = undefined;
-if(!(coerced175 !== undefined)){
-if(dataType175 == "number" || dataType175 == "boolean"){
-coerced175 = "" + data182;
+var _valid13 = _errs507 === errors;
+valid58 = valid58 || _valid13;
+if(!valid58){
+const _errs509 = errors;
+if(typeof data187 !== "string"){
+let dataType179 = typeof data187;
+let coerced179 = undefined;
+if(!(coerced179 !== undefined)){
+if(dataType179 == "number" || dataType179 == "boolean"){
+coerced179 = "" + data187;
 }
-else if(data182 === null){
-coerced175 = "";
+else if(data187 === null){
+coerced179 = "";
 }
 else {
-const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data182};
+const err111 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data187};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -8663,15 +8866,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(coerced175 !== undefined){
-data182 = coerced175;
-if(data181 !== undefined){
-data181["none"] = coerced175;
+if(coerced179 !== undefined){
+data187 = coerced179;
+if(data186 !== undefined){
+data186["none"] = coerced179;
 }
 }
 }
-if("medium" !== data182){
-const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data182};
+if("medium" !== data187){
+const err112 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[2],data:data187};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -8680,22 +8883,22 @@ vErrors.push(err112);
 }
 errors++;
 }
-var _valid13 = _errs498 === errors;
-valid57 = valid57 || _valid13;
-if(!valid57){
-const _errs500 = errors;
-if(typeof data182 !== "string"){
-let dataType176 = typeof data182;
-let coerced176 = undefined;
-if(!(coerced176 !== undefined)){
-if(dataType176 == "number" || dataType176 == "boolean"){
-coerced176 = "" + data182;
+var _valid13 = _errs509 === errors;
+valid58 = valid58 || _valid13;
+if(!valid58){
+const _errs511 = errors;
+if(typeof data187 !== "string"){
+let dataType180 = typeof data187;
+let coerced180 = undefined;
+if(!(coerced180 !== undefined)){
+if(dataType180 == "number" || dataType180 == "boolean"){
+coerced180 = "" + data187;
 }
-else if(data182 === null){
-coerced176 = "";
+else if(data187 === null){
+coerced180 = "";
 }
 else {
-const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data182};
+const err113 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data187};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -8705,15 +8908,15 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(coerced176 !== undefined){
-data182 = coerced176;
-if(data181 !== undefined){
-data181["none"] = coerced176;
+if(coerced180 !== undefined){
+data187 = coerced180;
+if(data186 !== undefined){
+data186["none"] = coerced180;
 }
 }
 }
-if("high" !== data182){
-const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data182};
+if("high" !== data187){
+const err114 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[3],data:data187};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -8722,22 +8925,22 @@ vErrors.push(err114);
 }
 errors++;
 }
-var _valid13 = _errs500 === errors;
-valid57 = valid57 || _valid13;
-if(!valid57){
-const _errs502 = errors;
-if(typeof data182 !== "string"){
-let dataType177 = typeof data182;
-let coerced177 = undefined;
-if(!(coerced177 !== undefined)){
-if(dataType177 == "number" || dataType177 == "boolean"){
-coerced177 = "" + data182;
+var _valid13 = _errs511 === errors;
+valid58 = valid58 || _valid13;
+if(!valid58){
+const _errs513 = errors;
+if(typeof data187 !== "string"){
+let dataType181 = typeof data187;
+let coerced181 = undefined;
+if(!(coerced181 !== undefined)){
+if(dataType181 == "number" || dataType181 == "boolean"){
+coerced181 = "" + data187;
 }
-else if(data182 === null){
-coerced177 = "";
+else if(data187 === null){
+coerced181 = "";
 }
 else {
-const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data182};
+const err115 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data187};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -8747,15 +8950,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(coerced177 !== undefined){
-data182 = coerced177;
-if(data181 !== undefined){
-data181["none"] = coerced177;
+if(coerced181 !== undefined){
+data187 = coerced181;
+if(data186 !== undefined){
+data186["none"] = coerced181;
 }
 }
 }
-if("xhigh" !== data182){
-const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data182};
+if("xhigh" !== data187){
+const err116 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[4],data:data187};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -8764,22 +8967,22 @@ vErrors.push(err116);
 }
 errors++;
 }
-var _valid13 = _errs502 === errors;
-valid57 = valid57 || _valid13;
-if(!valid57){
-const _errs504 = errors;
-if(typeof data182 !== "string"){
-let dataType178 = typeof data182;
-let coerced178 = undefined;
-if(!(coerced178 !== undefined)){
-if(dataType178 == "number" || dataType178 == "boolean"){
-coerced178 = "" + data182;
+var _valid13 = _errs513 === errors;
+valid58 = valid58 || _valid13;
+if(!valid58){
+const _errs515 = errors;
+if(typeof data187 !== "string"){
+let dataType182 = typeof data187;
+let coerced182 = undefined;
+if(!(coerced182 !== undefined)){
+if(dataType182 == "number" || dataType182 == "boolean"){
+coerced182 = "" + data187;
 }
-else if(data182 === null){
-coerced178 = "";
+else if(data187 === null){
+coerced182 = "";
 }
 else {
-const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data182};
+const err117 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data187};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -8789,15 +8992,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(coerced178 !== undefined){
-data182 = coerced178;
-if(data181 !== undefined){
-data181["none"] = coerced178;
+if(coerced182 !== undefined){
+data187 = coerced182;
+if(data186 !== undefined){
+data186["none"] = coerced182;
 }
 }
 }
-if("max" !== data182){
-const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data182};
+if("max" !== data187){
+const err118 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf[5],data:data187};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -8806,15 +9009,15 @@ vErrors.push(err118);
 }
 errors++;
 }
-var _valid13 = _errs504 === errors;
-valid57 = valid57 || _valid13;
+var _valid13 = _errs515 === errors;
+valid58 = valid58 || _valid13;
 }
 }
 }
 }
 }
-if(!valid57){
-const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data182};
+if(!valid58){
+const err119 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/none",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/none/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.none,data:data187};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -8826,40 +9029,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs493;
+errors = _errs504;
 if(vErrors !== null){
-if(_errs493){
-vErrors.length = _errs493;
+if(_errs504){
+vErrors.length = _errs504;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs492 === errors;
+var valid57 = _errs503 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data181.minimal !== undefined){
-let data183 = data181.minimal;
-const _errs506 = errors;
-const _errs507 = errors;
-let valid58 = false;
-const _errs508 = errors;
-if(typeof data183 !== "string"){
-let dataType179 = typeof data183;
-let coerced179 = undefined;
-if(!(coerced179 !== undefined)){
-if(dataType179 == "number" || dataType179 == "boolean"){
-coerced179 = "" + data183;
+if(valid57){
+if(data186.minimal !== undefined){
+let data188 = data186.minimal;
+const _errs517 = errors;
+const _errs518 = errors;
+let valid59 = false;
+const _errs519 = errors;
+if(typeof data188 !== "string"){
+let dataType183 = typeof data188;
+let coerced183 = undefined;
+if(!(coerced183 !== undefined)){
+if(dataType183 == "number" || dataType183 == "boolean"){
+coerced183 = "" + data188;
 }
-else if(data183 === null){
-coerced179 = "";
+else if(data188 === null){
+coerced183 = "";
 }
 else {
-const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data183};
+const err120 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data188};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -8869,15 +9072,15 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(coerced179 !== undefined){
-data183 = coerced179;
-if(data181 !== undefined){
-data181["minimal"] = coerced179;
+if(coerced183 !== undefined){
+data188 = coerced183;
+if(data186 !== undefined){
+data186["minimal"] = coerced183;
 }
 }
 }
-if("minimal" !== data183){
-const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data183};
+if("minimal" !== data188){
+const err121 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[0],data:data188};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -8886,22 +9089,22 @@ vErrors.push(err121);
 }
 errors++;
 }
-var _valid14 = _errs508 === errors;
-valid58 = valid58 || _valid14;
-if(!valid58){
-const _errs510 = errors;
-if(typeof data183 !== "string"){
-let dataType180 = typeof data183;
-let coerced180 = undefined;
-if(!(coerced180 !== undefined)){
-if(dataType180 == "number" || dataType180 == "boolean"){
-coerced180 = "" + data183;
+var _valid14 = _errs519 === errors;
+valid59 = valid59 || _valid14;
+if(!valid59){
+const _errs521 = errors;
+if(typeof data188 !== "string"){
+let dataType184 = typeof data188;
+let coerced184 = undefined;
+if(!(coerced184 !== undefined)){
+if(dataType184 == "number" || dataType184 == "boolean"){
+coerced184 = "" + data188;
 }
-else if(data183 === null){
-coerced180 = "";
+else if(data188 === null){
+coerced184 = "";
 }
 else {
-const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data183};
+const err122 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -8911,15 +9114,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(coerced180 !== undefined){
-data183 = coerced180;
-if(data181 !== undefined){
-data181["minimal"] = coerced180;
+if(coerced184 !== undefined){
+data188 = coerced184;
+if(data186 !== undefined){
+data186["minimal"] = coerced184;
 }
 }
 }
-if("low" !== data183){
-const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data183};
+if("low" !== data188){
+const err123 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[1],data:data188};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -8928,22 +9131,22 @@ vErrors.push(err123);
 }
 errors++;
 }
-var _valid14 = _errs510 === errors;
-valid58 = valid58 || _valid14;
-if(!valid58){
-const _errs512 = errors;
-if(typeof data183 !== "string"){
-let dataType181 = typeof data183;
-let coerced181 = undefined;
-if(!(coerced181 !== undefined)){
-if(dataType181 == "number" || dataType181 == "boolean"){
-coerced181 = "" + data183;
+var _valid14 = _errs521 === errors;
+valid59 = valid59 || _valid14;
+if(!valid59){
+const _errs523 = errors;
+if(typeof data188 !== "string"){
+let dataType185 = typeof data188;
+let coerced185 = undefined;
+if(!(coerced185 !== undefined)){
+if(dataType185 == "number" || dataType185 == "boolean"){
+coerced185 = "" + data188;
 }
-else if(data183 === null){
-coerced181 = "";
+else if(data188 === null){
+coerced185 = "";
 }
 else {
-const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data183};
+const err124 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -8953,15 +9156,15 @@ vErrors.push(err124);
 errors++;
 }
 }
-if(coerced181 !== undefined){
-data183 = coerced181;
-if(data181 !== undefined){
-data181["minimal"] = coerced181;
+if(coerced185 !== undefined){
+data188 = coerced185;
+if(data186 !== undefined){
+data186["minimal"] = coerced185;
 }
 }
 }
-if("medium" !== data183){
-const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data183};
+if("medium" !== data188){
+const err125 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[2],data:data188};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -8970,22 +9173,22 @@ vErrors.push(err125);
 }
 errors++;
 }
-var _valid14 = _errs512 === errors;
-valid58 = valid58 || _valid14;
-if(!valid58){
-const _errs514 = errors;
-if(typeof data183 !== "string"){
-let dataType182 = typeof data183;
-let coerced182 = undefined;
-if(!(coerced182 !== undefined)){
-if(dataType182 == "number" || dataType182 == "boolean"){
-coerced182 = "" + data183;
+var _valid14 = _errs523 === errors;
+valid59 = valid59 || _valid14;
+if(!valid59){
+const _errs525 = errors;
+if(typeof data188 !== "string"){
+let dataType186 = typeof data188;
+let coerced186 = undefined;
+if(!(coerced186 !== undefined)){
+if(dataType186 == "number" || dataType186 == "boolean"){
+coerced186 = "" + data188;
 }
-else if(data183 === null){
-coerced182 = "";
+else if(data188 === null){
+coerced186 = "";
 }
 else {
-const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data183};
+const err126 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -8995,15 +9198,15 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(coerced182 !== undefined){
-data183 = coerced182;
-if(data181 !== undefined){
-data181["minimal"] = coerced182;
+if(coerced186 !== undefined){
+data188 = coerced186;
+if(data186 !== undefined){
+data186["minimal"] = coerced186;
 }
 }
 }
-if("high" !== data183){
-const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data183};
+if("high" !== data188){
+const err127 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[3],data:data188};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -9012,22 +9215,22 @@ vErrors.push(err127);
 }
 errors++;
 }
-var _valid14 = _errs514 === errors;
-valid58 = valid58 || _valid14;
-if(!valid58){
-const _errs516 = errors;
-if(typeof data183 !== "string"){
-let dataType183 = typeof data183;
-let coerced183 = undefined;
-if(!(coerced183 !== undefined)){
-if(dataType183 == "number" || dataType183 == "boolean"){
-coerced183 = "" + data183;
+var _valid14 = _errs525 === errors;
+valid59 = valid59 || _valid14;
+if(!valid59){
+const _errs527 = errors;
+if(typeof data188 !== "string"){
+let dataType187 = typeof data188;
+let coerced187 = undefined;
+if(!(coerced187 !== undefined)){
+if(dataType187 == "number" || dataType187 == "boolean"){
+coerced187 = "" + data188;
 }
-else if(data183 === null){
-coerced183 = "";
+else if(data188 === null){
+coerced187 = "";
 }
 else {
-const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data183};
+const err128 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -9037,15 +9240,15 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(coerced183 !== undefined){
-data183 = coerced183;
-if(data181 !== undefined){
-data181["minimal"] = coerced183;
+if(coerced187 !== undefined){
+data188 = coerced187;
+if(data186 !== undefined){
+data186["minimal"] = coerced187;
 }
 }
 }
-if("xhigh" !== data183){
-const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data183};
+if("xhigh" !== data188){
+const err129 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[4],data:data188};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -9054,22 +9257,22 @@ vErrors.push(err129);
 }
 errors++;
 }
-var _valid14 = _errs516 === errors;
-valid58 = valid58 || _valid14;
-if(!valid58){
-const _errs518 = errors;
-if(typeof data183 !== "string"){
-let dataType184 = typeof data183;
-let coerced184 = undefined;
-if(!(coerced184 !== undefined)){
-if(dataType184 == "number" || dataType184 == "boolean"){
-coerced184 = "" + data183;
+var _valid14 = _errs527 === errors;
+valid59 = valid59 || _valid14;
+if(!valid59){
+const _errs529 = errors;
+if(typeof data188 !== "string"){
+let dataType188 = typeof data188;
+let coerced188 = undefined;
+if(!(coerced188 !== undefined)){
+if(dataType188 == "number" || dataType188 == "boolean"){
+coerced188 = "" + data188;
 }
-else if(data183 === null){
-coerced184 = "";
+else if(data188 === null){
+coerced188 = "";
 }
 else {
-const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data183};
+const err130 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -9079,15 +9282,15 @@ vErrors.push(err130);
 errors++;
 }
 }
-if(coerced184 !== undefined){
-data183 = coerced184;
-if(data181 !== undefined){
-data181["minimal"] = coerced184;
+if(coerced188 !== undefined){
+data188 = coerced188;
+if(data186 !== undefined){
+data186["minimal"] = coerced188;
 }
 }
 }
-if("max" !== data183){
-const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data183};
+if("max" !== data188){
+const err131 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf[5],data:data188};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -9096,15 +9299,15 @@ vErrors.push(err131);
 }
 errors++;
 }
-var _valid14 = _errs518 === errors;
-valid58 = valid58 || _valid14;
+var _valid14 = _errs529 === errors;
+valid59 = valid59 || _valid14;
 }
 }
 }
 }
 }
-if(!valid58){
-const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data183};
+if(!valid59){
+const err132 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/minimal",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/minimal/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.minimal,data:data188};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -9116,40 +9319,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs507;
+errors = _errs518;
 if(vErrors !== null){
-if(_errs507){
-vErrors.length = _errs507;
+if(_errs518){
+vErrors.length = _errs518;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs506 === errors;
+var valid57 = _errs517 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data181.low !== undefined){
-let data184 = data181.low;
-const _errs520 = errors;
-const _errs521 = errors;
-let valid59 = false;
-const _errs522 = errors;
-if(typeof data184 !== "string"){
-let dataType185 = typeof data184;
-let coerced185 = undefined;
-if(!(coerced185 !== undefined)){
-if(dataType185 == "number" || dataType185 == "boolean"){
-coerced185 = "" + data184;
+if(valid57){
+if(data186.low !== undefined){
+let data189 = data186.low;
+const _errs531 = errors;
+const _errs532 = errors;
+let valid60 = false;
+const _errs533 = errors;
+if(typeof data189 !== "string"){
+let dataType189 = typeof data189;
+let coerced189 = undefined;
+if(!(coerced189 !== undefined)){
+if(dataType189 == "number" || dataType189 == "boolean"){
+coerced189 = "" + data189;
 }
-else if(data184 === null){
-coerced185 = "";
+else if(data189 === null){
+coerced189 = "";
 }
 else {
-const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data184};
+const err133 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -9159,15 +9362,15 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(coerced185 !== undefined){
-data184 = coerced185;
-if(data181 !== undefined){
-data181["low"] = coerced185;
+if(coerced189 !== undefined){
+data189 = coerced189;
+if(data186 !== undefined){
+data186["low"] = coerced189;
 }
 }
 }
-if("minimal" !== data184){
-const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data184};
+if("minimal" !== data189){
+const err134 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[0],data:data189};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -9176,22 +9379,22 @@ vErrors.push(err134);
 }
 errors++;
 }
-var _valid15 = _errs522 === errors;
-valid59 = valid59 || _valid15;
-if(!valid59){
-const _errs524 = errors;
-if(typeof data184 !== "string"){
-let dataType186 = typeof data184;
-let coerced186 = undefined;
-if(!(coerced186 !== undefined)){
-if(dataType186 == "number" || dataType186 == "boolean"){
-coerced186 = "" + data184;
+var _valid15 = _errs533 === errors;
+valid60 = valid60 || _valid15;
+if(!valid60){
+const _errs535 = errors;
+if(typeof data189 !== "string"){
+let dataType190 = typeof data189;
+let coerced190 = undefined;
+if(!(coerced190 !== undefined)){
+if(dataType190 == "number" || dataType190 == "boolean"){
+coerced190 = "" + data189;
 }
-else if(data184 === null){
-coerced186 = "";
+else if(data189 === null){
+coerced190 = "";
 }
 else {
-const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data184};
+const err135 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -9201,15 +9404,15 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(coerced186 !== undefined){
-data184 = coerced186;
-if(data181 !== undefined){
-data181["low"] = coerced186;
+if(coerced190 !== undefined){
+data189 = coerced190;
+if(data186 !== undefined){
+data186["low"] = coerced190;
 }
 }
 }
-if("low" !== data184){
-const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data184};
+if("low" !== data189){
+const err136 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[1],data:data189};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -9218,22 +9421,22 @@ vErrors.push(err136);
 }
 errors++;
 }
-var _valid15 = _errs524 === errors;
-valid59 = valid59 || _valid15;
-if(!valid59){
-const _errs526 = errors;
-if(typeof data184 !== "string"){
-let dataType187 = typeof data184;
-let coerced187 = undefined;
-if(!(coerced187 !== undefined)){
-if(dataType187 == "number" || dataType187 == "boolean"){
-coerced187 = "" + data184;
+var _valid15 = _errs535 === errors;
+valid60 = valid60 || _valid15;
+if(!valid60){
+const _errs537 = errors;
+if(typeof data189 !== "string"){
+let dataType191 = typeof data189;
+let coerced191 = undefined;
+if(!(coerced191 !== undefined)){
+if(dataType191 == "number" || dataType191 == "boolean"){
+coerced191 = "" + data189;
 }
-else if(data184 === null){
-coerced187 = "";
+else if(data189 === null){
+coerced191 = "";
 }
 else {
-const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data184};
+const err137 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -9243,15 +9446,15 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(coerced187 !== undefined){
-data184 = coerced187;
-if(data181 !== undefined){
-data181["low"] = coerced187;
+if(coerced191 !== undefined){
+data189 = coerced191;
+if(data186 !== undefined){
+data186["low"] = coerced191;
 }
 }
 }
-if("medium" !== data184){
-const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data184};
+if("medium" !== data189){
+const err138 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[2],data:data189};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -9260,22 +9463,22 @@ vErrors.push(err138);
 }
 errors++;
 }
-var _valid15 = _errs526 === errors;
-valid59 = valid59 || _valid15;
-if(!valid59){
-const _errs528 = errors;
-if(typeof data184 !== "string"){
-let dataType188 = typeof data184;
-let coerced188 = undefined;
-if(!(coerced188 !== undefined)){
-if(dataType188 == "number" || dataType188 == "boolean"){
-coerced188 = "" + data184;
+var _valid15 = _errs537 === errors;
+valid60 = valid60 || _valid15;
+if(!valid60){
+const _errs539 = errors;
+if(typeof data189 !== "string"){
+let dataType192 = typeof data189;
+let coerced192 = undefined;
+if(!(coerced192 !== undefined)){
+if(dataType192 == "number" || dataType192 == "boolean"){
+coerced192 = "" + data189;
 }
-else if(data184 === null){
-coerced188 = "";
+else if(data189 === null){
+coerced192 = "";
 }
 else {
-const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data184};
+const err139 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -9285,15 +9488,15 @@ vErrors.push(err139);
 errors++;
 }
 }
-if(coerced188 !== undefined){
-data184 = coerced188;
-if(data181 !== undefined){
-data181["low"] = coerced188;
+if(coerced192 !== undefined){
+data189 = coerced192;
+if(data186 !== undefined){
+data186["low"] = coerced192;
 }
 }
 }
-if("high" !== data184){
-const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data184};
+if("high" !== data189){
+const err140 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[3],data:data189};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -9302,22 +9505,22 @@ vErrors.push(err140);
 }
 errors++;
 }
-var _valid15 = _errs528 === errors;
-valid59 = valid59 || _valid15;
-if(!valid59){
-const _errs530 = errors;
-if(typeof data184 !== "string"){
-let dataType189 = typeof data184;
-let coerced189 = undefined;
-if(!(coerced189 !== undefined)){
-if(dataType189 == "number" || dataType189 == "boolean"){
-coerced189 = "" + data184;
+var _valid15 = _errs539 === errors;
+valid60 = valid60 || _valid15;
+if(!valid60){
+const _errs541 = errors;
+if(typeof data189 !== "string"){
+let dataType193 = typeof data189;
+let coerced193 = undefined;
+if(!(coerced193 !== undefined)){
+if(dataType193 == "number" || dataType193 == "boolean"){
+coerced193 = "" + data189;
 }
-else if(data184 === null){
-coerced189 = "";
+else if(data189 === null){
+coerced193 = "";
 }
 else {
-const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data184};
+const err141 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data189};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -9327,15 +9530,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(coerced189 !== undefined){
-data184 = coerced189;
-if(data181 !== undefined){
-data181["low"] = coerced189;
+if(coerced193 !== undefined){
+data189 = coerced193;
+if(data186 !== undefined){
+data186["low"] = coerced193;
 }
 }
 }
-if("xhigh" !== data184){
-const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data184};
+if("xhigh" !== data189){
+const err142 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[4],data:data189};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -9344,22 +9547,22 @@ vErrors.push(err142);
 }
 errors++;
 }
-var _valid15 = _errs530 === errors;
-valid59 = valid59 || _valid15;
-if(!valid59){
-const _errs532 = errors;
-if(typeof data184 !== "string"){
-let dataType190 = typeof data184;
-let coerced190 = undefined;
-if(!(coerced190 !== undefined)){
-if(dataType190 == "number" || dataType190 == "boolean"){
-coerced190 = "" + data184;
+var _valid15 = _errs541 === errors;
+valid60 = valid60 || _valid15;
+if(!valid60){
+const _errs543 = errors;
+if(typeof data189 !== "string"){
+let dataType194 = typeof data189;
+let coerced194 = undefined;
+if(!(coerced194 !== undefined)){
+if(dataType194 == "number" || dataType194 == "boolean"){
+coerced194 = "" + data189;
 }
-else if(data184 === null){
-coerced190 = "";
+else if(data189 === null){
+coerced194 = "";
 }
 else {
-const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data184};
+const err143 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data189};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -9369,15 +9572,15 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(coerced190 !== undefined){
-data184 = coerced190;
-if(data181 !== undefined){
-data181["low"] = coerced190;
+if(coerced194 !== undefined){
+data189 = coerced194;
+if(data186 !== undefined){
+data186["low"] = coerced194;
 }
 }
 }
-if("max" !== data184){
-const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data184};
+if("max" !== data189){
+const err144 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf[5],data:data189};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -9386,15 +9589,15 @@ vErrors.push(err144);
 }
 errors++;
 }
-var _valid15 = _errs532 === errors;
-valid59 = valid59 || _valid15;
+var _valid15 = _errs543 === errors;
+valid60 = valid60 || _valid15;
 }
 }
 }
 }
 }
-if(!valid59){
-const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data184};
+if(!valid60){
+const err145 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/low",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/low/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.low,data:data189};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -9406,40 +9609,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs521;
+errors = _errs532;
 if(vErrors !== null){
-if(_errs521){
-vErrors.length = _errs521;
+if(_errs532){
+vErrors.length = _errs532;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs520 === errors;
+var valid57 = _errs531 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data181.medium !== undefined){
-let data185 = data181.medium;
-const _errs534 = errors;
-const _errs535 = errors;
-let valid60 = false;
-const _errs536 = errors;
-if(typeof data185 !== "string"){
-let dataType191 = typeof data185;
-let coerced191 = undefined;
-if(!(coerced191 !== undefined)){
-if(dataType191 == "number" || dataType191 == "boolean"){
-coerced191 = "" + data185;
+if(valid57){
+if(data186.medium !== undefined){
+let data190 = data186.medium;
+const _errs545 = errors;
+const _errs546 = errors;
+let valid61 = false;
+const _errs547 = errors;
+if(typeof data190 !== "string"){
+let dataType195 = typeof data190;
+let coerced195 = undefined;
+if(!(coerced195 !== undefined)){
+if(dataType195 == "number" || dataType195 == "boolean"){
+coerced195 = "" + data190;
 }
-else if(data185 === null){
-coerced191 = "";
+else if(data190 === null){
+coerced195 = "";
 }
 else {
-const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data185};
+const err146 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data190};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -9449,15 +9652,15 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(coerced191 !== undefined){
-data185 = coerced191;
-if(data181 !== undefined){
-data181["medium"] = coerced191;
+if(coerced195 !== undefined){
+data190 = coerced195;
+if(data186 !== undefined){
+data186["medium"] = coerced195;
 }
 }
 }
-if("minimal" !== data185){
-const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data185};
+if("minimal" !== data190){
+const err147 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[0],data:data190};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -9466,22 +9669,22 @@ vErrors.push(err147);
 }
 errors++;
 }
-var _valid16 = _errs536 === errors;
-valid60 = valid60 || _valid16;
-if(!valid60){
-const _errs538 = errors;
-if(typeof data185 !== "string"){
-let dataType192 = typeof data185;
-let coerced192 = undefined;
-if(!(coerced192 !== undefined)){
-if(dataType192 == "number" || dataType192 == "boolean"){
-coerced192 = "" + data185;
+var _valid16 = _errs547 === errors;
+valid61 = valid61 || _valid16;
+if(!valid61){
+const _errs549 = errors;
+if(typeof data190 !== "string"){
+let dataType196 = typeof data190;
+let coerced196 = undefined;
+if(!(coerced196 !== undefined)){
+if(dataType196 == "number" || dataType196 == "boolean"){
+coerced196 = "" + data190;
 }
-else if(data185 === null){
-coerced192 = "";
+else if(data190 === null){
+coerced196 = "";
 }
 else {
-const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data185};
+const err148 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data190};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -9491,15 +9694,15 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(coerced192 !== undefined){
-data185 = coerced192;
-if(data181 !== undefined){
-data181["medium"] = coerced192;
+if(coerced196 !== undefined){
+data190 = coerced196;
+if(data186 !== undefined){
+data186["medium"] = coerced196;
 }
 }
 }
-if("low" !== data185){
-const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data185};
+if("low" !== data190){
+const err149 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[1],data:data190};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -9508,22 +9711,22 @@ vErrors.push(err149);
 }
 errors++;
 }
-var _valid16 = _errs538 === errors;
-valid60 = valid60 || _valid16;
-if(!valid60){
-const _errs540 = errors;
-if(typeof data185 !== "string"){
-let dataType193 = typeof data185;
-let coerced193 = undefined;
-if(!(coerced193 !== undefined)){
-if(dataType193 == "number" || dataType193 == "boolean"){
-coerced193 = "" + data185;
+var _valid16 = _errs549 === errors;
+valid61 = valid61 || _valid16;
+if(!valid61){
+const _errs551 = errors;
+if(typeof data190 !== "string"){
+let dataType197 = typeof data190;
+let coerced197 = undefined;
+if(!(coerced197 !== undefined)){
+if(dataType197 == "number" || dataType197 == "boolean"){
+coerced197 = "" + data190;
 }
-else if(data185 === null){
-coerced193 = "";
+else if(data190 === null){
+coerced197 = "";
 }
 else {
-const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data185};
+const err150 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data190};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -9533,15 +9736,15 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(coerced193 !== undefined){
-data185 = coerced193;
-if(data181 !== undefined){
-data181["medium"] = coerced193;
+if(coerced197 !== undefined){
+data190 = coerced197;
+if(data186 !== undefined){
+data186["medium"] = coerced197;
 }
 }
 }
-if("medium" !== data185){
-const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data185};
+if("medium" !== data190){
+const err151 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[2],data:data190};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -9550,22 +9753,22 @@ vErrors.push(err151);
 }
 errors++;
 }
-var _valid16 = _errs540 === errors;
-valid60 = valid60 || _valid16;
-if(!valid60){
-const _errs542 = errors;
-if(typeof data185 !== "string"){
-let dataType194 = typeof data185;
-let coerced194 = undefined;
-if(!(coerced194 !== undefined)){
-if(dataType194 == "number" || dataType194 == "boolean"){
-coerced194 = "" + data185;
+var _valid16 = _errs551 === errors;
+valid61 = valid61 || _valid16;
+if(!valid61){
+const _errs553 = errors;
+if(typeof data190 !== "string"){
+let dataType198 = typeof data190;
+let coerced198 = undefined;
+if(!(coerced198 !== undefined)){
+if(dataType198 == "number" || dataType198 == "boolean"){
+coerced198 = "" + data190;
 }
-else if(data185 === null){
-coerced194 = "";
+else if(data190 === null){
+coerced198 = "";
 }
 else {
-const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data185};
+const err152 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data190};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -9575,15 +9778,15 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(coerced194 !== undefined){
-data185 = coerced194;
-if(data181 !== undefined){
-data181["medium"] = coerced194;
+if(coerced198 !== undefined){
+data190 = coerced198;
+if(data186 !== undefined){
+data186["medium"] = coerced198;
 }
 }
 }
-if("high" !== data185){
-const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data185};
+if("high" !== data190){
+const err153 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[3],data:data190};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -9592,22 +9795,22 @@ vErrors.push(err153);
 }
 errors++;
 }
-var _valid16 = _errs542 === errors;
-valid60 = valid60 || _valid16;
-if(!valid60){
-const _errs544 = errors;
-if(typeof data185 !== "string"){
-let dataType195 = typeof data185;
-let coerced195 = undefined;
-if(!(coerced195 !== undefined)){
-if(dataType195 == "number" || dataType195 == "boolean"){
-coerced195 = "" + data185;
+var _valid16 = _errs553 === errors;
+valid61 = valid61 || _valid16;
+if(!valid61){
+const _errs555 = errors;
+if(typeof data190 !== "string"){
+let dataType199 = typeof data190;
+let coerced199 = undefined;
+if(!(coerced199 !== undefined)){
+if(dataType199 == "number" || dataType199 == "boolean"){
+coerced199 = "" + data190;
 }
-else if(data185 === null){
-coerced195 = "";
+else if(data190 === null){
+coerced199 = "";
 }
 else {
-const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data185};
+const err154 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data190};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -9617,15 +9820,15 @@ vErrors.push(err154);
 errors++;
 }
 }
-if(coerced195 !== undefined){
-data185 = coerced195;
-if(data181 !== undefined){
-data181["medium"] = coerced195;
+if(coerced199 !== undefined){
+data190 = coerced199;
+if(data186 !== undefined){
+data186["medium"] = coerced199;
 }
 }
 }
-if("xhigh" !== data185){
-const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data185};
+if("xhigh" !== data190){
+const err155 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[4],data:data190};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -9634,22 +9837,22 @@ vErrors.push(err155);
 }
 errors++;
 }
-var _valid16 = _errs544 === errors;
-valid60 = valid60 || _valid16;
-if(!valid60){
-const _errs546 = errors;
-if(typeof data185 !== "string"){
-let dataType196 = typeof data185;
-let coerced196 = undefined;
-if(!(coerced196 !== undefined)){
-if(dataType196 == "number" || dataType196 == "boolean"){
-coerced196 = "" + data185;
+var _valid16 = _errs555 === errors;
+valid61 = valid61 || _valid16;
+if(!valid61){
+const _errs557 = errors;
+if(typeof data190 !== "string"){
+let dataType200 = typeof data190;
+let coerced200 = undefined;
+if(!(coerced200 !== undefined)){
+if(dataType200 == "number" || dataType200 == "boolean"){
+coerced200 = "" + data190;
 }
-else if(data185 === null){
-coerced196 = "";
+else if(data190 === null){
+coerced200 = "";
 }
 else {
-const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data185};
+const err156 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data190};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -9659,15 +9862,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(coerced196 !== undefined){
-data185 = coerced196;
-if(data181 !== undefined){
-data181["medium"] = coerced196;
+if(coerced200 !== undefined){
+data190 = coerced200;
+if(data186 !== undefined){
+data186["medium"] = coerced200;
 }
 }
 }
-if("max" !== data185){
-const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data185};
+if("max" !== data190){
+const err157 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf[5],data:data190};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -9676,15 +9879,15 @@ vErrors.push(err157);
 }
 errors++;
 }
-var _valid16 = _errs546 === errors;
-valid60 = valid60 || _valid16;
+var _valid16 = _errs557 === errors;
+valid61 = valid61 || _valid16;
 }
 }
 }
 }
 }
-if(!valid60){
-const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data185};
+if(!valid61){
+const err158 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/medium",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/medium/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.medium,data:data190};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -9696,40 +9899,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs535;
+errors = _errs546;
 if(vErrors !== null){
-if(_errs535){
-vErrors.length = _errs535;
+if(_errs546){
+vErrors.length = _errs546;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs534 === errors;
+var valid57 = _errs545 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data181.high !== undefined){
-let data186 = data181.high;
-const _errs548 = errors;
-const _errs549 = errors;
-let valid61 = false;
-const _errs550 = errors;
-if(typeof data186 !== "string"){
-let dataType197 = typeof data186;
-let coerced197 = undefined;
-if(!(coerced197 !== undefined)){
-if(dataType197 == "number" || dataType197 == "boolean"){
-coerced197 = "" + data186;
+if(valid57){
+if(data186.high !== undefined){
+let data191 = data186.high;
+const _errs559 = errors;
+const _errs560 = errors;
+let valid62 = false;
+const _errs561 = errors;
+if(typeof data191 !== "string"){
+let dataType201 = typeof data191;
+let coerced201 = undefined;
+if(!(coerced201 !== undefined)){
+if(dataType201 == "number" || dataType201 == "boolean"){
+coerced201 = "" + data191;
 }
-else if(data186 === null){
-coerced197 = "";
+else if(data191 === null){
+coerced201 = "";
 }
 else {
-const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data186};
+const err159 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data191};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -9739,15 +9942,15 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(coerced197 !== undefined){
-data186 = coerced197;
-if(data181 !== undefined){
-data181["high"] = coerced197;
+if(coerced201 !== undefined){
+data191 = coerced201;
+if(data186 !== undefined){
+data186["high"] = coerced201;
 }
 }
 }
-if("minimal" !== data186){
-const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data186};
+if("minimal" !== data191){
+const err160 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[0],data:data191};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -9756,22 +9959,22 @@ vErrors.push(err160);
 }
 errors++;
 }
-var _valid17 = _errs550 === errors;
-valid61 = valid61 || _valid17;
-if(!valid61){
-const _errs552 = errors;
-if(typeof data186 !== "string"){
-let dataType198 = typeof data186;
-let coerced198 = undefined;
-if(!(coerced198 !== undefined)){
-if(dataType198 == "number" || dataType198 == "boolean"){
-coerced198 = "" + data186;
+var _valid17 = _errs561 === errors;
+valid62 = valid62 || _valid17;
+if(!valid62){
+const _errs563 = errors;
+if(typeof data191 !== "string"){
+let dataType202 = typeof data191;
+let coerced202 = undefined;
+if(!(coerced202 !== undefined)){
+if(dataType202 == "number" || dataType202 == "boolean"){
+coerced202 = "" + data191;
 }
-else if(data186 === null){
-coerced198 = "";
+else if(data191 === null){
+coerced202 = "";
 }
 else {
-const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data186};
+const err161 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data191};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -9781,15 +9984,15 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(coerced198 !== undefined){
-data186 = coerced198;
-if(data181 !== undefined){
-data181["high"] = coerced198;
+if(coerced202 !== undefined){
+data191 = coerced202;
+if(data186 !== undefined){
+data186["high"] = coerced202;
 }
 }
 }
-if("low" !== data186){
-const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data186};
+if("low" !== data191){
+const err162 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[1],data:data191};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -9798,22 +10001,22 @@ vErrors.push(err162);
 }
 errors++;
 }
-var _valid17 = _errs552 === errors;
-valid61 = valid61 || _valid17;
-if(!valid61){
-const _errs554 = errors;
-if(typeof data186 !== "string"){
-let dataType199 = typeof data186;
-let coerced199 = undefined;
-if(!(coerced199 !== undefined)){
-if(dataType199 == "number" || dataType199 == "boolean"){
-coerced199 = "" + data186;
+var _valid17 = _errs563 === errors;
+valid62 = valid62 || _valid17;
+if(!valid62){
+const _errs565 = errors;
+if(typeof data191 !== "string"){
+let dataType203 = typeof data191;
+let coerced203 = undefined;
+if(!(coerced203 !== undefined)){
+if(dataType203 == "number" || dataType203 == "boolean"){
+coerced203 = "" + data191;
 }
-else if(data186 === null){
-coerced199 = "";
+else if(data191 === null){
+coerced203 = "";
 }
 else {
-const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data186};
+const err163 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data191};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -9823,15 +10026,15 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(coerced199 !== undefined){
-data186 = coerced199;
-if(data181 !== undefined){
-data181["high"] = coerced199;
+if(coerced203 !== undefined){
+data191 = coerced203;
+if(data186 !== undefined){
+data186["high"] = coerced203;
 }
 }
 }
-if("medium" !== data186){
-const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data186};
+if("medium" !== data191){
+const err164 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[2],data:data191};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -9840,22 +10043,22 @@ vErrors.push(err164);
 }
 errors++;
 }
-var _valid17 = _errs554 === errors;
-valid61 = valid61 || _valid17;
-if(!valid61){
-const _errs556 = errors;
-if(typeof data186 !== "string"){
-let dataType200 = typeof data186;
-let coerced200 = undefined;
-if(!(coerced200 !== undefined)){
-if(dataType200 == "number" || dataType200 == "boolean"){
-coerced200 = "" + data186;
+var _valid17 = _errs565 === errors;
+valid62 = valid62 || _valid17;
+if(!valid62){
+const _errs567 = errors;
+if(typeof data191 !== "string"){
+let dataType204 = typeof data191;
+let coerced204 = undefined;
+if(!(coerced204 !== undefined)){
+if(dataType204 == "number" || dataType204 == "boolean"){
+coerced204 = "" + data191;
 }
-else if(data186 === null){
-coerced200 = "";
+else if(data191 === null){
+coerced204 = "";
 }
 else {
-const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data186};
+const err165 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data191};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -9865,15 +10068,15 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(coerced200 !== undefined){
-data186 = coerced200;
-if(data181 !== undefined){
-data181["high"] = coerced200;
+if(coerced204 !== undefined){
+data191 = coerced204;
+if(data186 !== undefined){
+data186["high"] = coerced204;
 }
 }
 }
-if("high" !== data186){
-const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data186};
+if("high" !== data191){
+const err166 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[3],data:data191};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -9882,22 +10085,22 @@ vErrors.push(err166);
 }
 errors++;
 }
-var _valid17 = _errs556 === errors;
-valid61 = valid61 || _valid17;
-if(!valid61){
-const _errs558 = errors;
-if(typeof data186 !== "string"){
-let dataType201 = typeof data186;
-let coerced201 = undefined;
-if(!(coerced201 !== undefined)){
-if(dataType201 == "number" || dataType201 == "boolean"){
-coerced201 = "" + data186;
+var _valid17 = _errs567 === errors;
+valid62 = valid62 || _valid17;
+if(!valid62){
+const _errs569 = errors;
+if(typeof data191 !== "string"){
+let dataType205 = typeof data191;
+let coerced205 = undefined;
+if(!(coerced205 !== undefined)){
+if(dataType205 == "number" || dataType205 == "boolean"){
+coerced205 = "" + data191;
 }
-else if(data186 === null){
-coerced201 = "";
+else if(data191 === null){
+coerced205 = "";
 }
 else {
-const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data186};
+const err167 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data191};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -9907,15 +10110,15 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(coerced201 !== undefined){
-data186 = coerced201;
-if(data181 !== undefined){
-data181["high"] = coerced201;
+if(coerced205 !== undefined){
+data191 = coerced205;
+if(data186 !== undefined){
+data186["high"] = coerced205;
 }
 }
 }
-if("xhigh" !== data186){
-const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data186};
+if("xhigh" !== data191){
+const err168 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[4],data:data191};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -9924,22 +10127,22 @@ vErrors.push(err168);
 }
 errors++;
 }
-var _valid17 = _errs558 === errors;
-valid61 = valid61 || _valid17;
-if(!valid61){
-const _errs560 = errors;
-if(typeof data186 !== "string"){
-let dataType202 = typeof data186;
-let coerced202 = undefined;
-if(!(coerced202 !== undefined)){
-if(dataType202 == "number" || dataType202 == "boolean"){
-coerced202 = "" + data186;
+var _valid17 = _errs569 === errors;
+valid62 = valid62 || _valid17;
+if(!valid62){
+const _errs571 = errors;
+if(typeof data191 !== "string"){
+let dataType206 = typeof data191;
+let coerced206 = undefined;
+if(!(coerced206 !== undefined)){
+if(dataType206 == "number" || dataType206 == "boolean"){
+coerced206 = "" + data191;
 }
-else if(data186 === null){
-coerced202 = "";
+else if(data191 === null){
+coerced206 = "";
 }
 else {
-const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data186};
+const err169 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data191};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -9949,15 +10152,15 @@ vErrors.push(err169);
 errors++;
 }
 }
-if(coerced202 !== undefined){
-data186 = coerced202;
-if(data181 !== undefined){
-data181["high"] = coerced202;
+if(coerced206 !== undefined){
+data191 = coerced206;
+if(data186 !== undefined){
+data186["high"] = coerced206;
 }
 }
 }
-if("max" !== data186){
-const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data186};
+if("max" !== data191){
+const err170 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf[5],data:data191};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -9966,15 +10169,15 @@ vErrors.push(err170);
 }
 errors++;
 }
-var _valid17 = _errs560 === errors;
-valid61 = valid61 || _valid17;
+var _valid17 = _errs571 === errors;
+valid62 = valid62 || _valid17;
 }
 }
 }
 }
 }
-if(!valid61){
-const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data186};
+if(!valid62){
+const err171 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/high",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/high/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.high,data:data191};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -9986,40 +10189,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs549;
+errors = _errs560;
 if(vErrors !== null){
-if(_errs549){
-vErrors.length = _errs549;
+if(_errs560){
+vErrors.length = _errs560;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs548 === errors;
+var valid57 = _errs559 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data181.xhigh !== undefined){
-let data187 = data181.xhigh;
-const _errs562 = errors;
-const _errs563 = errors;
-let valid62 = false;
-const _errs564 = errors;
-if(typeof data187 !== "string"){
-let dataType203 = typeof data187;
-let coerced203 = undefined;
-if(!(coerced203 !== undefined)){
-if(dataType203 == "number" || dataType203 == "boolean"){
-coerced203 = "" + data187;
+if(valid57){
+if(data186.xhigh !== undefined){
+let data192 = data186.xhigh;
+const _errs573 = errors;
+const _errs574 = errors;
+let valid63 = false;
+const _errs575 = errors;
+if(typeof data192 !== "string"){
+let dataType207 = typeof data192;
+let coerced207 = undefined;
+if(!(coerced207 !== undefined)){
+if(dataType207 == "number" || dataType207 == "boolean"){
+coerced207 = "" + data192;
 }
-else if(data187 === null){
-coerced203 = "";
+else if(data192 === null){
+coerced207 = "";
 }
 else {
-const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data187};
+const err172 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data192};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -10029,15 +10232,15 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(coerced203 !== undefined){
-data187 = coerced203;
-if(data181 !== undefined){
-data181["xhigh"] = coerced203;
+if(coerced207 !== undefined){
+data192 = coerced207;
+if(data186 !== undefined){
+data186["xhigh"] = coerced207;
 }
 }
 }
-if("minimal" !== data187){
-const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data187};
+if("minimal" !== data192){
+const err173 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[0],data:data192};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -10046,22 +10249,22 @@ vErrors.push(err173);
 }
 errors++;
 }
-var _valid18 = _errs564 === errors;
-valid62 = valid62 || _valid18;
-if(!valid62){
-const _errs566 = errors;
-if(typeof data187 !== "string"){
-let dataType204 = typeof data187;
-let coerced204 = undefined;
-if(!(coerced204 !== undefined)){
-if(dataType204 == "number" || dataType204 == "boolean"){
-coerced204 = "" + data187;
+var _valid18 = _errs575 === errors;
+valid63 = valid63 || _valid18;
+if(!valid63){
+const _errs577 = errors;
+if(typeof data192 !== "string"){
+let dataType208 = typeof data192;
+let coerced208 = undefined;
+if(!(coerced208 !== undefined)){
+if(dataType208 == "number" || dataType208 == "boolean"){
+coerced208 = "" + data192;
 }
-else if(data187 === null){
-coerced204 = "";
+else if(data192 === null){
+coerced208 = "";
 }
 else {
-const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data187};
+const err174 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data192};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -10071,15 +10274,15 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(coerced204 !== undefined){
-data187 = coerced204;
-if(data181 !== undefined){
-data181["xhigh"] = coerced204;
+if(coerced208 !== undefined){
+data192 = coerced208;
+if(data186 !== undefined){
+data186["xhigh"] = coerced208;
 }
 }
 }
-if("low" !== data187){
-const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data187};
+if("low" !== data192){
+const err175 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[1],data:data192};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -10088,22 +10291,22 @@ vErrors.push(err175);
 }
 errors++;
 }
-var _valid18 = _errs566 === errors;
-valid62 = valid62 || _valid18;
-if(!valid62){
-const _errs568 = errors;
-if(typeof data187 !== "string"){
-let dataType205 = typeof data187;
-let coerced205 = undefined;
-if(!(coerced205 !== undefined)){
-if(dataType205 == "number" || dataType205 == "boolean"){
-coerced205 = "" + data187;
+var _valid18 = _errs577 === errors;
+valid63 = valid63 || _valid18;
+if(!valid63){
+const _errs579 = errors;
+if(typeof data192 !== "string"){
+let dataType209 = typeof data192;
+let coerced209 = undefined;
+if(!(coerced209 !== undefined)){
+if(dataType209 == "number" || dataType209 == "boolean"){
+coerced209 = "" + data192;
 }
-else if(data187 === null){
-coerced205 = "";
+else if(data192 === null){
+coerced209 = "";
 }
 else {
-const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data187};
+const err176 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data192};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -10113,15 +10316,15 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(coerced205 !== undefined){
-data187 = coerced205;
-if(data181 !== undefined){
-data181["xhigh"] = coerced205;
+if(coerced209 !== undefined){
+data192 = coerced209;
+if(data186 !== undefined){
+data186["xhigh"] = coerced209;
 }
 }
 }
-if("medium" !== data187){
-const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data187};
+if("medium" !== data192){
+const err177 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[2],data:data192};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -10130,22 +10333,22 @@ vErrors.push(err177);
 }
 errors++;
 }
-var _valid18 = _errs568 === errors;
-valid62 = valid62 || _valid18;
-if(!valid62){
-const _errs570 = errors;
-if(typeof data187 !== "string"){
-let dataType206 = typeof data187;
-let coerced206 = undefined;
-if(!(coerced206 !== undefined)){
-if(dataType206 == "number" || dataType206 == "boolean"){
-coerced206 = "" + data187;
+var _valid18 = _errs579 === errors;
+valid63 = valid63 || _valid18;
+if(!valid63){
+const _errs581 = errors;
+if(typeof data192 !== "string"){
+let dataType210 = typeof data192;
+let coerced210 = undefined;
+if(!(coerced210 !== undefined)){
+if(dataType210 == "number" || dataType210 == "boolean"){
+coerced210 = "" + data192;
 }
-else if(data187 === null){
-coerced206 = "";
+else if(data192 === null){
+coerced210 = "";
 }
 else {
-const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data187};
+const err178 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data192};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -10155,15 +10358,15 @@ vErrors.push(err178);
 errors++;
 }
 }
-if(coerced206 !== undefined){
-data187 = coerced206;
-if(data181 !== undefined){
-data181["xhigh"] = coerced206;
+if(coerced210 !== undefined){
+data192 = coerced210;
+if(data186 !== undefined){
+data186["xhigh"] = coerced210;
 }
 }
 }
-if("high" !== data187){
-const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data187};
+if("high" !== data192){
+const err179 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[3],data:data192};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -10172,22 +10375,22 @@ vErrors.push(err179);
 }
 errors++;
 }
-var _valid18 = _errs570 === errors;
-valid62 = valid62 || _valid18;
-if(!valid62){
-const _errs572 = errors;
-if(typeof data187 !== "string"){
-let dataType207 = typeof data187;
-let coerced207 = undefined;
-if(!(coerced207 !== undefined)){
-if(dataType207 == "number" || dataType207 == "boolean"){
-coerced207 = "" + data187;
+var _valid18 = _errs581 === errors;
+valid63 = valid63 || _valid18;
+if(!valid63){
+const _errs583 = errors;
+if(typeof data192 !== "string"){
+let dataType211 = typeof data192;
+let coerced211 = undefined;
+if(!(coerced211 !== undefined)){
+if(dataType211 == "number" || dataType211 == "boolean"){
+coerced211 = "" + data192;
 }
-else if(data187 === null){
-coerced207 = "";
+else if(data192 === null){
+coerced211 = "";
 }
 else {
-const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data187};
+const err180 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data192};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -10197,15 +10400,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(coerced207 !== undefined){
-data187 = coerced207;
-if(data181 !== undefined){
-data181["xhigh"] = coerced207;
+if(coerced211 !== undefined){
+data192 = coerced211;
+if(data186 !== undefined){
+data186["xhigh"] = coerced211;
 }
 }
 }
-if("xhigh" !== data187){
-const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data187};
+if("xhigh" !== data192){
+const err181 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[4],data:data192};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -10214,22 +10417,22 @@ vErrors.push(err181);
 }
 errors++;
 }
-var _valid18 = _errs572 === errors;
-valid62 = valid62 || _valid18;
-if(!valid62){
-const _errs574 = errors;
-if(typeof data187 !== "string"){
-let dataType208 = typeof data187;
-let coerced208 = undefined;
-if(!(coerced208 !== undefined)){
-if(dataType208 == "number" || dataType208 == "boolean"){
-coerced208 = "" + data187;
+var _valid18 = _errs583 === errors;
+valid63 = valid63 || _valid18;
+if(!valid63){
+const _errs585 = errors;
+if(typeof data192 !== "string"){
+let dataType212 = typeof data192;
+let coerced212 = undefined;
+if(!(coerced212 !== undefined)){
+if(dataType212 == "number" || dataType212 == "boolean"){
+coerced212 = "" + data192;
 }
-else if(data187 === null){
-coerced208 = "";
+else if(data192 === null){
+coerced212 = "";
 }
 else {
-const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data187};
+const err182 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data192};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -10239,15 +10442,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(coerced208 !== undefined){
-data187 = coerced208;
-if(data181 !== undefined){
-data181["xhigh"] = coerced208;
+if(coerced212 !== undefined){
+data192 = coerced212;
+if(data186 !== undefined){
+data186["xhigh"] = coerced212;
 }
 }
 }
-if("max" !== data187){
-const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data187};
+if("max" !== data192){
+const err183 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf[5],data:data192};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -10256,15 +10459,15 @@ vErrors.push(err183);
 }
 errors++;
 }
-var _valid18 = _errs574 === errors;
-valid62 = valid62 || _valid18;
+var _valid18 = _errs585 === errors;
+valid63 = valid63 || _valid18;
 }
 }
 }
 }
 }
-if(!valid62){
-const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data187};
+if(!valid63){
+const err184 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/xhigh",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/xhigh/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.xhigh,data:data192};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -10276,40 +10479,40 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs563;
+errors = _errs574;
 if(vErrors !== null){
-if(_errs563){
-vErrors.length = _errs563;
+if(_errs574){
+vErrors.length = _errs574;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs562 === errors;
+var valid57 = _errs573 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
-if(valid56){
-if(data181.max !== undefined){
-let data188 = data181.max;
-const _errs576 = errors;
-const _errs577 = errors;
-let valid63 = false;
-const _errs578 = errors;
-if(typeof data188 !== "string"){
-let dataType209 = typeof data188;
-let coerced209 = undefined;
-if(!(coerced209 !== undefined)){
-if(dataType209 == "number" || dataType209 == "boolean"){
-coerced209 = "" + data188;
+if(valid57){
+if(data186.max !== undefined){
+let data193 = data186.max;
+const _errs587 = errors;
+const _errs588 = errors;
+let valid64 = false;
+const _errs589 = errors;
+if(typeof data193 !== "string"){
+let dataType213 = typeof data193;
+let coerced213 = undefined;
+if(!(coerced213 !== undefined)){
+if(dataType213 == "number" || dataType213 == "boolean"){
+coerced213 = "" + data193;
 }
-else if(data188 === null){
-coerced209 = "";
+else if(data193 === null){
+coerced213 = "";
 }
 else {
-const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data188};
+const err185 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data193};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -10319,15 +10522,15 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(coerced209 !== undefined){
-data188 = coerced209;
-if(data181 !== undefined){
-data181["max"] = coerced209;
+if(coerced213 !== undefined){
+data193 = coerced213;
+if(data186 !== undefined){
+data186["max"] = coerced213;
 }
 }
 }
-if("minimal" !== data188){
-const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data188};
+if("minimal" !== data193){
+const err186 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/0/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[0],data:data193};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -10336,22 +10539,22 @@ vErrors.push(err186);
 }
 errors++;
 }
-var _valid19 = _errs578 === errors;
-valid63 = valid63 || _valid19;
-if(!valid63){
-const _errs580 = errors;
-if(typeof data188 !== "string"){
-let dataType210 = typeof data188;
-let coerced210 = undefined;
-if(!(coerced210 !== undefined)){
-if(dataType210 == "number" || dataType210 == "boolean"){
-coerced210 = "" + data188;
+var _valid19 = _errs589 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs591 = errors;
+if(typeof data193 !== "string"){
+let dataType214 = typeof data193;
+let coerced214 = undefined;
+if(!(coerced214 !== undefined)){
+if(dataType214 == "number" || dataType214 == "boolean"){
+coerced214 = "" + data193;
 }
-else if(data188 === null){
-coerced210 = "";
+else if(data193 === null){
+coerced214 = "";
 }
 else {
-const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data188};
+const err187 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data193};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -10361,15 +10564,15 @@ vErrors.push(err187);
 errors++;
 }
 }
-if(coerced210 !== undefined){
-data188 = coerced210;
-if(data181 !== undefined){
-data181["max"] = coerced210;
+if(coerced214 !== undefined){
+data193 = coerced214;
+if(data186 !== undefined){
+data186["max"] = coerced214;
 }
 }
 }
-if("low" !== data188){
-const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data188};
+if("low" !== data193){
+const err188 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/1/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[1],data:data193};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -10378,22 +10581,22 @@ vErrors.push(err188);
 }
 errors++;
 }
-var _valid19 = _errs580 === errors;
-valid63 = valid63 || _valid19;
-if(!valid63){
-const _errs582 = errors;
-if(typeof data188 !== "string"){
-let dataType211 = typeof data188;
-let coerced211 = undefined;
-if(!(coerced211 !== undefined)){
-if(dataType211 == "number" || dataType211 == "boolean"){
-coerced211 = "" + data188;
+var _valid19 = _errs591 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs593 = errors;
+if(typeof data193 !== "string"){
+let dataType215 = typeof data193;
+let coerced215 = undefined;
+if(!(coerced215 !== undefined)){
+if(dataType215 == "number" || dataType215 == "boolean"){
+coerced215 = "" + data193;
 }
-else if(data188 === null){
-coerced211 = "";
+else if(data193 === null){
+coerced215 = "";
 }
 else {
-const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data188};
+const err189 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data193};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -10403,15 +10606,15 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(coerced211 !== undefined){
-data188 = coerced211;
-if(data181 !== undefined){
-data181["max"] = coerced211;
+if(coerced215 !== undefined){
+data193 = coerced215;
+if(data186 !== undefined){
+data186["max"] = coerced215;
 }
 }
 }
-if("medium" !== data188){
-const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data188};
+if("medium" !== data193){
+const err190 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/2/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[2],data:data193};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -10420,22 +10623,22 @@ vErrors.push(err190);
 }
 errors++;
 }
-var _valid19 = _errs582 === errors;
-valid63 = valid63 || _valid19;
-if(!valid63){
-const _errs584 = errors;
-if(typeof data188 !== "string"){
-let dataType212 = typeof data188;
-let coerced212 = undefined;
-if(!(coerced212 !== undefined)){
-if(dataType212 == "number" || dataType212 == "boolean"){
-coerced212 = "" + data188;
+var _valid19 = _errs593 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs595 = errors;
+if(typeof data193 !== "string"){
+let dataType216 = typeof data193;
+let coerced216 = undefined;
+if(!(coerced216 !== undefined)){
+if(dataType216 == "number" || dataType216 == "boolean"){
+coerced216 = "" + data193;
 }
-else if(data188 === null){
-coerced212 = "";
+else if(data193 === null){
+coerced216 = "";
 }
 else {
-const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data188};
+const err191 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data193};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -10445,15 +10648,15 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(coerced212 !== undefined){
-data188 = coerced212;
-if(data181 !== undefined){
-data181["max"] = coerced212;
+if(coerced216 !== undefined){
+data193 = coerced216;
+if(data186 !== undefined){
+data186["max"] = coerced216;
 }
 }
 }
-if("high" !== data188){
-const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data188};
+if("high" !== data193){
+const err192 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/3/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[3],data:data193};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -10462,22 +10665,22 @@ vErrors.push(err192);
 }
 errors++;
 }
-var _valid19 = _errs584 === errors;
-valid63 = valid63 || _valid19;
-if(!valid63){
-const _errs586 = errors;
-if(typeof data188 !== "string"){
-let dataType213 = typeof data188;
-let coerced213 = undefined;
-if(!(coerced213 !== undefined)){
-if(dataType213 == "number" || dataType213 == "boolean"){
-coerced213 = "" + data188;
+var _valid19 = _errs595 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs597 = errors;
+if(typeof data193 !== "string"){
+let dataType217 = typeof data193;
+let coerced217 = undefined;
+if(!(coerced217 !== undefined)){
+if(dataType217 == "number" || dataType217 == "boolean"){
+coerced217 = "" + data193;
 }
-else if(data188 === null){
-coerced213 = "";
+else if(data193 === null){
+coerced217 = "";
 }
 else {
-const err193 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data188};
+const err193 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data193};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -10487,15 +10690,15 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(coerced213 !== undefined){
-data188 = coerced213;
-if(data181 !== undefined){
-data181["max"] = coerced213;
+if(coerced217 !== undefined){
+data193 = coerced217;
+if(data186 !== undefined){
+data186["max"] = coerced217;
 }
 }
 }
-if("xhigh" !== data188){
-const err194 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data188};
+if("xhigh" !== data193){
+const err194 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/4/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[4],data:data193};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -10504,22 +10707,22 @@ vErrors.push(err194);
 }
 errors++;
 }
-var _valid19 = _errs586 === errors;
-valid63 = valid63 || _valid19;
-if(!valid63){
-const _errs588 = errors;
-if(typeof data188 !== "string"){
-let dataType214 = typeof data188;
-let coerced214 = undefined;
-if(!(coerced214 !== undefined)){
-if(dataType214 == "number" || dataType214 == "boolean"){
-coerced214 = "" + data188;
+var _valid19 = _errs597 === errors;
+valid64 = valid64 || _valid19;
+if(!valid64){
+const _errs599 = errors;
+if(typeof data193 !== "string"){
+let dataType218 = typeof data193;
+let coerced218 = undefined;
+if(!(coerced218 !== undefined)){
+if(dataType218 == "number" || dataType218 == "boolean"){
+coerced218 = "" + data193;
 }
-else if(data188 === null){
-coerced214 = "";
+else if(data193 === null){
+coerced218 = "";
 }
 else {
-const err195 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data188};
+const err195 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5].type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data193};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -10529,15 +10732,15 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(coerced214 !== undefined){
-data188 = coerced214;
-if(data181 !== undefined){
-data181["max"] = coerced214;
+if(coerced218 !== undefined){
+data193 = coerced218;
+if(data186 !== undefined){
+data186["max"] = coerced218;
 }
 }
 }
-if("max" !== data188){
-const err196 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data188};
+if("max" !== data193){
+const err196 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf/5/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf[5],data:data193};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -10546,15 +10749,15 @@ vErrors.push(err196);
 }
 errors++;
 }
-var _valid19 = _errs588 === errors;
-valid63 = valid63 || _valid19;
+var _valid19 = _errs599 === errors;
+valid64 = valid64 || _valid19;
 }
 }
 }
 }
 }
-if(!valid63){
-const err197 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data188};
+if(!valid64){
+const err197 = {instancePath:instancePath+"/models/" + i5+"/reasoning/levels/max",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/properties/max/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max.anyOf,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels.properties.max,data:data193};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -10566,20 +10769,20 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs577;
+errors = _errs588;
 if(vErrors !== null){
-if(_errs577){
-vErrors.length = _errs577;
+if(_errs588){
+vErrors.length = _errs588;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid56 = _errs576 === errors;
+var valid57 = _errs587 === errors;
 }
 else {
-var valid56 = true;
+var valid57 = true;
 }
 }
 }
@@ -10590,476 +10793,194 @@ var valid56 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data181}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/levels",schemaPath:"#/properties/models/items/properties/reasoning/properties/levels/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.properties.levels.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.levels,data:data186}];
 return false;
 }
 }
-var valid50 = _errs489 === errors;
+var valid51 = _errs500 === errors;
 }
 else {
-var valid50 = true;
+var valid51 = true;
 }
-if(valid50){
-if(data168.answer_tokens !== undefined){
-let data189 = data168.answer_tokens;
-const _errs590 = errors;
-if(!((typeof data189 == "number") && (!(data189 % 1) && !isNaN(data189)))){
-let dataType215 = typeof data189;
-let coerced215 = undefined;
-if(!(coerced215 !== undefined)){
-if(dataType215 === "boolean" || data189 === null
-              || (dataType215 === "string" && data189 && data189 == +data189 && !(data189 % 1))){
-coerced215 = +data189;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data189}];
-return false;
-}
-}
-if(coerced215 !== undefined){
-data189 = coerced215;
-if(data168 !== undefined){
-data168["answer_tokens"] = coerced215;
-}
-}
-}
-if(errors === _errs590){
-if(typeof data189 == "number"){
-if(data189 < 1 || isNaN(data189)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data189}];
-return false;
-}
-}
-}
-var valid50 = _errs590 === errors;
-}
-else {
-var valid50 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data168}];
-return false;
-}
-}
-var valid47 = _errs429 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.pricing !== undefined){
-let data190 = data159.pricing;
-const _errs592 = errors;
-if(errors === _errs592){
-if(data190 && typeof data190 == "object" && !Array.isArray(data190)){
-let missing6;
-if(((data190.input === undefined) && (missing6 = "input")) || ((data190.output === undefined) && (missing6 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing6},message:"must have required property '"+missing6+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data190}];
-return false;
-}
-else {
-const _errs594 = errors;
-for(const key35 in data190){
-if(!((((((key35 === "input") || (key35 === "output")) || (key35 === "cached_input")) || (key35 === "cache_write")) || (key35 === "cache_write_1h")) || (key35 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key35},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data190}];
-return false;
-break;
-}
-}
-if(_errs594 === errors){
-if(data190.input !== undefined){
-let data191 = data190.input;
-const _errs595 = errors;
-if(!(typeof data191 == "number")){
-let dataType216 = typeof data191;
-let coerced216 = undefined;
-if(!(coerced216 !== undefined)){
-if(dataType216 == "boolean" || data191 === null
-              || (dataType216 == "string" && data191 && data191 == +data191)){
-coerced216 = +data191;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data191}];
-return false;
-}
-}
-if(coerced216 !== undefined){
-data191 = coerced216;
-if(data190 !== undefined){
-data190["input"] = coerced216;
-}
-}
-}
-if(errors === _errs595){
-if(typeof data191 == "number"){
-if(data191 < 0 || isNaN(data191)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data191}];
-return false;
-}
-}
-}
-var valid64 = _errs595 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data190.output !== undefined){
-let data192 = data190.output;
-const _errs597 = errors;
-if(!(typeof data192 == "number")){
-let dataType217 = typeof data192;
-let coerced217 = undefined;
-if(!(coerced217 !== undefined)){
-if(dataType217 == "boolean" || data192 === null
-              || (dataType217 == "string" && data192 && data192 == +data192)){
-coerced217 = +data192;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data192}];
-return false;
-}
-}
-if(coerced217 !== undefined){
-data192 = coerced217;
-if(data190 !== undefined){
-data190["output"] = coerced217;
-}
-}
-}
-if(errors === _errs597){
-if(typeof data192 == "number"){
-if(data192 < 0 || isNaN(data192)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data192}];
-return false;
-}
-}
-}
-var valid64 = _errs597 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data190.cached_input !== undefined){
-let data193 = data190.cached_input;
-const _errs599 = errors;
-if(!(typeof data193 == "number")){
-let dataType218 = typeof data193;
-let coerced218 = undefined;
-if(!(coerced218 !== undefined)){
-if(dataType218 == "boolean" || data193 === null
-              || (dataType218 == "string" && data193 && data193 == +data193)){
-coerced218 = +data193;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data193}];
-return false;
-}
-}
-if(coerced218 !== undefined){
-data193 = coerced218;
-if(data190 !== undefined){
-data190["cached_input"] = coerced218;
-}
-}
-}
-if(errors === _errs599){
-if(typeof data193 == "number"){
-if(data193 < 0 || isNaN(data193)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data193}];
-return false;
-}
-}
-}
-var valid64 = _errs599 === errors;
-}
-else {
-var valid64 = true;
-}
-if(valid64){
-if(data190.cache_write !== undefined){
-let data194 = data190.cache_write;
+if(valid51){
+if(data173.answer_tokens !== undefined){
+let data194 = data173.answer_tokens;
 const _errs601 = errors;
-if(!(typeof data194 == "number")){
+if(!((typeof data194 == "number") && (!(data194 % 1) && !isNaN(data194)))){
 let dataType219 = typeof data194;
 let coerced219 = undefined;
 if(!(coerced219 !== undefined)){
-if(dataType219 == "boolean" || data194 === null
-              || (dataType219 == "string" && data194 && data194 == +data194)){
+if(dataType219 === "boolean" || data194 === null
+              || (dataType219 === "string" && data194 && data194 == +data194 && !(data194 % 1))){
 coerced219 = +data194;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data194}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens.type,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data194}];
 return false;
 }
 }
 if(coerced219 !== undefined){
 data194 = coerced219;
-if(data190 !== undefined){
-data190["cache_write"] = coerced219;
+if(data173 !== undefined){
+data173["answer_tokens"] = coerced219;
 }
 }
 }
 if(errors === _errs601){
 if(typeof data194 == "number"){
-if(data194 < 0 || isNaN(data194)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data194}];
+if(data194 < 1 || isNaN(data194)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning/answer_tokens",schemaPath:"#/properties/models/items/properties/reasoning/properties/answer_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.reasoning.properties.answer_tokens,data:data194}];
 return false;
 }
 }
 }
-var valid64 = _errs601 === errors;
+var valid51 = _errs601 === errors;
 }
 else {
-var valid64 = true;
+var valid51 = true;
 }
-if(valid64){
-if(data190.cache_write_1h !== undefined){
-let data195 = data190.cache_write_1h;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/reasoning",schemaPath:"#/properties/models/items/properties/reasoning/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.reasoning,data:data173}];
+return false;
+}
+}
+var valid48 = _errs440 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.pricing !== undefined){
+let data195 = data164.pricing;
 const _errs603 = errors;
-if(!(typeof data195 == "number")){
-let dataType220 = typeof data195;
+if(errors === _errs603){
+if(data195 && typeof data195 == "object" && !Array.isArray(data195)){
+let missing7;
+if(((data195.input === undefined) && (missing7 = "input")) || ((data195.output === undefined) && (missing7 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.pricing.required,parentSchema:schema11.properties.models.items.properties.pricing,data:data195}];
+return false;
+}
+else {
+const _errs605 = errors;
+for(const key36 in data195){
+if(!((((((key36 === "input") || (key36 === "output")) || (key36 === "cached_input")) || (key36 === "cache_write")) || (key36 === "cache_write_1h")) || (key36 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.pricing,data:data195}];
+return false;
+break;
+}
+}
+if(_errs605 === errors){
+if(data195.input !== undefined){
+let data196 = data195.input;
+const _errs606 = errors;
+if(!(typeof data196 == "number")){
+let dataType220 = typeof data196;
 let coerced220 = undefined;
 if(!(coerced220 !== undefined)){
-if(dataType220 == "boolean" || data195 === null
-              || (dataType220 == "string" && data195 && data195 == +data195)){
-coerced220 = +data195;
+if(dataType220 == "boolean" || data196 === null
+              || (dataType220 == "string" && data196 && data196 == +data196)){
+coerced220 = +data196;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data195}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data196}];
 return false;
 }
 }
 if(coerced220 !== undefined){
-data195 = coerced220;
-if(data190 !== undefined){
-data190["cache_write_1h"] = coerced220;
+data196 = coerced220;
+if(data195 !== undefined){
+data195["input"] = coerced220;
 }
 }
 }
-if(errors === _errs603){
-if(typeof data195 == "number"){
-if(data195 < 0 || isNaN(data195)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data195}];
+if(errors === _errs606){
+if(typeof data196 == "number"){
+if(data196 < 0 || isNaN(data196)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/input",schemaPath:"#/properties/models/items/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.input,data:data196}];
 return false;
 }
 }
 }
-var valid64 = _errs603 === errors;
+var valid65 = _errs606 === errors;
 }
 else {
-var valid64 = true;
+var valid65 = true;
 }
-if(valid64){
-if(data190.reasoning !== undefined){
-let data196 = data190.reasoning;
-const _errs605 = errors;
-if(!(typeof data196 == "number")){
-let dataType221 = typeof data196;
+if(valid65){
+if(data195.output !== undefined){
+let data197 = data195.output;
+const _errs608 = errors;
+if(!(typeof data197 == "number")){
+let dataType221 = typeof data197;
 let coerced221 = undefined;
 if(!(coerced221 !== undefined)){
-if(dataType221 == "boolean" || data196 === null
-              || (dataType221 == "string" && data196 && data196 == +data196)){
-coerced221 = +data196;
+if(dataType221 == "boolean" || data197 === null
+              || (dataType221 == "string" && data197 && data197 == +data197)){
+coerced221 = +data197;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data196}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data197}];
 return false;
 }
 }
 if(coerced221 !== undefined){
-data196 = coerced221;
-if(data190 !== undefined){
-data190["reasoning"] = coerced221;
+data197 = coerced221;
+if(data195 !== undefined){
+data195["output"] = coerced221;
 }
 }
 }
-if(errors === _errs605){
-if(typeof data196 == "number"){
-if(data196 < 0 || isNaN(data196)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data196}];
+if(errors === _errs608){
+if(typeof data197 == "number"){
+if(data197 < 0 || isNaN(data197)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/output",schemaPath:"#/properties/models/items/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.output,data:data197}];
 return false;
 }
 }
 }
-var valid64 = _errs605 === errors;
+var valid65 = _errs608 === errors;
 }
 else {
-var valid64 = true;
+var valid65 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data190}];
-return false;
-}
-}
-var valid47 = _errs592 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.priced_features !== undefined){
-let data197 = data159.priced_features;
-const _errs607 = errors;
-if(errors === _errs607){
-if(data197 && typeof data197 == "object" && !Array.isArray(data197)){
-const _errs609 = errors;
-for(const key36 in data197){
-if(!(((key36 === "server_tools") || (key36 === "service_tiers")) || (key36 === "betas"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key36},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data197}];
-return false;
-break;
-}
-}
-if(_errs609 === errors){
-if(data197.server_tools !== undefined){
-let data198 = data197.server_tools;
+if(valid65){
+if(data195.cached_input !== undefined){
+let data198 = data195.cached_input;
 const _errs610 = errors;
-if(errors === _errs610){
-if(data198 && typeof data198 == "object" && !Array.isArray(data198)){
-if(Object.keys(data198).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data198}];
-return false;
-}
-else {
-var valid66 = true;
-for(const key37 in data198){
-if(pattern10.test(key37)){
-let data199 = data198[key37];
-const _errs612 = errors;
-if(errors === _errs612){
-if(data199 && typeof data199 == "object" && !Array.isArray(data199)){
-let missing7;
-if((data199.usd_per_call === undefined) && (missing7 = "usd_per_call")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing7},message:"must have required property '"+missing7+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data199}];
-return false;
-}
-else {
-const _errs614 = errors;
-for(const key38 in data199){
-if(!((key38 === "usd_per_call") || (key38 === "max_calls"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key38},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data199}];
-return false;
-break;
-}
-}
-if(_errs614 === errors){
-if(data199.usd_per_call !== undefined){
-let data200 = data199.usd_per_call;
-const _errs615 = errors;
-if(!(typeof data200 == "number")){
-let dataType222 = typeof data200;
+if(!(typeof data198 == "number")){
+let dataType222 = typeof data198;
 let coerced222 = undefined;
 if(!(coerced222 !== undefined)){
-if(dataType222 == "boolean" || data200 === null
-              || (dataType222 == "string" && data200 && data200 == +data200)){
-coerced222 = +data200;
+if(dataType222 == "boolean" || data198 === null
+              || (dataType222 == "string" && data198 && data198 == +data198)){
+coerced222 = +data198;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data200}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data198}];
 return false;
 }
 }
 if(coerced222 !== undefined){
-data200 = coerced222;
-if(data199 !== undefined){
-data199["usd_per_call"] = coerced222;
+data198 = coerced222;
+if(data195 !== undefined){
+data195["cached_input"] = coerced222;
 }
 }
 }
-if(errors === _errs615){
-if(typeof data200 == "number"){
-if(data200 < 0 || isNaN(data200)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data200}];
+if(errors === _errs610){
+if(typeof data198 == "number"){
+if(data198 < 0 || isNaN(data198)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cached_input,data:data198}];
 return false;
 }
-}
-}
-var valid67 = _errs615 === errors;
-}
-else {
-var valid67 = true;
-}
-if(valid67){
-if(data199.max_calls !== undefined){
-let data201 = data199.max_calls;
-const _errs617 = errors;
-if(!((typeof data201 == "number") && (!(data201 % 1) && !isNaN(data201)))){
-let dataType223 = typeof data201;
-let coerced223 = undefined;
-if(!(coerced223 !== undefined)){
-if(dataType223 === "boolean" || data201 === null
-              || (dataType223 === "string" && data201 && data201 == +data201 && !(data201 % 1))){
-coerced223 = +data201;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data201}];
-return false;
-}
-}
-if(coerced223 !== undefined){
-data201 = coerced223;
-if(data199 !== undefined){
-data199["max_calls"] = coerced223;
-}
-}
-}
-if(errors === _errs617){
-if(typeof data201 == "number"){
-if(data201 > 1000 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data201}];
-return false;
-}
-else {
-if(data201 < 1 || isNaN(data201)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data201}];
-return false;
-}
-}
-}
-}
-var valid67 = _errs617 === errors;
-}
-else {
-var valid67 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data199}];
-return false;
-}
-}
-var valid66 = _errs612 === errors;
-if(!valid66){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data198}];
-return false;
 }
 }
 var valid65 = _errs610 === errors;
@@ -11068,671 +10989,112 @@ else {
 var valid65 = true;
 }
 if(valid65){
-if(data197.service_tiers !== undefined){
-let data202 = data197.service_tiers;
-const _errs619 = errors;
-if(errors === _errs619){
-if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
-if(Object.keys(data202).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data202}];
-return false;
+if(data195.cache_write !== undefined){
+let data199 = data195.cache_write;
+const _errs612 = errors;
+if(!(typeof data199 == "number")){
+let dataType223 = typeof data199;
+let coerced223 = undefined;
+if(!(coerced223 !== undefined)){
+if(dataType223 == "boolean" || data199 === null
+              || (dataType223 == "string" && data199 && data199 == +data199)){
+coerced223 = +data199;
 }
 else {
-var valid68 = true;
-for(const key39 in data202){
-if(pattern10.test(key39)){
-let data203 = data202[key39];
-const _errs621 = errors;
-if(errors === _errs621){
-if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
-let missing8;
-if((data203.pricing === undefined) && (missing8 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data203}];
-return false;
-}
-else {
-const _errs623 = errors;
-for(const key40 in data203){
-if(!(key40 === "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key40},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data203}];
-return false;
-break;
-}
-}
-if(_errs623 === errors){
-if(data203.pricing !== undefined){
-let data204 = data203.pricing;
-const _errs624 = errors;
-if(errors === _errs624){
-if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
-let missing9;
-if(((data204.input === undefined) && (missing9 = "input")) || ((data204.output === undefined) && (missing9 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data204}];
-return false;
-}
-else {
-const _errs626 = errors;
-for(const key41 in data204){
-if(!((((((key41 === "input") || (key41 === "output")) || (key41 === "cached_input")) || (key41 === "cache_write")) || (key41 === "cache_write_1h")) || (key41 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data204}];
-return false;
-break;
-}
-}
-if(_errs626 === errors){
-if(data204.input !== undefined){
-let data205 = data204.input;
-const _errs627 = errors;
-if(!(typeof data205 == "number")){
-let dataType224 = typeof data205;
-let coerced224 = undefined;
-if(!(coerced224 !== undefined)){
-if(dataType224 == "boolean" || data205 === null
-              || (dataType224 == "string" && data205 && data205 == +data205)){
-coerced224 = +data205;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data205}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data199}];
 return false;
 }
 }
-if(coerced224 !== undefined){
-data205 = coerced224;
-if(data204 !== undefined){
-data204["input"] = coerced224;
+if(coerced223 !== undefined){
+data199 = coerced223;
+if(data195 !== undefined){
+data195["cache_write"] = coerced223;
 }
 }
 }
-if(errors === _errs627){
-if(typeof data205 == "number"){
-if(data205 < 0 || isNaN(data205)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data205}];
+if(errors === _errs612){
+if(typeof data199 == "number"){
+if(data199 < 0 || isNaN(data199)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write,data:data199}];
 return false;
 }
 }
 }
-var valid70 = _errs627 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data204.output !== undefined){
-let data206 = data204.output;
-const _errs629 = errors;
-if(!(typeof data206 == "number")){
-let dataType225 = typeof data206;
-let coerced225 = undefined;
-if(!(coerced225 !== undefined)){
-if(dataType225 == "boolean" || data206 === null
-              || (dataType225 == "string" && data206 && data206 == +data206)){
-coerced225 = +data206;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data206}];
-return false;
-}
-}
-if(coerced225 !== undefined){
-data206 = coerced225;
-if(data204 !== undefined){
-data204["output"] = coerced225;
-}
-}
-}
-if(errors === _errs629){
-if(typeof data206 == "number"){
-if(data206 < 0 || isNaN(data206)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data206}];
-return false;
-}
-}
-}
-var valid70 = _errs629 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data204.cached_input !== undefined){
-let data207 = data204.cached_input;
-const _errs631 = errors;
-if(!(typeof data207 == "number")){
-let dataType226 = typeof data207;
-let coerced226 = undefined;
-if(!(coerced226 !== undefined)){
-if(dataType226 == "boolean" || data207 === null
-              || (dataType226 == "string" && data207 && data207 == +data207)){
-coerced226 = +data207;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data207}];
-return false;
-}
-}
-if(coerced226 !== undefined){
-data207 = coerced226;
-if(data204 !== undefined){
-data204["cached_input"] = coerced226;
-}
-}
-}
-if(errors === _errs631){
-if(typeof data207 == "number"){
-if(data207 < 0 || isNaN(data207)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data207}];
-return false;
-}
-}
-}
-var valid70 = _errs631 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data204.cache_write !== undefined){
-let data208 = data204.cache_write;
-const _errs633 = errors;
-if(!(typeof data208 == "number")){
-let dataType227 = typeof data208;
-let coerced227 = undefined;
-if(!(coerced227 !== undefined)){
-if(dataType227 == "boolean" || data208 === null
-              || (dataType227 == "string" && data208 && data208 == +data208)){
-coerced227 = +data208;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data208}];
-return false;
-}
-}
-if(coerced227 !== undefined){
-data208 = coerced227;
-if(data204 !== undefined){
-data204["cache_write"] = coerced227;
-}
-}
-}
-if(errors === _errs633){
-if(typeof data208 == "number"){
-if(data208 < 0 || isNaN(data208)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data208}];
-return false;
-}
-}
-}
-var valid70 = _errs633 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data204.cache_write_1h !== undefined){
-let data209 = data204.cache_write_1h;
-const _errs635 = errors;
-if(!(typeof data209 == "number")){
-let dataType228 = typeof data209;
-let coerced228 = undefined;
-if(!(coerced228 !== undefined)){
-if(dataType228 == "boolean" || data209 === null
-              || (dataType228 == "string" && data209 && data209 == +data209)){
-coerced228 = +data209;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data209}];
-return false;
-}
-}
-if(coerced228 !== undefined){
-data209 = coerced228;
-if(data204 !== undefined){
-data204["cache_write_1h"] = coerced228;
-}
-}
-}
-if(errors === _errs635){
-if(typeof data209 == "number"){
-if(data209 < 0 || isNaN(data209)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data209}];
-return false;
-}
-}
-}
-var valid70 = _errs635 === errors;
-}
-else {
-var valid70 = true;
-}
-if(valid70){
-if(data204.reasoning !== undefined){
-let data210 = data204.reasoning;
-const _errs637 = errors;
-if(!(typeof data210 == "number")){
-let dataType229 = typeof data210;
-let coerced229 = undefined;
-if(!(coerced229 !== undefined)){
-if(dataType229 == "boolean" || data210 === null
-              || (dataType229 == "string" && data210 && data210 == +data210)){
-coerced229 = +data210;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data210}];
-return false;
-}
-}
-if(coerced229 !== undefined){
-data210 = coerced229;
-if(data204 !== undefined){
-data204["reasoning"] = coerced229;
-}
-}
-}
-if(errors === _errs637){
-if(typeof data210 == "number"){
-if(data210 < 0 || isNaN(data210)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data210}];
-return false;
-}
-}
-}
-var valid70 = _errs637 === errors;
-}
-else {
-var valid70 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data204}];
-return false;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key39.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data203}];
-return false;
-}
-}
-var valid68 = _errs621 === errors;
-if(!valid68){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data202}];
-return false;
-}
-}
-var valid65 = _errs619 === errors;
+var valid65 = _errs612 === errors;
 }
 else {
 var valid65 = true;
 }
 if(valid65){
-if(data197.betas !== undefined){
-let data211 = data197.betas;
-const _errs639 = errors;
-if(errors === _errs639){
-if(data211 && typeof data211 == "object" && !Array.isArray(data211)){
-if(Object.keys(data211).length > 16){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data211}];
-return false;
+if(data195.cache_write_1h !== undefined){
+let data200 = data195.cache_write_1h;
+const _errs614 = errors;
+if(!(typeof data200 == "number")){
+let dataType224 = typeof data200;
+let coerced224 = undefined;
+if(!(coerced224 !== undefined)){
+if(dataType224 == "boolean" || data200 === null
+              || (dataType224 == "string" && data200 && data200 == +data200)){
+coerced224 = +data200;
 }
 else {
-var valid71 = true;
-for(const key42 in data211){
-if(pattern10.test(key42)){
-let data212 = data211[key42];
-const _errs641 = errors;
-if(errors === _errs641){
-if(data212 && typeof data212 == "object" && !Array.isArray(data212)){
-let missing10;
-if((data212.pricing === undefined) && (missing10 = "pricing")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data212}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data200}];
 return false;
+}
+}
+if(coerced224 !== undefined){
+data200 = coerced224;
+if(data195 !== undefined){
+data195["cache_write_1h"] = coerced224;
+}
+}
+}
+if(errors === _errs614){
+if(typeof data200 == "number"){
+if(data200 < 0 || isNaN(data200)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.cache_write_1h,data:data200}];
+return false;
+}
+}
+}
+var valid65 = _errs614 === errors;
 }
 else {
-const _errs643 = errors;
-for(const key43 in data212){
-if(!((key43 === "pricing") || (key43 === "min_prompt_tokens"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key43},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data212}];
-return false;
-break;
+var valid65 = true;
 }
-}
-if(_errs643 === errors){
-if(data212.pricing !== undefined){
-let data213 = data212.pricing;
-const _errs644 = errors;
-if(errors === _errs644){
-if(data213 && typeof data213 == "object" && !Array.isArray(data213)){
-let missing11;
-if(((data213.input === undefined) && (missing11 = "input")) || ((data213.output === undefined) && (missing11 = "output"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data213}];
-return false;
+if(valid65){
+if(data195.reasoning !== undefined){
+let data201 = data195.reasoning;
+const _errs616 = errors;
+if(!(typeof data201 == "number")){
+let dataType225 = typeof data201;
+let coerced225 = undefined;
+if(!(coerced225 !== undefined)){
+if(dataType225 == "boolean" || data201 === null
+              || (dataType225 == "string" && data201 && data201 == +data201)){
+coerced225 = +data201;
 }
 else {
-const _errs646 = errors;
-for(const key44 in data213){
-if(!((((((key44 === "input") || (key44 === "output")) || (key44 === "cached_input")) || (key44 === "cache_write")) || (key44 === "cache_write_1h")) || (key44 === "reasoning"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data213}];
-return false;
-break;
-}
-}
-if(_errs646 === errors){
-if(data213.input !== undefined){
-let data214 = data213.input;
-const _errs647 = errors;
-if(!(typeof data214 == "number")){
-let dataType230 = typeof data214;
-let coerced230 = undefined;
-if(!(coerced230 !== undefined)){
-if(dataType230 == "boolean" || data214 === null
-              || (dataType230 == "string" && data214 && data214 == +data214)){
-coerced230 = +data214;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data214}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data201}];
 return false;
 }
 }
-if(coerced230 !== undefined){
-data214 = coerced230;
-if(data213 !== undefined){
-data213["input"] = coerced230;
+if(coerced225 !== undefined){
+data201 = coerced225;
+if(data195 !== undefined){
+data195["reasoning"] = coerced225;
 }
 }
 }
-if(errors === _errs647){
-if(typeof data214 == "number"){
-if(data214 < 0 || isNaN(data214)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data214}];
+if(errors === _errs616){
+if(typeof data201 == "number"){
+if(data201 < 0 || isNaN(data201)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.pricing.properties.reasoning,data:data201}];
 return false;
 }
 }
 }
-var valid73 = _errs647 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data213.output !== undefined){
-let data215 = data213.output;
-const _errs649 = errors;
-if(!(typeof data215 == "number")){
-let dataType231 = typeof data215;
-let coerced231 = undefined;
-if(!(coerced231 !== undefined)){
-if(dataType231 == "boolean" || data215 === null
-              || (dataType231 == "string" && data215 && data215 == +data215)){
-coerced231 = +data215;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data215}];
-return false;
-}
-}
-if(coerced231 !== undefined){
-data215 = coerced231;
-if(data213 !== undefined){
-data213["output"] = coerced231;
-}
-}
-}
-if(errors === _errs649){
-if(typeof data215 == "number"){
-if(data215 < 0 || isNaN(data215)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data215}];
-return false;
-}
-}
-}
-var valid73 = _errs649 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data213.cached_input !== undefined){
-let data216 = data213.cached_input;
-const _errs651 = errors;
-if(!(typeof data216 == "number")){
-let dataType232 = typeof data216;
-let coerced232 = undefined;
-if(!(coerced232 !== undefined)){
-if(dataType232 == "boolean" || data216 === null
-              || (dataType232 == "string" && data216 && data216 == +data216)){
-coerced232 = +data216;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data216}];
-return false;
-}
-}
-if(coerced232 !== undefined){
-data216 = coerced232;
-if(data213 !== undefined){
-data213["cached_input"] = coerced232;
-}
-}
-}
-if(errors === _errs651){
-if(typeof data216 == "number"){
-if(data216 < 0 || isNaN(data216)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data216}];
-return false;
-}
-}
-}
-var valid73 = _errs651 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data213.cache_write !== undefined){
-let data217 = data213.cache_write;
-const _errs653 = errors;
-if(!(typeof data217 == "number")){
-let dataType233 = typeof data217;
-let coerced233 = undefined;
-if(!(coerced233 !== undefined)){
-if(dataType233 == "boolean" || data217 === null
-              || (dataType233 == "string" && data217 && data217 == +data217)){
-coerced233 = +data217;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data217}];
-return false;
-}
-}
-if(coerced233 !== undefined){
-data217 = coerced233;
-if(data213 !== undefined){
-data213["cache_write"] = coerced233;
-}
-}
-}
-if(errors === _errs653){
-if(typeof data217 == "number"){
-if(data217 < 0 || isNaN(data217)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data217}];
-return false;
-}
-}
-}
-var valid73 = _errs653 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data213.cache_write_1h !== undefined){
-let data218 = data213.cache_write_1h;
-const _errs655 = errors;
-if(!(typeof data218 == "number")){
-let dataType234 = typeof data218;
-let coerced234 = undefined;
-if(!(coerced234 !== undefined)){
-if(dataType234 == "boolean" || data218 === null
-              || (dataType234 == "string" && data218 && data218 == +data218)){
-coerced234 = +data218;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data218}];
-return false;
-}
-}
-if(coerced234 !== undefined){
-data218 = coerced234;
-if(data213 !== undefined){
-data213["cache_write_1h"] = coerced234;
-}
-}
-}
-if(errors === _errs655){
-if(typeof data218 == "number"){
-if(data218 < 0 || isNaN(data218)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data218}];
-return false;
-}
-}
-}
-var valid73 = _errs655 === errors;
-}
-else {
-var valid73 = true;
-}
-if(valid73){
-if(data213.reasoning !== undefined){
-let data219 = data213.reasoning;
-const _errs657 = errors;
-if(!(typeof data219 == "number")){
-let dataType235 = typeof data219;
-let coerced235 = undefined;
-if(!(coerced235 !== undefined)){
-if(dataType235 == "boolean" || data219 === null
-              || (dataType235 == "string" && data219 && data219 == +data219)){
-coerced235 = +data219;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data219}];
-return false;
-}
-}
-if(coerced235 !== undefined){
-data219 = coerced235;
-if(data213 !== undefined){
-data213["reasoning"] = coerced235;
-}
-}
-}
-if(errors === _errs657){
-if(typeof data219 == "number"){
-if(data219 < 0 || isNaN(data219)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data219}];
-return false;
-}
-}
-}
-var valid73 = _errs657 === errors;
-}
-else {
-var valid73 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data213}];
-return false;
-}
-}
-var valid72 = _errs644 === errors;
-}
-else {
-var valid72 = true;
-}
-if(valid72){
-if(data212.min_prompt_tokens !== undefined){
-let data220 = data212.min_prompt_tokens;
-const _errs659 = errors;
-if(!((typeof data220 == "number") && (!(data220 % 1) && !isNaN(data220)))){
-let dataType236 = typeof data220;
-let coerced236 = undefined;
-if(!(coerced236 !== undefined)){
-if(dataType236 === "boolean" || data220 === null
-              || (dataType236 === "string" && data220 && data220 == +data220 && !(data220 % 1))){
-coerced236 = +data220;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data220}];
-return false;
-}
-}
-if(coerced236 !== undefined){
-data220 = coerced236;
-if(data212 !== undefined){
-data212["min_prompt_tokens"] = coerced236;
-}
-}
-}
-if(errors === _errs659){
-if(typeof data220 == "number"){
-if(data220 < 0 || isNaN(data220)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data220}];
-return false;
-}
-}
-}
-var valid72 = _errs659 === errors;
-}
-else {
-var valid72 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key42.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data212}];
-return false;
-}
-}
-var valid71 = _errs641 === errors;
-if(!valid71){
-break;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data211}];
-return false;
-}
-}
-var valid65 = _errs639 === errors;
+var valid65 = _errs616 === errors;
 }
 else {
 var valid65 = true;
@@ -11741,183 +11103,679 @@ var valid65 = true;
 }
 }
 }
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data197}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/pricing",schemaPath:"#/properties/models/items/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.pricing.type,parentSchema:schema11.properties.models.items.properties.pricing,data:data195}];
 return false;
 }
 }
-var valid47 = _errs607 === errors;
+var valid48 = _errs603 === errors;
 }
 else {
-var valid47 = true;
+var valid48 = true;
 }
-if(valid47){
-if(data159.routing !== undefined){
-let data221 = data159.routing;
-const _errs661 = errors;
-if(errors === _errs661){
-if(data221 && typeof data221 == "object" && !Array.isArray(data221)){
-const _errs663 = errors;
-for(const key45 in data221){
-if(!((key45 === "affinity") || (key45 === "affinity_load_factor"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data221}];
+if(valid48){
+if(data164.priced_features !== undefined){
+let data202 = data164.priced_features;
+const _errs618 = errors;
+if(errors === _errs618){
+if(data202 && typeof data202 == "object" && !Array.isArray(data202)){
+const _errs620 = errors;
+for(const key37 in data202){
+if(!(((key37 === "server_tools") || (key37 === "service_tiers")) || (key37 === "betas"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key37},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features,data:data202}];
 return false;
 break;
 }
 }
-if(_errs663 === errors){
-if(data221.affinity !== undefined){
-let data222 = data221.affinity;
+if(_errs620 === errors){
+if(data202.server_tools !== undefined){
+let data203 = data202.server_tools;
+const _errs621 = errors;
+if(errors === _errs621){
+if(data203 && typeof data203 == "object" && !Array.isArray(data203)){
+if(Object.keys(data203).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data203}];
+return false;
+}
+else {
+var valid67 = true;
+for(const key38 in data203){
+if(pattern10.test(key38)){
+let data204 = data203[key38];
+const _errs623 = errors;
+if(errors === _errs623){
+if(data204 && typeof data204 == "object" && !Array.isArray(data204)){
+let missing8;
+if((data204.usd_per_call === undefined) && (missing8 = "usd_per_call")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing8},message:"must have required property '"+missing8+"'",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
+return false;
+}
+else {
+const _errs625 = errors;
+for(const key39 in data204){
+if(!((key39 === "usd_per_call") || (key39 === "max_calls"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key39},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
+return false;
+break;
+}
+}
+if(_errs625 === errors){
+if(data204.usd_per_call !== undefined){
+let data205 = data204.usd_per_call;
+const _errs626 = errors;
+if(!(typeof data205 == "number")){
+let dataType226 = typeof data205;
+let coerced226 = undefined;
+if(!(coerced226 !== undefined)){
+if(dataType226 == "boolean" || data205 === null
+              || (dataType226 == "string" && data205 && data205 == +data205)){
+coerced226 = +data205;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data205}];
+return false;
+}
+}
+if(coerced226 !== undefined){
+data205 = coerced226;
+if(data204 !== undefined){
+data204["usd_per_call"] = coerced226;
+}
+}
+}
+if(errors === _errs626){
+if(typeof data205 == "number"){
+if(data205 < 0 || isNaN(data205)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/usd_per_call",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/usd_per_call/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.usd_per_call,data:data205}];
+return false;
+}
+}
+}
+var valid68 = _errs626 === errors;
+}
+else {
+var valid68 = true;
+}
+if(valid68){
+if(data204.max_calls !== undefined){
+let data206 = data204.max_calls;
+const _errs628 = errors;
+if(!((typeof data206 == "number") && (!(data206 % 1) && !isNaN(data206)))){
+let dataType227 = typeof data206;
+let coerced227 = undefined;
+if(!(coerced227 !== undefined)){
+if(dataType227 === "boolean" || data206 === null
+              || (dataType227 === "string" && data206 && data206 == +data206 && !(data206 % 1))){
+coerced227 = +data206;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data206}];
+return false;
+}
+}
+if(coerced227 !== undefined){
+data206 = coerced227;
+if(data204 !== undefined){
+data204["max_calls"] = coerced227;
+}
+}
+}
+if(errors === _errs628){
+if(typeof data206 == "number"){
+if(data206 > 1000 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000",schema:1000,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data206}];
+return false;
+}
+else {
+if(data206 < 1 || isNaN(data206)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1")+"/max_calls",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/max_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.max_calls,data:data206}];
+return false;
+}
+}
+}
+}
+var valid68 = _errs628 === errors;
+}
+else {
+var valid68 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools/" + key38.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data204}];
+return false;
+}
+}
+var valid67 = _errs623 === errors;
+if(!valid67){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/server_tools",schemaPath:"#/properties/models/items/properties/priced_features/properties/server_tools/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.server_tools.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.server_tools,data:data203}];
+return false;
+}
+}
+var valid66 = _errs621 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data202.service_tiers !== undefined){
+let data207 = data202.service_tiers;
+const _errs630 = errors;
+if(errors === _errs630){
+if(data207 && typeof data207 == "object" && !Array.isArray(data207)){
+if(Object.keys(data207).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data207}];
+return false;
+}
+else {
+var valid69 = true;
+for(const key40 in data207){
+if(pattern10.test(key40)){
+let data208 = data207[key40];
+const _errs632 = errors;
+if(errors === _errs632){
+if(data208 && typeof data208 == "object" && !Array.isArray(data208)){
+let missing9;
+if((data208.pricing === undefined) && (missing9 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing9},message:"must have required property '"+missing9+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data208}];
+return false;
+}
+else {
+const _errs634 = errors;
+for(const key41 in data208){
+if(!(key41 === "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key41},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data208}];
+return false;
+break;
+}
+}
+if(_errs634 === errors){
+if(data208.pricing !== undefined){
+let data209 = data208.pricing;
+const _errs635 = errors;
+if(errors === _errs635){
+if(data209 && typeof data209 == "object" && !Array.isArray(data209)){
+let missing10;
+if(((data209.input === undefined) && (missing10 = "input")) || ((data209.output === undefined) && (missing10 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing10},message:"must have required property '"+missing10+"'",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data209}];
+return false;
+}
+else {
+const _errs637 = errors;
+for(const key42 in data209){
+if(!((((((key42 === "input") || (key42 === "output")) || (key42 === "cached_input")) || (key42 === "cache_write")) || (key42 === "cache_write_1h")) || (key42 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key42},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data209}];
+return false;
+break;
+}
+}
+if(_errs637 === errors){
+if(data209.input !== undefined){
+let data210 = data209.input;
+const _errs638 = errors;
+if(!(typeof data210 == "number")){
+let dataType228 = typeof data210;
+let coerced228 = undefined;
+if(!(coerced228 !== undefined)){
+if(dataType228 == "boolean" || data210 === null
+              || (dataType228 == "string" && data210 && data210 == +data210)){
+coerced228 = +data210;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data210}];
+return false;
+}
+}
+if(coerced228 !== undefined){
+data210 = coerced228;
+if(data209 !== undefined){
+data209["input"] = coerced228;
+}
+}
+}
+if(errors === _errs638){
+if(typeof data210 == "number"){
+if(data210 < 0 || isNaN(data210)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data210}];
+return false;
+}
+}
+}
+var valid71 = _errs638 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.output !== undefined){
+let data211 = data209.output;
+const _errs640 = errors;
+if(!(typeof data211 == "number")){
+let dataType229 = typeof data211;
+let coerced229 = undefined;
+if(!(coerced229 !== undefined)){
+if(dataType229 == "boolean" || data211 === null
+              || (dataType229 == "string" && data211 && data211 == +data211)){
+coerced229 = +data211;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data211}];
+return false;
+}
+}
+if(coerced229 !== undefined){
+data211 = coerced229;
+if(data209 !== undefined){
+data209["output"] = coerced229;
+}
+}
+}
+if(errors === _errs640){
+if(typeof data211 == "number"){
+if(data211 < 0 || isNaN(data211)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data211}];
+return false;
+}
+}
+}
+var valid71 = _errs640 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.cached_input !== undefined){
+let data212 = data209.cached_input;
+const _errs642 = errors;
+if(!(typeof data212 == "number")){
+let dataType230 = typeof data212;
+let coerced230 = undefined;
+if(!(coerced230 !== undefined)){
+if(dataType230 == "boolean" || data212 === null
+              || (dataType230 == "string" && data212 && data212 == +data212)){
+coerced230 = +data212;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data212}];
+return false;
+}
+}
+if(coerced230 !== undefined){
+data212 = coerced230;
+if(data209 !== undefined){
+data209["cached_input"] = coerced230;
+}
+}
+}
+if(errors === _errs642){
+if(typeof data212 == "number"){
+if(data212 < 0 || isNaN(data212)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data212}];
+return false;
+}
+}
+}
+var valid71 = _errs642 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.cache_write !== undefined){
+let data213 = data209.cache_write;
+const _errs644 = errors;
+if(!(typeof data213 == "number")){
+let dataType231 = typeof data213;
+let coerced231 = undefined;
+if(!(coerced231 !== undefined)){
+if(dataType231 == "boolean" || data213 === null
+              || (dataType231 == "string" && data213 && data213 == +data213)){
+coerced231 = +data213;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data213}];
+return false;
+}
+}
+if(coerced231 !== undefined){
+data213 = coerced231;
+if(data209 !== undefined){
+data209["cache_write"] = coerced231;
+}
+}
+}
+if(errors === _errs644){
+if(typeof data213 == "number"){
+if(data213 < 0 || isNaN(data213)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data213}];
+return false;
+}
+}
+}
+var valid71 = _errs644 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.cache_write_1h !== undefined){
+let data214 = data209.cache_write_1h;
+const _errs646 = errors;
+if(!(typeof data214 == "number")){
+let dataType232 = typeof data214;
+let coerced232 = undefined;
+if(!(coerced232 !== undefined)){
+if(dataType232 == "boolean" || data214 === null
+              || (dataType232 == "string" && data214 && data214 == +data214)){
+coerced232 = +data214;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data214}];
+return false;
+}
+}
+if(coerced232 !== undefined){
+data214 = coerced232;
+if(data209 !== undefined){
+data209["cache_write_1h"] = coerced232;
+}
+}
+}
+if(errors === _errs646){
+if(typeof data214 == "number"){
+if(data214 < 0 || isNaN(data214)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data214}];
+return false;
+}
+}
+}
+var valid71 = _errs646 === errors;
+}
+else {
+var valid71 = true;
+}
+if(valid71){
+if(data209.reasoning !== undefined){
+let data215 = data209.reasoning;
+const _errs648 = errors;
+if(!(typeof data215 == "number")){
+let dataType233 = typeof data215;
+let coerced233 = undefined;
+if(!(coerced233 !== undefined)){
+if(dataType233 == "boolean" || data215 === null
+              || (dataType233 == "string" && data215 && data215 == +data215)){
+coerced233 = +data215;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data215}];
+return false;
+}
+}
+if(coerced233 !== undefined){
+data215 = coerced233;
+if(data209 !== undefined){
+data209["reasoning"] = coerced233;
+}
+}
+}
+if(errors === _errs648){
+if(typeof data215 == "number"){
+if(data215 < 0 || isNaN(data215)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data215}];
+return false;
+}
+}
+}
+var valid71 = _errs648 === errors;
+}
+else {
+var valid71 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data209}];
+return false;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers/" + key40.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data208}];
+return false;
+}
+}
+var valid69 = _errs632 === errors;
+if(!valid69){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/service_tiers",schemaPath:"#/properties/models/items/properties/priced_features/properties/service_tiers/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.service_tiers.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.service_tiers,data:data207}];
+return false;
+}
+}
+var valid66 = _errs630 === errors;
+}
+else {
+var valid66 = true;
+}
+if(valid66){
+if(data202.betas !== undefined){
+let data216 = data202.betas;
+const _errs650 = errors;
+if(errors === _errs650){
+if(data216 && typeof data216 == "object" && !Array.isArray(data216)){
+if(Object.keys(data216).length > 16){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/maxProperties",keyword:"maxProperties",params:{limit: 16},message:"must NOT have more than 16 properties",schema:16,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data216}];
+return false;
+}
+else {
+var valid72 = true;
+for(const key43 in data216){
+if(pattern10.test(key43)){
+let data217 = data216[key43];
+const _errs652 = errors;
+if(errors === _errs652){
+if(data217 && typeof data217 == "object" && !Array.isArray(data217)){
+let missing11;
+if((data217.pricing === undefined) && (missing11 = "pricing")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/required",keyword:"required",params:{missingProperty: missing11},message:"must have required property '"+missing11+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data217}];
+return false;
+}
+else {
+const _errs654 = errors;
+for(const key44 in data217){
+if(!((key44 === "pricing") || (key44 === "min_prompt_tokens"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key44},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data217}];
+return false;
+break;
+}
+}
+if(_errs654 === errors){
+if(data217.pricing !== undefined){
+let data218 = data217.pricing;
+const _errs655 = errors;
+if(errors === _errs655){
+if(data218 && typeof data218 == "object" && !Array.isArray(data218)){
+let missing12;
+if(((data218.input === undefined) && (missing12 = "input")) || ((data218.output === undefined) && (missing12 = "output"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.required,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data218}];
+return false;
+}
+else {
+const _errs657 = errors;
+for(const key45 in data218){
+if(!((((((key45 === "input") || (key45 === "output")) || (key45 === "cached_input")) || (key45 === "cache_write")) || (key45 === "cache_write_1h")) || (key45 === "reasoning"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key45},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data218}];
+return false;
+break;
+}
+}
+if(_errs657 === errors){
+if(data218.input !== undefined){
+let data219 = data218.input;
+const _errs658 = errors;
+if(!(typeof data219 == "number")){
+let dataType234 = typeof data219;
+let coerced234 = undefined;
+if(!(coerced234 !== undefined)){
+if(dataType234 == "boolean" || data219 === null
+              || (dataType234 == "string" && data219 && data219 == +data219)){
+coerced234 = +data219;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data219}];
+return false;
+}
+}
+if(coerced234 !== undefined){
+data219 = coerced234;
+if(data218 !== undefined){
+data218["input"] = coerced234;
+}
+}
+}
+if(errors === _errs658){
+if(typeof data219 == "number"){
+if(data219 < 0 || isNaN(data219)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.input,data:data219}];
+return false;
+}
+}
+}
+var valid74 = _errs658 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data218.output !== undefined){
+let data220 = data218.output;
+const _errs660 = errors;
+if(!(typeof data220 == "number")){
+let dataType235 = typeof data220;
+let coerced235 = undefined;
+if(!(coerced235 !== undefined)){
+if(dataType235 == "boolean" || data220 === null
+              || (dataType235 == "string" && data220 && data220 == +data220)){
+coerced235 = +data220;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data220}];
+return false;
+}
+}
+if(coerced235 !== undefined){
+data220 = coerced235;
+if(data218 !== undefined){
+data218["output"] = coerced235;
+}
+}
+}
+if(errors === _errs660){
+if(typeof data220 == "number"){
+if(data220 < 0 || isNaN(data220)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/output",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.output,data:data220}];
+return false;
+}
+}
+}
+var valid74 = _errs660 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data218.cached_input !== undefined){
+let data221 = data218.cached_input;
+const _errs662 = errors;
+if(!(typeof data221 == "number")){
+let dataType236 = typeof data221;
+let coerced236 = undefined;
+if(!(coerced236 !== undefined)){
+if(dataType236 == "boolean" || data221 === null
+              || (dataType236 == "string" && data221 && data221 == +data221)){
+coerced236 = +data221;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data221}];
+return false;
+}
+}
+if(coerced236 !== undefined){
+data221 = coerced236;
+if(data218 !== undefined){
+data218["cached_input"] = coerced236;
+}
+}
+}
+if(errors === _errs662){
+if(typeof data221 == "number"){
+if(data221 < 0 || isNaN(data221)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cached_input",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cached_input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cached_input,data:data221}];
+return false;
+}
+}
+}
+var valid74 = _errs662 === errors;
+}
+else {
+var valid74 = true;
+}
+if(valid74){
+if(data218.cache_write !== undefined){
+let data222 = data218.cache_write;
 const _errs664 = errors;
-const _errs665 = errors;
-let valid75 = false;
-const _errs666 = errors;
-if(typeof data222 !== "string"){
+if(!(typeof data222 == "number")){
 let dataType237 = typeof data222;
 let coerced237 = undefined;
 if(!(coerced237 !== undefined)){
-if(dataType237 == "number" || dataType237 == "boolean"){
-coerced237 = "" + data222;
-}
-else if(data222 === null){
-coerced237 = "";
+if(dataType237 == "boolean" || data222 === null
+              || (dataType237 == "string" && data222 && data222 == +data222)){
+coerced237 = +data222;
 }
 else {
-const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data222};
-if(vErrors === null){
-vErrors = [err198];
-}
-else {
-vErrors.push(err198);
-}
-errors++;
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data222}];
+return false;
 }
 }
 if(coerced237 !== undefined){
 data222 = coerced237;
-if(data221 !== undefined){
-data221["affinity"] = coerced237;
+if(data218 !== undefined){
+data218["cache_write"] = coerced237;
 }
 }
 }
-if("session" !== data222){
-const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data222};
-if(vErrors === null){
-vErrors = [err199];
-}
-else {
-vErrors.push(err199);
-}
-errors++;
-}
-var _valid20 = _errs666 === errors;
-valid75 = valid75 || _valid20;
-if(!valid75){
-const _errs668 = errors;
-if(typeof data222 !== "string"){
-let dataType238 = typeof data222;
-let coerced238 = undefined;
-if(!(coerced238 !== undefined)){
-if(dataType238 == "number" || dataType238 == "boolean"){
-coerced238 = "" + data222;
-}
-else if(data222 === null){
-coerced238 = "";
-}
-else {
-const err200 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data222};
-if(vErrors === null){
-vErrors = [err200];
-}
-else {
-vErrors.push(err200);
-}
-errors++;
-}
-}
-if(coerced238 !== undefined){
-data222 = coerced238;
-if(data221 !== undefined){
-data221["affinity"] = coerced238;
-}
-}
-}
-if("prefix" !== data222){
-const err201 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data222};
-if(vErrors === null){
-vErrors = [err201];
-}
-else {
-vErrors.push(err201);
-}
-errors++;
-}
-var _valid20 = _errs668 === errors;
-valid75 = valid75 || _valid20;
-if(!valid75){
-const _errs670 = errors;
-if(typeof data222 !== "string"){
-let dataType239 = typeof data222;
-let coerced239 = undefined;
-if(!(coerced239 !== undefined)){
-if(dataType239 == "number" || dataType239 == "boolean"){
-coerced239 = "" + data222;
-}
-else if(data222 === null){
-coerced239 = "";
-}
-else {
-const err202 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data222};
-if(vErrors === null){
-vErrors = [err202];
-}
-else {
-vErrors.push(err202);
-}
-errors++;
-}
-}
-if(coerced239 !== undefined){
-data222 = coerced239;
-if(data221 !== undefined){
-data221["affinity"] = coerced239;
-}
-}
-}
-if("none" !== data222){
-const err203 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data222};
-if(vErrors === null){
-vErrors = [err203];
-}
-else {
-vErrors.push(err203);
-}
-errors++;
-}
-var _valid20 = _errs670 === errors;
-valid75 = valid75 || _valid20;
-}
-}
-if(!valid75){
-const err204 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data222};
-if(vErrors === null){
-vErrors = [err204];
-}
-else {
-vErrors.push(err204);
-}
-errors++;
-validate10.errors = vErrors;
+if(errors === _errs664){
+if(typeof data222 == "number"){
+if(data222 < 0 || isNaN(data222)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write,data:data222}];
 return false;
-}
-else {
-errors = _errs665;
-if(vErrors !== null){
-if(_errs665){
-vErrors.length = _errs665;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -11927,44 +11785,75 @@ else {
 var valid74 = true;
 }
 if(valid74){
-if(data221.affinity_load_factor !== undefined){
-let data223 = data221.affinity_load_factor;
-const _errs672 = errors;
+if(data218.cache_write_1h !== undefined){
+let data223 = data218.cache_write_1h;
+const _errs666 = errors;
 if(!(typeof data223 == "number")){
-let dataType240 = typeof data223;
-let coerced240 = undefined;
-if(!(coerced240 !== undefined)){
-if(dataType240 == "boolean" || data223 === null
-              || (dataType240 == "string" && data223 && data223 == +data223)){
-coerced240 = +data223;
+let dataType238 = typeof data223;
+let coerced238 = undefined;
+if(!(coerced238 !== undefined)){
+if(dataType238 == "boolean" || data223 === null
+              || (dataType238 == "string" && data223 && data223 == +data223)){
+coerced238 = +data223;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data223}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data223}];
 return false;
 }
 }
-if(coerced240 !== undefined){
-data223 = coerced240;
-if(data221 !== undefined){
-data221["affinity_load_factor"] = coerced240;
+if(coerced238 !== undefined){
+data223 = coerced238;
+if(data218 !== undefined){
+data218["cache_write_1h"] = coerced238;
 }
 }
 }
-if(errors === _errs672){
+if(errors === _errs666){
 if(typeof data223 == "number"){
-if(data223 > 100 || isNaN(data223)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data223}];
+if(data223 < 0 || isNaN(data223)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/cache_write_1h",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/cache_write_1h/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.cache_write_1h,data:data223}];
 return false;
+}
+}
+}
+var valid74 = _errs666 === errors;
 }
 else {
-if(data223 < 1 || isNaN(data223)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data223}];
+var valid74 = true;
+}
+if(valid74){
+if(data218.reasoning !== undefined){
+let data224 = data218.reasoning;
+const _errs668 = errors;
+if(!(typeof data224 == "number")){
+let dataType239 = typeof data224;
+let coerced239 = undefined;
+if(!(coerced239 !== undefined)){
+if(dataType239 == "boolean" || data224 === null
+              || (dataType239 == "string" && data224 && data224 == +data224)){
+coerced239 = +data224;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data224}];
+return false;
+}
+}
+if(coerced239 !== undefined){
+data224 = coerced239;
+if(data218 !== undefined){
+data218["reasoning"] = coerced239;
+}
+}
+}
+if(errors === _errs668){
+if(typeof data224 == "number"){
+if(data224 < 0 || isNaN(data224)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing/reasoning",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/properties/reasoning/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.properties.reasoning,data:data224}];
 return false;
 }
 }
 }
-}
-var valid74 = _errs672 === errors;
+var valid74 = _errs668 === errors;
 }
 else {
 var valid74 = true;
@@ -11972,91 +11861,162 @@ var valid74 = true;
 }
 }
 }
+}
+}
+}
+}
+}
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data221}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/pricing",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/pricing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.pricing,data:data218}];
 return false;
 }
 }
-var valid47 = _errs661 === errors;
+var valid73 = _errs655 === errors;
 }
 else {
-var valid47 = true;
+var valid73 = true;
 }
-if(valid47){
-if(data159.routes !== undefined){
-let data224 = data159.routes;
+if(valid73){
+if(data217.min_prompt_tokens !== undefined){
+let data225 = data217.min_prompt_tokens;
+const _errs670 = errors;
+if(!((typeof data225 == "number") && (!(data225 % 1) && !isNaN(data225)))){
+let dataType240 = typeof data225;
+let coerced240 = undefined;
+if(!(coerced240 !== undefined)){
+if(dataType240 === "boolean" || data225 === null
+              || (dataType240 === "string" && data225 && data225 == +data225 && !(data225 % 1))){
+coerced240 = +data225;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data225}];
+return false;
+}
+}
+if(coerced240 !== undefined){
+data225 = coerced240;
+if(data217 !== undefined){
+data217["min_prompt_tokens"] = coerced240;
+}
+}
+}
+if(errors === _errs670){
+if(typeof data225 == "number"){
+if(data225 < 0 || isNaN(data225)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1")+"/min_prompt_tokens",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/properties/min_prompt_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].properties.min_prompt_tokens,data:data225}];
+return false;
+}
+}
+}
+var valid73 = _errs670 === errors;
+}
+else {
+var valid73 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas/" + key43.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/patternProperties/%5E%5Ba-z0-9%5D%5Ba-z0-9_.-%5D*%24/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"].type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas.patternProperties["^[a-z0-9][a-z0-9_.-]*$"],data:data217}];
+return false;
+}
+}
+var valid72 = _errs652 === errors;
+if(!valid72){
+break;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features/betas",schemaPath:"#/properties/models/items/properties/priced_features/properties/betas/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.properties.betas.type,parentSchema:schema11.properties.models.items.properties.priced_features.properties.betas,data:data216}];
+return false;
+}
+}
+var valid66 = _errs650 === errors;
+}
+else {
+var valid66 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/priced_features",schemaPath:"#/properties/models/items/properties/priced_features/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.priced_features.type,parentSchema:schema11.properties.models.items.properties.priced_features,data:data202}];
+return false;
+}
+}
+var valid48 = _errs618 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.routing !== undefined){
+let data226 = data164.routing;
+const _errs672 = errors;
+if(errors === _errs672){
+if(data226 && typeof data226 == "object" && !Array.isArray(data226)){
 const _errs674 = errors;
-if(errors === _errs674){
-if(Array.isArray(data224)){
-if(data224.length < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data224}];
-return false;
-}
-else {
-var valid76 = true;
-const len8 = data224.length;
-for(let i9=0; i9<len8; i9++){
-let data225 = data224[i9];
-const _errs676 = errors;
-if(errors === _errs676){
-if(data225 && typeof data225 == "object" && !Array.isArray(data225)){
-let missing12;
-if((data225.node === undefined) && (missing12 = "node")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing12},message:"must have required property '"+missing12+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data225}];
-return false;
-}
-else {
-const _errs678 = errors;
-for(const key46 in data225){
-if(!((((key46 === "node") || (key46 === "model")) || (key46 === "weight")) || (key46 === "priority"))){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data225}];
+for(const key46 in data226){
+if(!((key46 === "affinity") || (key46 === "affinity_load_factor"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key46},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routing,data:data226}];
 return false;
 break;
 }
 }
-if(_errs678 === errors){
-if(data225.node !== undefined){
-let data226 = data225.node;
-const _errs679 = errors;
-if(typeof data226 !== "string"){
-let dataType241 = typeof data226;
+if(_errs674 === errors){
+if(data226.affinity !== undefined){
+let data227 = data226.affinity;
+const _errs675 = errors;
+const _errs676 = errors;
+let valid76 = false;
+const _errs677 = errors;
+if(typeof data227 !== "string"){
+let dataType241 = typeof data227;
 let coerced241 = undefined;
 if(!(coerced241 !== undefined)){
 if(dataType241 == "number" || dataType241 == "boolean"){
-coerced241 = "" + data226;
+coerced241 = "" + data227;
 }
-else if(data226 === null){
+else if(data227 === null){
 coerced241 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data226}];
-return false;
+const err198 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data227};
+if(vErrors === null){
+vErrors = [err198];
+}
+else {
+vErrors.push(err198);
+}
+errors++;
 }
 }
 if(coerced241 !== undefined){
-data226 = coerced241;
-if(data225 !== undefined){
-data225["node"] = coerced241;
+data227 = coerced241;
+if(data226 !== undefined){
+data226["affinity"] = coerced241;
 }
 }
 }
-if(errors === _errs679){
-if(typeof data226 === "string"){
-if(func3(data226) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data226}];
-return false;
-}
-}
-}
-var valid77 = _errs679 === errors;
+if("session" !== data227){
+const err199 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/0/const",keyword:"const",params:{allowedValue: "session"},message:"must be equal to constant",schema:"session",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[0],data:data227};
+if(vErrors === null){
+vErrors = [err199];
 }
 else {
-var valid77 = true;
+vErrors.push(err199);
 }
-if(valid77){
-if(data225.model !== undefined){
-let data227 = data225.model;
-const _errs681 = errors;
+errors++;
+}
+var _valid20 = _errs677 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs679 = errors;
 if(typeof data227 !== "string"){
 let dataType242 = typeof data227;
 let coerced242 = undefined;
@@ -12068,223 +12028,237 @@ else if(data227 === null){
 coerced242 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data227}];
-return false;
+const err200 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data227};
+if(vErrors === null){
+vErrors = [err200];
+}
+else {
+vErrors.push(err200);
+}
+errors++;
 }
 }
 if(coerced242 !== undefined){
 data227 = coerced242;
-if(data225 !== undefined){
-data225["model"] = coerced242;
+if(data226 !== undefined){
+data226["affinity"] = coerced242;
 }
 }
 }
-if(errors === _errs681){
-if(typeof data227 === "string"){
-if(func3(data227) < 1){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data227}];
-return false;
-}
-}
-}
-var valid77 = _errs681 === errors;
+if("prefix" !== data227){
+const err201 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/1/const",keyword:"const",params:{allowedValue: "prefix"},message:"must be equal to constant",schema:"prefix",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[1],data:data227};
+if(vErrors === null){
+vErrors = [err201];
 }
 else {
-var valid77 = true;
+vErrors.push(err201);
 }
-if(valid77){
-if(data225.weight !== undefined){
-let data228 = data225.weight;
-const _errs683 = errors;
-if(!(typeof data228 == "number")){
-let dataType243 = typeof data228;
+errors++;
+}
+var _valid20 = _errs679 === errors;
+valid76 = valid76 || _valid20;
+if(!valid76){
+const _errs681 = errors;
+if(typeof data227 !== "string"){
+let dataType243 = typeof data227;
 let coerced243 = undefined;
 if(!(coerced243 !== undefined)){
-if(dataType243 == "boolean" || data228 === null
-              || (dataType243 == "string" && data228 && data228 == +data228)){
-coerced243 = +data228;
+if(dataType243 == "number" || dataType243 == "boolean"){
+coerced243 = "" + data227;
+}
+else if(data227 === null){
+coerced243 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data228}];
-return false;
+const err202 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2].type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data227};
+if(vErrors === null){
+vErrors = [err202];
+}
+else {
+vErrors.push(err202);
+}
+errors++;
 }
 }
 if(coerced243 !== undefined){
-data228 = coerced243;
-if(data225 !== undefined){
-data225["weight"] = coerced243;
+data227 = coerced243;
+if(data226 !== undefined){
+data226["affinity"] = coerced243;
+}
+}
+}
+if("none" !== data227){
+const err203 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf/2/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf[2],data:data227};
+if(vErrors === null){
+vErrors = [err203];
+}
+else {
+vErrors.push(err203);
+}
+errors++;
+}
+var _valid20 = _errs681 === errors;
+valid76 = valid76 || _valid20;
+}
+}
+if(!valid76){
+const err204 = {instancePath:instancePath+"/models/" + i5+"/routing/affinity",schemaPath:"#/properties/models/items/properties/routing/properties/affinity/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.models.items.properties.routing.properties.affinity.anyOf,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity,data:data227};
+if(vErrors === null){
+vErrors = [err204];
+}
+else {
+vErrors.push(err204);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs676;
+if(vErrors !== null){
+if(_errs676){
+vErrors.length = _errs676;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid75 = _errs675 === errors;
+}
+else {
+var valid75 = true;
+}
+if(valid75){
+if(data226.affinity_load_factor !== undefined){
+let data228 = data226.affinity_load_factor;
+const _errs683 = errors;
+if(!(typeof data228 == "number")){
+let dataType244 = typeof data228;
+let coerced244 = undefined;
+if(!(coerced244 !== undefined)){
+if(dataType244 == "boolean" || data228 === null
+              || (dataType244 == "string" && data228 && data228 == +data228)){
+coerced244 = +data228;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor.type,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data228}];
+return false;
+}
+}
+if(coerced244 !== undefined){
+data228 = coerced244;
+if(data226 !== undefined){
+data226["affinity_load_factor"] = coerced244;
 }
 }
 }
 if(errors === _errs683){
 if(typeof data228 == "number"){
-if(data228 <= 0 || isNaN(data228)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data228}];
+if(data228 > 100 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100",schema:100,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data228}];
+return false;
+}
+else {
+if(data228 < 1 || isNaN(data228)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing/affinity_load_factor",schemaPath:"#/properties/models/items/properties/routing/properties/affinity_load_factor/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.models.items.properties.routing.properties.affinity_load_factor,data:data228}];
 return false;
 }
 }
 }
-var valid77 = _errs683 === errors;
+}
+var valid75 = _errs683 === errors;
 }
 else {
-var valid77 = true;
+var valid75 = true;
 }
-if(valid77){
-if(data225.priority !== undefined){
-let data229 = data225.priority;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routing",schemaPath:"#/properties/models/items/properties/routing/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routing.type,parentSchema:schema11.properties.models.items.properties.routing,data:data226}];
+return false;
+}
+}
+var valid48 = _errs672 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.routes !== undefined){
+let data229 = data164.routes;
 const _errs685 = errors;
-if(!((typeof data229 == "number") && (!(data229 % 1) && !isNaN(data229)))){
-let dataType244 = typeof data229;
-let coerced244 = undefined;
-if(!(coerced244 !== undefined)){
-if(dataType244 === "boolean" || data229 === null
-              || (dataType244 === "string" && data229 && data229 == +data229 && !(data229 % 1))){
-coerced244 = +data229;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data229}];
-return false;
-}
-}
-if(coerced244 !== undefined){
-data229 = coerced244;
-if(data225 !== undefined){
-data225["priority"] = coerced244;
-}
-}
-}
 if(errors === _errs685){
-if(typeof data229 == "number"){
-if(data229 < 0 || isNaN(data229)){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data229}];
+if(Array.isArray(data229)){
+if(data229.length < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.models.items.properties.routes,data:data229}];
 return false;
-}
-}
-}
-var valid77 = _errs685 === errors;
 }
 else {
 var valid77 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data225}];
-return false;
-}
-}
-var valid76 = _errs676 === errors;
-if(!valid76){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data224}];
-return false;
-}
-}
-var valid47 = _errs674 === errors;
-}
-else {
-var valid47 = true;
-}
-if(valid47){
-if(data159.request_log !== undefined){
-let data230 = data159.request_log;
+const len8 = data229.length;
+for(let i9=0; i9<len8; i9++){
+let data230 = data229[i9];
 const _errs687 = errors;
 if(errors === _errs687){
 if(data230 && typeof data230 == "object" && !Array.isArray(data230)){
+let missing13;
+if((data230.node === undefined) && (missing13 = "node")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.models.items.properties.routes.items.required,parentSchema:schema11.properties.models.items.properties.routes.items,data:data230}];
+return false;
+}
+else {
 const _errs689 = errors;
 for(const key47 in data230){
-if(!(key47 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data230}];
+if(!((((key47 === "node") || (key47 === "model")) || (key47 === "weight")) || (key47 === "priority"))){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key47},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.routes.items,data:data230}];
 return false;
 break;
 }
 }
 if(_errs689 === errors){
-if(data230.bodies !== undefined){
-let data231 = data230.bodies;
-if(typeof data231 !== "boolean"){
+if(data230.node !== undefined){
+let data231 = data230.node;
+const _errs690 = errors;
+if(typeof data231 !== "string"){
+let dataType245 = typeof data231;
 let coerced245 = undefined;
 if(!(coerced245 !== undefined)){
-if(data231 === "false" || data231 === 0 || data231 === null){
-coerced245 = false;
+if(dataType245 == "number" || dataType245 == "boolean"){
+coerced245 = "" + data231;
 }
-else if(data231 === "true" || data231 === 1){
-coerced245 = true;
+else if(data231 === null){
+coerced245 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data231}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.node.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data231}];
 return false;
 }
 }
 if(coerced245 !== undefined){
 data231 = coerced245;
 if(data230 !== undefined){
-data230["bodies"] = coerced245;
+data230["node"] = coerced245;
 }
 }
 }
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data230}];
+if(errors === _errs690){
+if(typeof data231 === "string"){
+if(func3(data231) < 1){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/node",schemaPath:"#/properties/models/items/properties/routes/items/properties/node/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.node,data:data231}];
 return false;
 }
 }
-var valid47 = _errs687 === errors;
+}
+var valid78 = _errs690 === errors;
 }
 else {
-var valid47 = true;
+var valid78 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data159}];
-return false;
-}
-}
-var valid46 = _errs410 === errors;
-if(!valid46){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data158}];
-return false;
-}
-}
-var valid0 = _errs408 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.budget_timezone !== undefined){
-let data232 = data.budget_timezone;
+if(valid78){
+if(data230.model !== undefined){
+let data232 = data230.model;
 const _errs692 = errors;
 if(typeof data232 !== "string"){
 let dataType246 = typeof data232;
@@ -12297,478 +12271,707 @@ else if(data232 === null){
 coerced246 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budget_timezone.type,parentSchema:schema11.properties.budget_timezone,data:data232}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.models.items.properties.routes.items.properties.model.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data232}];
 return false;
 }
 }
 if(coerced246 !== undefined){
 data232 = coerced246;
-if(data !== undefined){
-data["budget_timezone"] = coerced246;
+if(data230 !== undefined){
+data230["model"] = coerced246;
 }
 }
 }
 if(errors === _errs692){
 if(typeof data232 === "string"){
 if(func3(data232) < 1){
-validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.budget_timezone,data:data232}];
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/model",schemaPath:"#/properties/models/items/properties/routes/items/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.models.items.properties.routes.items.properties.model,data:data232}];
 return false;
 }
 }
 }
-var valid0 = _errs692 === errors;
+var valid78 = _errs692 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data230.weight !== undefined){
+let data233 = data230.weight;
+const _errs694 = errors;
+if(!(typeof data233 == "number")){
+let dataType247 = typeof data233;
+let coerced247 = undefined;
+if(!(coerced247 !== undefined)){
+if(dataType247 == "boolean" || data233 === null
+              || (dataType247 == "string" && data233 && data233 == +data233)){
+coerced247 = +data233;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.models.items.properties.routes.items.properties.weight.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data233}];
+return false;
+}
+}
+if(coerced247 !== undefined){
+data233 = coerced247;
+if(data230 !== undefined){
+data230["weight"] = coerced247;
+}
+}
+}
+if(errors === _errs694){
+if(typeof data233 == "number"){
+if(data233 <= 0 || isNaN(data233)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/weight",schemaPath:"#/properties/models/items/properties/routes/items/properties/weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.weight,data:data233}];
+return false;
+}
+}
+}
+var valid78 = _errs694 === errors;
+}
+else {
+var valid78 = true;
+}
+if(valid78){
+if(data230.priority !== undefined){
+let data234 = data230.priority;
+const _errs696 = errors;
+if(!((typeof data234 == "number") && (!(data234 % 1) && !isNaN(data234)))){
+let dataType248 = typeof data234;
+let coerced248 = undefined;
+if(!(coerced248 !== undefined)){
+if(dataType248 === "boolean" || data234 === null
+              || (dataType248 === "string" && data234 && data234 == +data234 && !(data234 % 1))){
+coerced248 = +data234;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.models.items.properties.routes.items.properties.priority.type,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data234}];
+return false;
+}
+}
+if(coerced248 !== undefined){
+data234 = coerced248;
+if(data230 !== undefined){
+data230["priority"] = coerced248;
+}
+}
+}
+if(errors === _errs696){
+if(typeof data234 == "number"){
+if(data234 < 0 || isNaN(data234)){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9+"/priority",schemaPath:"#/properties/models/items/properties/routes/items/properties/priority/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.models.items.properties.routes.items.properties.priority,data:data234}];
+return false;
+}
+}
+}
+var valid78 = _errs696 === errors;
+}
+else {
+var valid78 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes/" + i9,schemaPath:"#/properties/models/items/properties/routes/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.routes.items.type,parentSchema:schema11.properties.models.items.properties.routes.items,data:data230}];
+return false;
+}
+}
+var valid77 = _errs687 === errors;
+if(!valid77){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/routes",schemaPath:"#/properties/models/items/properties/routes/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.items.properties.routes.type,parentSchema:schema11.properties.models.items.properties.routes,data:data229}];
+return false;
+}
+}
+var valid48 = _errs685 === errors;
+}
+else {
+var valid48 = true;
+}
+if(valid48){
+if(data164.request_log !== undefined){
+let data235 = data164.request_log;
+const _errs698 = errors;
+if(errors === _errs698){
+if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
+const _errs700 = errors;
+for(const key48 in data235){
+if(!(key48 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.models.items.properties.request_log,data:data235}];
+return false;
+break;
+}
+}
+if(_errs700 === errors){
+if(data235.bodies !== undefined){
+let data236 = data235.bodies;
+if(typeof data236 !== "boolean"){
+let coerced249 = undefined;
+if(!(coerced249 !== undefined)){
+if(data236 === "false" || data236 === 0 || data236 === null){
+coerced249 = false;
+}
+else if(data236 === "true" || data236 === 1){
+coerced249 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log/bodies",schemaPath:"#/properties/models/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.models.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.models.items.properties.request_log.properties.bodies,data:data236}];
+return false;
+}
+}
+if(coerced249 !== undefined){
+data236 = coerced249;
+if(data235 !== undefined){
+data235["bodies"] = coerced249;
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5+"/request_log",schemaPath:"#/properties/models/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.properties.request_log.type,parentSchema:schema11.properties.models.items.properties.request_log,data:data235}];
+return false;
+}
+}
+var valid48 = _errs698 === errors;
+}
+else {
+var valid48 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models/" + i5,schemaPath:"#/properties/models/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.models.items.type,parentSchema:schema11.properties.models.items,data:data164}];
+return false;
+}
+}
+var valid47 = _errs421 === errors;
+if(!valid47){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.models.type,parentSchema:schema11.properties.models,data:data163}];
+return false;
+}
+}
+var valid0 = _errs419 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.budget_timezone !== undefined){
+let data237 = data.budget_timezone;
+const _errs703 = errors;
+if(typeof data237 !== "string"){
+let dataType250 = typeof data237;
+let coerced250 = undefined;
+if(!(coerced250 !== undefined)){
+if(dataType250 == "number" || dataType250 == "boolean"){
+coerced250 = "" + data237;
+}
+else if(data237 === null){
+coerced250 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.budget_timezone.type,parentSchema:schema11.properties.budget_timezone,data:data237}];
+return false;
+}
+}
+if(coerced250 !== undefined){
+data237 = coerced250;
+if(data !== undefined){
+data["budget_timezone"] = coerced250;
+}
+}
+}
+if(errors === _errs703){
+if(typeof data237 === "string"){
+if(func3(data237) < 1){
+validate10.errors = [{instancePath:instancePath+"/budget_timezone",schemaPath:"#/properties/budget_timezone/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.budget_timezone,data:data237}];
+return false;
+}
+}
+}
+var valid0 = _errs703 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.budget_cached_windows !== undefined){
-let data233 = data.budget_cached_windows;
-const _errs694 = errors;
-if(!((typeof data233 == "number") && (!(data233 % 1) && !isNaN(data233)))){
-let dataType247 = typeof data233;
-let coerced247 = undefined;
-if(!(coerced247 !== undefined)){
-if(dataType247 === "boolean" || data233 === null
-              || (dataType247 === "string" && data233 && data233 == +data233 && !(data233 % 1))){
-coerced247 = +data233;
+let data238 = data.budget_cached_windows;
+const _errs705 = errors;
+if(!((typeof data238 == "number") && (!(data238 % 1) && !isNaN(data238)))){
+let dataType251 = typeof data238;
+let coerced251 = undefined;
+if(!(coerced251 !== undefined)){
+if(dataType251 === "boolean" || data238 === null
+              || (dataType251 === "string" && data238 && data238 == +data238 && !(data238 % 1))){
+coerced251 = +data238;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.budget_cached_windows.type,parentSchema:schema11.properties.budget_cached_windows,data:data233}];
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.budget_cached_windows.type,parentSchema:schema11.properties.budget_cached_windows,data:data238}];
 return false;
 }
 }
-if(coerced247 !== undefined){
-data233 = coerced247;
+if(coerced251 !== undefined){
+data238 = coerced251;
 if(data !== undefined){
-data["budget_cached_windows"] = coerced247;
+data["budget_cached_windows"] = coerced251;
 }
 }
 }
-if(errors === _errs694){
-if(typeof data233 == "number"){
-if(data233 > 10000000 || isNaN(data233)){
-validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema11.properties.budget_cached_windows,data:data233}];
+if(errors === _errs705){
+if(typeof data238 == "number"){
+if(data238 > 10000000 || isNaN(data238)){
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000000},message:"must be <= 10000000",schema:10000000,parentSchema:schema11.properties.budget_cached_windows,data:data238}];
 return false;
 }
 else {
-if(data233 < 100 || isNaN(data233)){
-validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.budget_cached_windows,data:data233}];
+if(data238 < 100 || isNaN(data238)){
+validate10.errors = [{instancePath:instancePath+"/budget_cached_windows",schemaPath:"#/properties/budget_cached_windows/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100",schema:100,parentSchema:schema11.properties.budget_cached_windows,data:data238}];
 return false;
 }
 }
 }
 }
-var valid0 = _errs694 === errors;
+var valid0 = _errs705 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.accounts !== undefined){
-let data234 = data.accounts;
-const _errs696 = errors;
-if(errors === _errs696){
-if(Array.isArray(data234)){
-var valid79 = true;
-const len9 = data234.length;
-for(let i10=0; i10<len9; i10++){
-let data235 = data234[i10];
-const _errs698 = errors;
-if(errors === _errs698){
-if(data235 && typeof data235 == "object" && !Array.isArray(data235)){
-let missing13;
-if((data235.id === undefined) && (missing13 = "id")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing13},message:"must have required property '"+missing13+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data235}];
-return false;
-}
-else {
-const _errs700 = errors;
-for(const key48 in data235){
-if(!((((((((key48 === "id") || (key48 === "name")) || (key48 === "balance")) || (key48 === "allowed_models")) || (key48 === "limits")) || (key48 === "policy")) || (key48 === "request_log")) || (key48 === "budgets"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key48},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data235}];
-return false;
-break;
-}
-}
-if(_errs700 === errors){
-if(data235.id !== undefined){
-let data236 = data235.id;
-const _errs701 = errors;
-if(typeof data236 !== "string"){
-let dataType248 = typeof data236;
-let coerced248 = undefined;
-if(!(coerced248 !== undefined)){
-if(dataType248 == "number" || dataType248 == "boolean"){
-coerced248 = "" + data236;
-}
-else if(data236 === null){
-coerced248 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data236}];
-return false;
-}
-}
-if(coerced248 !== undefined){
-data236 = coerced248;
-if(data235 !== undefined){
-data235["id"] = coerced248;
-}
-}
-}
-if(errors === _errs701){
-if(typeof data236 === "string"){
-if(func3(data236) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data236}];
-return false;
-}
-else {
-if(!pattern13.test(data236)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data236}];
-return false;
-}
-}
-}
-}
-var valid80 = _errs701 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data235.name !== undefined){
-let data237 = data235.name;
-const _errs703 = errors;
-if(typeof data237 !== "string"){
-let dataType249 = typeof data237;
-let coerced249 = undefined;
-if(!(coerced249 !== undefined)){
-if(dataType249 == "number" || dataType249 == "boolean"){
-coerced249 = "" + data237;
-}
-else if(data237 === null){
-coerced249 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data237}];
-return false;
-}
-}
-if(coerced249 !== undefined){
-data237 = coerced249;
-if(data235 !== undefined){
-data235["name"] = coerced249;
-}
-}
-}
-var valid80 = _errs703 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data235.balance !== undefined){
-let data238 = data235.balance;
-const _errs705 = errors;
-if(!(typeof data238 == "number")){
-let dataType250 = typeof data238;
-let coerced250 = undefined;
-if(!(coerced250 !== undefined)){
-if(dataType250 == "boolean" || data238 === null
-              || (dataType250 == "string" && data238 && data238 == +data238)){
-coerced250 = +data238;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data238}];
-return false;
-}
-}
-if(coerced250 !== undefined){
-data238 = coerced250;
-if(data235 !== undefined){
-data235["balance"] = coerced250;
-}
-}
-}
-if(errors === _errs705){
-if(typeof data238 == "number"){
-if(data238 > 1000000 || isNaN(data238)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data238}];
-return false;
-}
-else {
-if(data238 < -1000000 || isNaN(data238)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data238}];
-return false;
-}
-}
-}
-}
-var valid80 = _errs705 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data235.allowed_models !== undefined){
-let data239 = data235.allowed_models;
+let data239 = data.accounts;
 const _errs707 = errors;
 if(errors === _errs707){
 if(Array.isArray(data239)){
-var valid81 = true;
-const len10 = data239.length;
-for(let i11=0; i11<len10; i11++){
-let data240 = data239[i11];
-const _errs709 = errors;
-if(typeof data240 !== "string"){
-let dataType251 = typeof data240;
-let coerced251 = undefined;
-if(!(coerced251 !== undefined)){
-if(dataType251 == "number" || dataType251 == "boolean"){
-coerced251 = "" + data240;
-}
-else if(data240 === null){
-coerced251 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data240}];
-return false;
-}
-}
-if(coerced251 !== undefined){
-data240 = coerced251;
-if(data239 !== undefined){
-data239[i11] = coerced251;
-}
-}
-}
-if(errors === _errs709){
-if(typeof data240 === "string"){
-if(func3(data240) < 1){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data240}];
-return false;
-}
-}
-}
-var valid81 = _errs709 === errors;
-if(!valid81){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data239}];
-return false;
-}
-}
-var valid80 = _errs707 === errors;
-}
-else {
 var valid80 = true;
+const len9 = data239.length;
+for(let i10=0; i10<len9; i10++){
+let data240 = data239[i10];
+const _errs709 = errors;
+if(errors === _errs709){
+if(data240 && typeof data240 == "object" && !Array.isArray(data240)){
+let missing14;
+if((data240.id === undefined) && (missing14 = "id")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.required,parentSchema:schema11.properties.accounts.items,data:data240}];
+return false;
 }
-if(valid80){
-if(data235.limits !== undefined){
-let data241 = data235.limits;
+else {
 const _errs711 = errors;
-if(errors === _errs711){
-if(data241 && typeof data241 == "object" && !Array.isArray(data241)){
-const _errs713 = errors;
-for(const key49 in data241){
-if(!(((key49 === "rpm") || (key49 === "rps")) || (key49 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data241}];
+for(const key49 in data240){
+if(!((((((((key49 === "id") || (key49 === "name")) || (key49 === "balance")) || (key49 === "allowed_models")) || (key49 === "limits")) || (key49 === "policy")) || (key49 === "request_log")) || (key49 === "budgets"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key49},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items,data:data240}];
 return false;
 break;
 }
 }
-if(_errs713 === errors){
-if(data241.rpm !== undefined){
-let data242 = data241.rpm;
-const _errs714 = errors;
-if(!((typeof data242 == "number") && (!(data242 % 1) && !isNaN(data242)))){
-let dataType252 = typeof data242;
+if(_errs711 === errors){
+if(data240.id !== undefined){
+let data241 = data240.id;
+const _errs712 = errors;
+if(typeof data241 !== "string"){
+let dataType252 = typeof data241;
 let coerced252 = undefined;
 if(!(coerced252 !== undefined)){
-if(dataType252 === "boolean" || data242 === null
-              || (dataType252 === "string" && data242 && data242 == +data242 && !(data242 % 1))){
-coerced252 = +data242;
+if(dataType252 == "number" || dataType252 == "boolean"){
+coerced252 = "" + data241;
+}
+else if(data241 === null){
+coerced252 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data242}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.id.type,parentSchema:schema11.properties.accounts.items.properties.id,data:data241}];
 return false;
 }
 }
 if(coerced252 !== undefined){
-data242 = coerced252;
-if(data241 !== undefined){
-data241["rpm"] = coerced252;
+data241 = coerced252;
+if(data240 !== undefined){
+data240["id"] = coerced252;
 }
 }
 }
-if(errors === _errs714){
-if(typeof data242 == "number"){
-if(data242 < 1 || isNaN(data242)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data242}];
+if(errors === _errs712){
+if(typeof data241 === "string"){
+if(func3(data241) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.id,data:data241}];
+return false;
+}
+else {
+if(!pattern13.test(data241)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/id",schemaPath:"#/properties/accounts/items/properties/id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._@-]+$"},message:"must match pattern \""+"^[A-Za-z0-9._@-]+$"+"\"",schema:"^[A-Za-z0-9._@-]+$",parentSchema:schema11.properties.accounts.items.properties.id,data:data241}];
 return false;
 }
 }
 }
-var valid82 = _errs714 === errors;
+}
+var valid81 = _errs712 === errors;
 }
 else {
-var valid82 = true;
+var valid81 = true;
 }
-if(valid82){
-if(data241.rps !== undefined){
-let data243 = data241.rps;
-const _errs716 = errors;
-if(!((typeof data243 == "number") && (!(data243 % 1) && !isNaN(data243)))){
-let dataType253 = typeof data243;
+if(valid81){
+if(data240.name !== undefined){
+let data242 = data240.name;
+const _errs714 = errors;
+if(typeof data242 !== "string"){
+let dataType253 = typeof data242;
 let coerced253 = undefined;
 if(!(coerced253 !== undefined)){
-if(dataType253 === "boolean" || data243 === null
-              || (dataType253 === "string" && data243 && data243 == +data243 && !(data243 % 1))){
-coerced253 = +data243;
+if(dataType253 == "number" || dataType253 == "boolean"){
+coerced253 = "" + data242;
+}
+else if(data242 === null){
+coerced253 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data243}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/name",schemaPath:"#/properties/accounts/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.name.type,parentSchema:schema11.properties.accounts.items.properties.name,data:data242}];
 return false;
 }
 }
 if(coerced253 !== undefined){
-data243 = coerced253;
-if(data241 !== undefined){
-data241["rps"] = coerced253;
+data242 = coerced253;
+if(data240 !== undefined){
+data240["name"] = coerced253;
+}
+}
+}
+var valid81 = _errs714 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data240.balance !== undefined){
+let data243 = data240.balance;
+const _errs716 = errors;
+if(!(typeof data243 == "number")){
+let dataType254 = typeof data243;
+let coerced254 = undefined;
+if(!(coerced254 !== undefined)){
+if(dataType254 == "boolean" || data243 === null
+              || (dataType254 == "string" && data243 && data243 == +data243)){
+coerced254 = +data243;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.balance.type,parentSchema:schema11.properties.accounts.items.properties.balance,data:data243}];
+return false;
+}
+}
+if(coerced254 !== undefined){
+data243 = coerced254;
+if(data240 !== undefined){
+data240["balance"] = coerced254;
 }
 }
 }
 if(errors === _errs716){
 if(typeof data243 == "number"){
-if(data243 < 1 || isNaN(data243)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data243}];
+if(data243 > 1000000 || isNaN(data243)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data243}];
+return false;
+}
+else {
+if(data243 < -1000000 || isNaN(data243)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/balance",schemaPath:"#/properties/accounts/items/properties/balance/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000},message:"must be >= -1000000",schema:-1000000,parentSchema:schema11.properties.accounts.items.properties.balance,data:data243}];
 return false;
 }
 }
 }
-var valid82 = _errs716 === errors;
+}
+var valid81 = _errs716 === errors;
 }
 else {
-var valid82 = true;
+var valid81 = true;
 }
-if(valid82){
-if(data241.tpm !== undefined){
-let data244 = data241.tpm;
+if(valid81){
+if(data240.allowed_models !== undefined){
+let data244 = data240.allowed_models;
 const _errs718 = errors;
-if(!((typeof data244 == "number") && (!(data244 % 1) && !isNaN(data244)))){
-let dataType254 = typeof data244;
-let coerced254 = undefined;
-if(!(coerced254 !== undefined)){
-if(dataType254 === "boolean" || data244 === null
-              || (dataType254 === "string" && data244 && data244 == +data244 && !(data244 % 1))){
-coerced254 = +data244;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data244}];
-return false;
-}
-}
-if(coerced254 !== undefined){
-data244 = coerced254;
-if(data241 !== undefined){
-data241["tpm"] = coerced254;
-}
-}
-}
 if(errors === _errs718){
-if(typeof data244 == "number"){
-if(data244 < 1 || isNaN(data244)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data244}];
-return false;
-}
-}
-}
-var valid82 = _errs718 === errors;
-}
-else {
+if(Array.isArray(data244)){
 var valid82 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data241}];
-return false;
-}
-}
-var valid80 = _errs711 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data235.policy !== undefined){
-let data245 = data235.policy;
+const len10 = data244.length;
+for(let i11=0; i11<len10; i11++){
+let data245 = data244[i11];
 const _errs720 = errors;
-if(errors === _errs720){
-if(data245 && typeof data245 == "object" && !Array.isArray(data245)){
-const _errs722 = errors;
-for(const key50 in data245){
-if(!((key50 === "streaming") || (key50 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data245}];
-return false;
-break;
-}
-}
-if(_errs722 === errors){
-if(data245.streaming !== undefined){
-let data246 = data245.streaming;
-const _errs723 = errors;
-if(typeof data246 !== "boolean"){
+if(typeof data245 !== "string"){
+let dataType255 = typeof data245;
 let coerced255 = undefined;
 if(!(coerced255 !== undefined)){
-if(data246 === "false" || data246 === 0 || data246 === null){
-coerced255 = false;
+if(dataType255 == "number" || dataType255 == "boolean"){
+coerced255 = "" + data245;
 }
-else if(data246 === "true" || data246 === 1){
-coerced255 = true;
+else if(data245 === null){
+coerced255 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data246}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.allowed_models.items.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data245}];
 return false;
 }
 }
 if(coerced255 !== undefined){
-data246 = coerced255;
-if(data245 !== undefined){
-data245["streaming"] = coerced255;
+data245 = coerced255;
+if(data244 !== undefined){
+data244[i11] = coerced255;
 }
 }
 }
-var valid83 = _errs723 === errors;
+if(errors === _errs720){
+if(typeof data245 === "string"){
+if(func3(data245) < 1){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models/" + i11,schemaPath:"#/properties/accounts/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.accounts.items.properties.allowed_models.items,data:data245}];
+return false;
+}
+}
+}
+var valid82 = _errs720 === errors;
+if(!valid82){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/allowed_models",schemaPath:"#/properties/accounts/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.allowed_models.type,parentSchema:schema11.properties.accounts.items.properties.allowed_models,data:data244}];
+return false;
+}
+}
+var valid81 = _errs718 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data240.limits !== undefined){
+let data246 = data240.limits;
+const _errs722 = errors;
+if(errors === _errs722){
+if(data246 && typeof data246 == "object" && !Array.isArray(data246)){
+const _errs724 = errors;
+for(const key50 in data246){
+if(!(((key50 === "rpm") || (key50 === "rps")) || (key50 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key50},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.limits,data:data246}];
+return false;
+break;
+}
+}
+if(_errs724 === errors){
+if(data246.rpm !== undefined){
+let data247 = data246.rpm;
+const _errs725 = errors;
+if(!((typeof data247 == "number") && (!(data247 % 1) && !isNaN(data247)))){
+let dataType256 = typeof data247;
+let coerced256 = undefined;
+if(!(coerced256 !== undefined)){
+if(dataType256 === "boolean" || data247 === null
+              || (dataType256 === "string" && data247 && data247 == +data247 && !(data247 % 1))){
+coerced256 = +data247;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data247}];
+return false;
+}
+}
+if(coerced256 !== undefined){
+data247 = coerced256;
+if(data246 !== undefined){
+data246["rpm"] = coerced256;
+}
+}
+}
+if(errors === _errs725){
+if(typeof data247 == "number"){
+if(data247 < 1 || isNaN(data247)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rpm,data:data247}];
+return false;
+}
+}
+}
+var valid83 = _errs725 === errors;
 }
 else {
 var valid83 = true;
 }
 if(valid83){
-if(data245.max_reasoning_effort !== undefined){
-let data247 = data245.max_reasoning_effort;
-const _errs725 = errors;
-const _errs726 = errors;
-let valid84 = false;
+if(data246.rps !== undefined){
+let data248 = data246.rps;
 const _errs727 = errors;
-if(typeof data247 !== "string"){
-let dataType256 = typeof data247;
-let coerced256 = undefined;
-if(!(coerced256 !== undefined)){
-if(dataType256 == "number" || dataType256 == "boolean"){
-coerced256 = "" + data247;
-}
-else if(data247 === null){
-coerced256 = "";
+if(!((typeof data248 == "number") && (!(data248 % 1) && !isNaN(data248)))){
+let dataType257 = typeof data248;
+let coerced257 = undefined;
+if(!(coerced257 !== undefined)){
+if(dataType257 === "boolean" || data248 === null
+              || (dataType257 === "string" && data248 && data248 == +data248 && !(data248 % 1))){
+coerced257 = +data248;
 }
 else {
-const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data247};
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data248}];
+return false;
+}
+}
+if(coerced257 !== undefined){
+data248 = coerced257;
+if(data246 !== undefined){
+data246["rps"] = coerced257;
+}
+}
+}
+if(errors === _errs727){
+if(typeof data248 == "number"){
+if(data248 < 1 || isNaN(data248)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/rps",schemaPath:"#/properties/accounts/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.rps,data:data248}];
+return false;
+}
+}
+}
+var valid83 = _errs727 === errors;
+}
+else {
+var valid83 = true;
+}
+if(valid83){
+if(data246.tpm !== undefined){
+let data249 = data246.tpm;
+const _errs729 = errors;
+if(!((typeof data249 == "number") && (!(data249 % 1) && !isNaN(data249)))){
+let dataType258 = typeof data249;
+let coerced258 = undefined;
+if(!(coerced258 !== undefined)){
+if(dataType258 === "boolean" || data249 === null
+              || (dataType258 === "string" && data249 && data249 == +data249 && !(data249 % 1))){
+coerced258 = +data249;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.accounts.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data249}];
+return false;
+}
+}
+if(coerced258 !== undefined){
+data249 = coerced258;
+if(data246 !== undefined){
+data246["tpm"] = coerced258;
+}
+}
+}
+if(errors === _errs729){
+if(typeof data249 == "number"){
+if(data249 < 1 || isNaN(data249)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits/tpm",schemaPath:"#/properties/accounts/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.accounts.items.properties.limits.properties.tpm,data:data249}];
+return false;
+}
+}
+}
+var valid83 = _errs729 === errors;
+}
+else {
+var valid83 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/limits",schemaPath:"#/properties/accounts/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.limits.type,parentSchema:schema11.properties.accounts.items.properties.limits,data:data246}];
+return false;
+}
+}
+var valid81 = _errs722 === errors;
+}
+else {
+var valid81 = true;
+}
+if(valid81){
+if(data240.policy !== undefined){
+let data250 = data240.policy;
+const _errs731 = errors;
+if(errors === _errs731){
+if(data250 && typeof data250 == "object" && !Array.isArray(data250)){
+const _errs733 = errors;
+for(const key51 in data250){
+if(!((key51 === "streaming") || (key51 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.policy,data:data250}];
+return false;
+break;
+}
+}
+if(_errs733 === errors){
+if(data250.streaming !== undefined){
+let data251 = data250.streaming;
+const _errs734 = errors;
+if(typeof data251 !== "boolean"){
+let coerced259 = undefined;
+if(!(coerced259 !== undefined)){
+if(data251 === "false" || data251 === 0 || data251 === null){
+coerced259 = false;
+}
+else if(data251 === "true" || data251 === 1){
+coerced259 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy/streaming",schemaPath:"#/properties/accounts/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.streaming,data:data251}];
+return false;
+}
+}
+if(coerced259 !== undefined){
+data251 = coerced259;
+if(data250 !== undefined){
+data250["streaming"] = coerced259;
+}
+}
+}
+var valid84 = _errs734 === errors;
+}
+else {
+var valid84 = true;
+}
+if(valid84){
+if(data250.max_reasoning_effort !== undefined){
+let data252 = data250.max_reasoning_effort;
+const _errs736 = errors;
+const _errs737 = errors;
+let valid85 = false;
+const _errs738 = errors;
+if(typeof data252 !== "string"){
+let dataType260 = typeof data252;
+let coerced260 = undefined;
+if(!(coerced260 !== undefined)){
+if(dataType260 == "number" || dataType260 == "boolean"){
+coerced260 = "" + data252;
+}
+else if(data252 === null){
+coerced260 = "";
+}
+else {
+const err205 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data252};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -12778,15 +12981,15 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(coerced256 !== undefined){
-data247 = coerced256;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced256;
+if(coerced260 !== undefined){
+data252 = coerced260;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced260;
 }
 }
 }
-if("none" !== data247){
-const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data247};
+if("none" !== data252){
+const err206 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data252};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -12795,22 +12998,22 @@ vErrors.push(err206);
 }
 errors++;
 }
-var _valid21 = _errs727 === errors;
-valid84 = valid84 || _valid21;
-if(!valid84){
-const _errs729 = errors;
-if(typeof data247 !== "string"){
-let dataType257 = typeof data247;
-let coerced257 = undefined;
-if(!(coerced257 !== undefined)){
-if(dataType257 == "number" || dataType257 == "boolean"){
-coerced257 = "" + data247;
+var _valid21 = _errs738 === errors;
+valid85 = valid85 || _valid21;
+if(!valid85){
+const _errs740 = errors;
+if(typeof data252 !== "string"){
+let dataType261 = typeof data252;
+let coerced261 = undefined;
+if(!(coerced261 !== undefined)){
+if(dataType261 == "number" || dataType261 == "boolean"){
+coerced261 = "" + data252;
 }
-else if(data247 === null){
-coerced257 = "";
+else if(data252 === null){
+coerced261 = "";
 }
 else {
-const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data247};
+const err207 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data252};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -12820,15 +13023,15 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(coerced257 !== undefined){
-data247 = coerced257;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced257;
+if(coerced261 !== undefined){
+data252 = coerced261;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced261;
 }
 }
 }
-if("minimal" !== data247){
-const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data247};
+if("minimal" !== data252){
+const err208 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data252};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -12837,22 +13040,22 @@ vErrors.push(err208);
 }
 errors++;
 }
-var _valid21 = _errs729 === errors;
-valid84 = valid84 || _valid21;
-if(!valid84){
-const _errs731 = errors;
-if(typeof data247 !== "string"){
-let dataType258 = typeof data247;
-let coerced258 = undefined;
-if(!(coerced258 !== undefined)){
-if(dataType258 == "number" || dataType258 == "boolean"){
-coerced258 = "" + data247;
+var _valid21 = _errs740 === errors;
+valid85 = valid85 || _valid21;
+if(!valid85){
+const _errs742 = errors;
+if(typeof data252 !== "string"){
+let dataType262 = typeof data252;
+let coerced262 = undefined;
+if(!(coerced262 !== undefined)){
+if(dataType262 == "number" || dataType262 == "boolean"){
+coerced262 = "" + data252;
 }
-else if(data247 === null){
-coerced258 = "";
+else if(data252 === null){
+coerced262 = "";
 }
 else {
-const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data247};
+const err209 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data252};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -12862,15 +13065,15 @@ vErrors.push(err209);
 errors++;
 }
 }
-if(coerced258 !== undefined){
-data247 = coerced258;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced258;
+if(coerced262 !== undefined){
+data252 = coerced262;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced262;
 }
 }
 }
-if("low" !== data247){
-const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data247};
+if("low" !== data252){
+const err210 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data252};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -12879,22 +13082,22 @@ vErrors.push(err210);
 }
 errors++;
 }
-var _valid21 = _errs731 === errors;
-valid84 = valid84 || _valid21;
-if(!valid84){
-const _errs733 = errors;
-if(typeof data247 !== "string"){
-let dataType259 = typeof data247;
-let coerced259 = undefined;
-if(!(coerced259 !== undefined)){
-if(dataType259 == "number" || dataType259 == "boolean"){
-coerced259 = "" + data247;
+var _valid21 = _errs742 === errors;
+valid85 = valid85 || _valid21;
+if(!valid85){
+const _errs744 = errors;
+if(typeof data252 !== "string"){
+let dataType263 = typeof data252;
+let coerced263 = undefined;
+if(!(coerced263 !== undefined)){
+if(dataType263 == "number" || dataType263 == "boolean"){
+coerced263 = "" + data252;
 }
-else if(data247 === null){
-coerced259 = "";
+else if(data252 === null){
+coerced263 = "";
 }
 else {
-const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data247};
+const err211 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data252};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -12904,15 +13107,15 @@ vErrors.push(err211);
 errors++;
 }
 }
-if(coerced259 !== undefined){
-data247 = coerced259;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced259;
+if(coerced263 !== undefined){
+data252 = coerced263;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced263;
 }
 }
 }
-if("medium" !== data247){
-const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data247};
+if("medium" !== data252){
+const err212 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data252};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -12921,22 +13124,22 @@ vErrors.push(err212);
 }
 errors++;
 }
-var _valid21 = _errs733 === errors;
-valid84 = valid84 || _valid21;
-if(!valid84){
-const _errs735 = errors;
-if(typeof data247 !== "string"){
-let dataType260 = typeof data247;
-let coerced260 = undefined;
-if(!(coerced260 !== undefined)){
-if(dataType260 == "number" || dataType260 == "boolean"){
-coerced260 = "" + data247;
+var _valid21 = _errs744 === errors;
+valid85 = valid85 || _valid21;
+if(!valid85){
+const _errs746 = errors;
+if(typeof data252 !== "string"){
+let dataType264 = typeof data252;
+let coerced264 = undefined;
+if(!(coerced264 !== undefined)){
+if(dataType264 == "number" || dataType264 == "boolean"){
+coerced264 = "" + data252;
 }
-else if(data247 === null){
-coerced260 = "";
+else if(data252 === null){
+coerced264 = "";
 }
 else {
-const err213 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data247};
+const err213 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data252};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -12946,15 +13149,15 @@ vErrors.push(err213);
 errors++;
 }
 }
-if(coerced260 !== undefined){
-data247 = coerced260;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced260;
+if(coerced264 !== undefined){
+data252 = coerced264;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced264;
 }
 }
 }
-if("high" !== data247){
-const err214 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data247};
+if("high" !== data252){
+const err214 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data252};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -12963,22 +13166,22 @@ vErrors.push(err214);
 }
 errors++;
 }
-var _valid21 = _errs735 === errors;
-valid84 = valid84 || _valid21;
-if(!valid84){
-const _errs737 = errors;
-if(typeof data247 !== "string"){
-let dataType261 = typeof data247;
-let coerced261 = undefined;
-if(!(coerced261 !== undefined)){
-if(dataType261 == "number" || dataType261 == "boolean"){
-coerced261 = "" + data247;
+var _valid21 = _errs746 === errors;
+valid85 = valid85 || _valid21;
+if(!valid85){
+const _errs748 = errors;
+if(typeof data252 !== "string"){
+let dataType265 = typeof data252;
+let coerced265 = undefined;
+if(!(coerced265 !== undefined)){
+if(dataType265 == "number" || dataType265 == "boolean"){
+coerced265 = "" + data252;
 }
-else if(data247 === null){
-coerced261 = "";
+else if(data252 === null){
+coerced265 = "";
 }
 else {
-const err215 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data247};
+const err215 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data252};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -12988,15 +13191,15 @@ vErrors.push(err215);
 errors++;
 }
 }
-if(coerced261 !== undefined){
-data247 = coerced261;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced261;
+if(coerced265 !== undefined){
+data252 = coerced265;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced265;
 }
 }
 }
-if("xhigh" !== data247){
-const err216 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data247};
+if("xhigh" !== data252){
+const err216 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data252};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -13005,22 +13208,22 @@ vErrors.push(err216);
 }
 errors++;
 }
-var _valid21 = _errs737 === errors;
-valid84 = valid84 || _valid21;
-if(!valid84){
-const _errs739 = errors;
-if(typeof data247 !== "string"){
-let dataType262 = typeof data247;
-let coerced262 = undefined;
-if(!(coerced262 !== undefined)){
-if(dataType262 == "number" || dataType262 == "boolean"){
-coerced262 = "" + data247;
+var _valid21 = _errs748 === errors;
+valid85 = valid85 || _valid21;
+if(!valid85){
+const _errs750 = errors;
+if(typeof data252 !== "string"){
+let dataType266 = typeof data252;
+let coerced266 = undefined;
+if(!(coerced266 !== undefined)){
+if(dataType266 == "number" || dataType266 == "boolean"){
+coerced266 = "" + data252;
 }
-else if(data247 === null){
-coerced262 = "";
+else if(data252 === null){
+coerced266 = "";
 }
 else {
-const err217 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data247};
+const err217 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data252};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -13030,15 +13233,15 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(coerced262 !== undefined){
-data247 = coerced262;
-if(data245 !== undefined){
-data245["max_reasoning_effort"] = coerced262;
+if(coerced266 !== undefined){
+data252 = coerced266;
+if(data250 !== undefined){
+data250["max_reasoning_effort"] = coerced266;
 }
 }
 }
-if("max" !== data247){
-const err218 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data247};
+if("max" !== data252){
+const err218 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data252};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -13047,16 +13250,16 @@ vErrors.push(err218);
 }
 errors++;
 }
-var _valid21 = _errs739 === errors;
-valid84 = valid84 || _valid21;
+var _valid21 = _errs750 === errors;
+valid85 = valid85 || _valid21;
 }
 }
 }
 }
 }
 }
-if(!valid84){
-const err219 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data247};
+if(!valid85){
+const err219 = {instancePath:instancePath+"/accounts/" + i10+"/policy/max_reasoning_effort",schemaPath:"#/properties/accounts/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.accounts.items.properties.policy.properties.max_reasoning_effort,data:data252};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -13068,179 +13271,179 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs726;
+errors = _errs737;
 if(vErrors !== null){
-if(_errs726){
-vErrors.length = _errs726;
+if(_errs737){
+vErrors.length = _errs737;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid83 = _errs725 === errors;
+var valid84 = _errs736 === errors;
 }
 else {
-var valid83 = true;
+var valid84 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data245}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/policy",schemaPath:"#/properties/accounts/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.policy.type,parentSchema:schema11.properties.accounts.items.properties.policy,data:data250}];
 return false;
 }
 }
-var valid80 = _errs720 === errors;
+var valid81 = _errs731 === errors;
 }
 else {
-var valid80 = true;
+var valid81 = true;
 }
-if(valid80){
-if(data235.request_log !== undefined){
-let data248 = data235.request_log;
-const _errs741 = errors;
-if(errors === _errs741){
-if(data248 && typeof data248 == "object" && !Array.isArray(data248)){
-const _errs743 = errors;
-for(const key51 in data248){
-if(!(key51 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key51},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data248}];
-return false;
-break;
-}
-}
-if(_errs743 === errors){
-if(data248.bodies !== undefined){
-let data249 = data248.bodies;
-if(typeof data249 !== "boolean"){
-let coerced263 = undefined;
-if(!(coerced263 !== undefined)){
-if(data249 === "false" || data249 === 0 || data249 === null){
-coerced263 = false;
-}
-else if(data249 === "true" || data249 === 1){
-coerced263 = true;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data249}];
-return false;
-}
-}
-if(coerced263 !== undefined){
-data249 = coerced263;
-if(data248 !== undefined){
-data248["bodies"] = coerced263;
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data248}];
-return false;
-}
-}
-var valid80 = _errs741 === errors;
-}
-else {
-var valid80 = true;
-}
-if(valid80){
-if(data235.budgets !== undefined){
-let data250 = data235.budgets;
-const _errs746 = errors;
-if(errors === _errs746){
-if(Array.isArray(data250)){
-if(data250.length > 3){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data250}];
-return false;
-}
-else {
-var valid86 = true;
-const len11 = data250.length;
-for(let i12=0; i12<len11; i12++){
-let data251 = data250[i12];
-const _errs748 = errors;
-if(errors === _errs748){
-if(data251 && typeof data251 == "object" && !Array.isArray(data251)){
-let missing14;
-if(((data251.limit === undefined) && (missing14 = "limit")) || ((data251.period === undefined) && (missing14 = "period"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing14},message:"must have required property '"+missing14+"'",schema:schema11.properties.accounts.items.properties.budgets.items.required,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data251}];
-return false;
-}
-else {
-const _errs750 = errors;
-for(const key52 in data251){
-if(!((key52 === "limit") || (key52 === "period"))){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data251}];
+if(valid81){
+if(data240.request_log !== undefined){
+let data253 = data240.request_log;
+const _errs752 = errors;
+if(errors === _errs752){
+if(data253 && typeof data253 == "object" && !Array.isArray(data253)){
+const _errs754 = errors;
+for(const key52 in data253){
+if(!(key52 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key52},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data253}];
 return false;
 break;
 }
 }
-if(_errs750 === errors){
-if(data251.limit !== undefined){
-let data252 = data251.limit;
-const _errs751 = errors;
-if(!(typeof data252 == "number")){
-let dataType264 = typeof data252;
-let coerced264 = undefined;
-if(!(coerced264 !== undefined)){
-if(dataType264 == "boolean" || data252 === null
-              || (dataType264 == "string" && data252 && data252 == +data252)){
-coerced264 = +data252;
+if(_errs754 === errors){
+if(data253.bodies !== undefined){
+let data254 = data253.bodies;
+if(typeof data254 !== "boolean"){
+let coerced267 = undefined;
+if(!(coerced267 !== undefined)){
+if(data254 === "false" || data254 === 0 || data254 === null){
+coerced267 = false;
+}
+else if(data254 === "true" || data254 === 1){
+coerced267 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data252}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log/bodies",schemaPath:"#/properties/accounts/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.accounts.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.accounts.items.properties.request_log.properties.bodies,data:data254}];
 return false;
 }
 }
-if(coerced264 !== undefined){
-data252 = coerced264;
-if(data251 !== undefined){
-data251["limit"] = coerced264;
+if(coerced267 !== undefined){
+data254 = coerced267;
+if(data253 !== undefined){
+data253["bodies"] = coerced267;
 }
 }
 }
-if(errors === _errs751){
-if(typeof data252 == "number"){
-if(data252 > 1000000 || isNaN(data252)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data252}];
-return false;
+}
+}
 }
 else {
-if(data252 < 0 || isNaN(data252)){
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data252}];
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/request_log",schemaPath:"#/properties/accounts/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.request_log.type,parentSchema:schema11.properties.accounts.items.properties.request_log,data:data253}];
 return false;
 }
 }
+var valid81 = _errs752 === errors;
 }
+else {
+var valid81 = true;
 }
-var valid87 = _errs751 === errors;
+if(valid81){
+if(data240.budgets !== undefined){
+let data255 = data240.budgets;
+const _errs757 = errors;
+if(errors === _errs757){
+if(Array.isArray(data255)){
+if(data255.length > 3){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data255}];
+return false;
 }
 else {
 var valid87 = true;
-}
-if(valid87){
-if(data251.period !== undefined){
-let data253 = data251.period;
-const _errs753 = errors;
-const _errs754 = errors;
-let valid88 = false;
-const _errs755 = errors;
-if(typeof data253 !== "string"){
-let dataType265 = typeof data253;
-let coerced265 = undefined;
-if(!(coerced265 !== undefined)){
-if(dataType265 == "number" || dataType265 == "boolean"){
-coerced265 = "" + data253;
-}
-else if(data253 === null){
-coerced265 = "";
+const len11 = data255.length;
+for(let i12=0; i12<len11; i12++){
+let data256 = data255[i12];
+const _errs759 = errors;
+if(errors === _errs759){
+if(data256 && typeof data256 == "object" && !Array.isArray(data256)){
+let missing15;
+if(((data256.limit === undefined) && (missing15 = "limit")) || ((data256.period === undefined) && (missing15 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.accounts.items.properties.budgets.items.required,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data256}];
+return false;
 }
 else {
-const err220 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data253};
+const _errs761 = errors;
+for(const key53 in data256){
+if(!((key53 === "limit") || (key53 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data256}];
+return false;
+break;
+}
+}
+if(_errs761 === errors){
+if(data256.limit !== undefined){
+let data257 = data256.limit;
+const _errs762 = errors;
+if(!(typeof data257 == "number")){
+let dataType268 = typeof data257;
+let coerced268 = undefined;
+if(!(coerced268 !== undefined)){
+if(dataType268 == "boolean" || data257 === null
+              || (dataType268 == "string" && data257 && data257 == +data257)){
+coerced268 = +data257;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.accounts.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data257}];
+return false;
+}
+}
+if(coerced268 !== undefined){
+data257 = coerced268;
+if(data256 !== undefined){
+data256["limit"] = coerced268;
+}
+}
+}
+if(errors === _errs762){
+if(typeof data257 == "number"){
+if(data257 > 1000000 || isNaN(data257)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data257}];
+return false;
+}
+else {
+if(data257 < 0 || isNaN(data257)){
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/limit",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.limit,data:data257}];
+return false;
+}
+}
+}
+}
+var valid88 = _errs762 === errors;
+}
+else {
+var valid88 = true;
+}
+if(valid88){
+if(data256.period !== undefined){
+let data258 = data256.period;
+const _errs764 = errors;
+const _errs765 = errors;
+let valid89 = false;
+const _errs766 = errors;
+if(typeof data258 !== "string"){
+let dataType269 = typeof data258;
+let coerced269 = undefined;
+if(!(coerced269 !== undefined)){
+if(dataType269 == "number" || dataType269 == "boolean"){
+coerced269 = "" + data258;
+}
+else if(data258 === null){
+coerced269 = "";
+}
+else {
+const err220 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data258};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -13250,15 +13453,15 @@ vErrors.push(err220);
 errors++;
 }
 }
-if(coerced265 !== undefined){
-data253 = coerced265;
-if(data251 !== undefined){
-data251["period"] = coerced265;
+if(coerced269 !== undefined){
+data258 = coerced269;
+if(data256 !== undefined){
+data256["period"] = coerced269;
 }
 }
 }
-if("day" !== data253){
-const err221 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data253};
+if("day" !== data258){
+const err221 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[0],data:data258};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -13267,288 +13470,10 @@ vErrors.push(err221);
 }
 errors++;
 }
-var _valid22 = _errs755 === errors;
-valid88 = valid88 || _valid22;
-if(!valid88){
-const _errs757 = errors;
-if(typeof data253 !== "string"){
-let dataType266 = typeof data253;
-let coerced266 = undefined;
-if(!(coerced266 !== undefined)){
-if(dataType266 == "number" || dataType266 == "boolean"){
-coerced266 = "" + data253;
-}
-else if(data253 === null){
-coerced266 = "";
-}
-else {
-const err222 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data253};
-if(vErrors === null){
-vErrors = [err222];
-}
-else {
-vErrors.push(err222);
-}
-errors++;
-}
-}
-if(coerced266 !== undefined){
-data253 = coerced266;
-if(data251 !== undefined){
-data251["period"] = coerced266;
-}
-}
-}
-if("week" !== data253){
-const err223 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data253};
-if(vErrors === null){
-vErrors = [err223];
-}
-else {
-vErrors.push(err223);
-}
-errors++;
-}
-var _valid22 = _errs757 === errors;
-valid88 = valid88 || _valid22;
-if(!valid88){
-const _errs759 = errors;
-if(typeof data253 !== "string"){
-let dataType267 = typeof data253;
-let coerced267 = undefined;
-if(!(coerced267 !== undefined)){
-if(dataType267 == "number" || dataType267 == "boolean"){
-coerced267 = "" + data253;
-}
-else if(data253 === null){
-coerced267 = "";
-}
-else {
-const err224 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data253};
-if(vErrors === null){
-vErrors = [err224];
-}
-else {
-vErrors.push(err224);
-}
-errors++;
-}
-}
-if(coerced267 !== undefined){
-data253 = coerced267;
-if(data251 !== undefined){
-data251["period"] = coerced267;
-}
-}
-}
-if("month" !== data253){
-const err225 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data253};
-if(vErrors === null){
-vErrors = [err225];
-}
-else {
-vErrors.push(err225);
-}
-errors++;
-}
-var _valid22 = _errs759 === errors;
-valid88 = valid88 || _valid22;
-}
-}
-if(!valid88){
-const err226 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period,data:data253};
-if(vErrors === null){
-vErrors = [err226];
-}
-else {
-vErrors.push(err226);
-}
-errors++;
-validate10.errors = vErrors;
-return false;
-}
-else {
-errors = _errs754;
-if(vErrors !== null){
-if(_errs754){
-vErrors.length = _errs754;
-}
-else {
-vErrors = null;
-}
-}
-}
-var valid87 = _errs753 === errors;
-}
-else {
-var valid87 = true;
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.budgets.items.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data251}];
-return false;
-}
-}
-var valid86 = _errs748 === errors;
-if(!valid86){
-break;
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.budgets.type,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data250}];
-return false;
-}
-}
-var valid80 = _errs746 === errors;
-}
-else {
-var valid80 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data235}];
-return false;
-}
-}
-var valid79 = _errs698 === errors;
-if(!valid79){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data234}];
-return false;
-}
-}
-var valid0 = _errs696 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.keys !== undefined){
-let data254 = data.keys;
-const _errs761 = errors;
-if(errors === _errs761){
-if(Array.isArray(data254)){
-var valid89 = true;
-const len12 = data254.length;
-for(let i13=0; i13<len12; i13++){
-let data255 = data254[i13];
-const _errs763 = errors;
-if(errors === _errs763){
-if(data255 && typeof data255 == "object" && !Array.isArray(data255)){
-let missing15;
-if((data255.key === undefined) && (missing15 = "key")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing15},message:"must have required property '"+missing15+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data255}];
-return false;
-}
-else {
-const _errs765 = errors;
-for(const key53 in data255){
-if(!(func2.call(schema11.properties.keys.items.properties, key53))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key53},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data255}];
-return false;
-break;
-}
-}
-if(_errs765 === errors){
-if(data255.key !== undefined){
-let data256 = data255.key;
-const _errs766 = errors;
-if(typeof data256 !== "string"){
-let dataType268 = typeof data256;
-let coerced268 = undefined;
-if(!(coerced268 !== undefined)){
-if(dataType268 == "number" || dataType268 == "boolean"){
-coerced268 = "" + data256;
-}
-else if(data256 === null){
-coerced268 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data256}];
-return false;
-}
-}
-if(coerced268 !== undefined){
-data256 = coerced268;
-if(data255 !== undefined){
-data255["key"] = coerced268;
-}
-}
-}
-if(errors === _errs766){
-if(typeof data256 === "string"){
-if(func3(data256) < 16){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data256}];
-return false;
-}
-}
-}
-var valid90 = _errs766 === errors;
-}
-else {
-var valid90 = true;
-}
-if(valid90){
-if(data255.account !== undefined){
-let data257 = data255.account;
+var _valid22 = _errs766 === errors;
+valid89 = valid89 || _valid22;
+if(!valid89){
 const _errs768 = errors;
-if(typeof data257 !== "string"){
-let dataType269 = typeof data257;
-let coerced269 = undefined;
-if(!(coerced269 !== undefined)){
-if(dataType269 == "number" || dataType269 == "boolean"){
-coerced269 = "" + data257;
-}
-else if(data257 === null){
-coerced269 = "";
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data257}];
-return false;
-}
-}
-if(coerced269 !== undefined){
-data257 = coerced269;
-if(data255 !== undefined){
-data255["account"] = coerced269;
-}
-}
-}
-if(errors === _errs768){
-if(typeof data257 === "string"){
-if(func3(data257) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data257}];
-return false;
-}
-}
-}
-var valid90 = _errs768 === errors;
-}
-else {
-var valid90 = true;
-}
-if(valid90){
-if(data255.name !== undefined){
-let data258 = data255.name;
-const _errs770 = errors;
 if(typeof data258 !== "string"){
 let dataType270 = typeof data258;
 let coerced270 = undefined;
@@ -13560,107 +13485,221 @@ else if(data258 === null){
 coerced270 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data258}];
-return false;
+const err222 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data258};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
 }
 }
 if(coerced270 !== undefined){
 data258 = coerced270;
-if(data255 !== undefined){
-data255["name"] = coerced270;
+if(data256 !== undefined){
+data256["period"] = coerced270;
 }
 }
 }
-var valid90 = _errs770 === errors;
+if("week" !== data258){
+const err223 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[1],data:data258};
+if(vErrors === null){
+vErrors = [err223];
 }
 else {
-var valid90 = true;
+vErrors.push(err223);
 }
-if(valid90){
-if(data255.spend_limit !== undefined){
-let data259 = data255.spend_limit;
-const _errs772 = errors;
-if(!(typeof data259 == "number")){
-let dataType271 = typeof data259;
+errors++;
+}
+var _valid22 = _errs768 === errors;
+valid89 = valid89 || _valid22;
+if(!valid89){
+const _errs770 = errors;
+if(typeof data258 !== "string"){
+let dataType271 = typeof data258;
 let coerced271 = undefined;
 if(!(coerced271 !== undefined)){
-if(dataType271 == "boolean" || data259 === null
-              || (dataType271 == "string" && data259 && data259 == +data259)){
-coerced271 = +data259;
+if(dataType271 == "number" || dataType271 == "boolean"){
+coerced271 = "" + data258;
+}
+else if(data258 === null){
+coerced271 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data259}];
-return false;
+const err224 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data258};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
 }
 }
 if(coerced271 !== undefined){
-data259 = coerced271;
-if(data255 !== undefined){
-data255["spend_limit"] = coerced271;
+data258 = coerced271;
+if(data256 !== undefined){
+data256["period"] = coerced271;
 }
 }
 }
+if("month" !== data258){
+const err225 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf[2],data:data258};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+var _valid22 = _errs770 === errors;
+valid89 = valid89 || _valid22;
+}
+}
+if(!valid89){
+const err226 = {instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12+"/period",schemaPath:"#/properties/accounts/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.accounts.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.accounts.items.properties.budgets.items.properties.period,data:data258};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+validate10.errors = vErrors;
+return false;
+}
+else {
+errors = _errs765;
+if(vErrors !== null){
+if(_errs765){
+vErrors.length = _errs765;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid88 = _errs764 === errors;
+}
+else {
+var valid88 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets/" + i12,schemaPath:"#/properties/accounts/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.properties.budgets.items.type,parentSchema:schema11.properties.accounts.items.properties.budgets.items,data:data256}];
+return false;
+}
+}
+var valid87 = _errs759 === errors;
+if(!valid87){
+break;
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10+"/budgets",schemaPath:"#/properties/accounts/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.items.properties.budgets.type,parentSchema:schema11.properties.accounts.items.properties.budgets,data:data255}];
+return false;
+}
+}
+var valid81 = _errs757 === errors;
+}
+else {
+var valid81 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts/" + i10,schemaPath:"#/properties/accounts/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.accounts.items.type,parentSchema:schema11.properties.accounts.items,data:data240}];
+return false;
+}
+}
+var valid80 = _errs709 === errors;
+if(!valid80){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/accounts",schemaPath:"#/properties/accounts/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.accounts.type,parentSchema:schema11.properties.accounts,data:data239}];
+return false;
+}
+}
+var valid0 = _errs707 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.keys !== undefined){
+let data259 = data.keys;
+const _errs772 = errors;
 if(errors === _errs772){
-if(typeof data259 == "number"){
-if(data259 > 1000000 || isNaN(data259)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data259}];
-return false;
-}
-else {
-if(data259 < 0 || isNaN(data259)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data259}];
-return false;
-}
-}
-}
-}
-var valid90 = _errs772 === errors;
-}
-else {
+if(Array.isArray(data259)){
 var valid90 = true;
-}
-if(valid90){
-if(data255.limits !== undefined){
-let data260 = data255.limits;
+const len12 = data259.length;
+for(let i13=0; i13<len12; i13++){
+let data260 = data259[i13];
 const _errs774 = errors;
 if(errors === _errs774){
 if(data260 && typeof data260 == "object" && !Array.isArray(data260)){
+let missing16;
+if((data260.key === undefined) && (missing16 = "key")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'",schema:schema11.properties.keys.items.required,parentSchema:schema11.properties.keys.items,data:data260}];
+return false;
+}
+else {
 const _errs776 = errors;
 for(const key54 in data260){
-if(!(((key54 === "rpm") || (key54 === "rps")) || (key54 === "tpm"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data260}];
+if(!(func2.call(schema11.properties.keys.items.properties, key54))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key54},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items,data:data260}];
 return false;
 break;
 }
 }
 if(_errs776 === errors){
-if(data260.rpm !== undefined){
-let data261 = data260.rpm;
+if(data260.key !== undefined){
+let data261 = data260.key;
 const _errs777 = errors;
-if(!((typeof data261 == "number") && (!(data261 % 1) && !isNaN(data261)))){
+if(typeof data261 !== "string"){
 let dataType272 = typeof data261;
 let coerced272 = undefined;
 if(!(coerced272 !== undefined)){
-if(dataType272 === "boolean" || data261 === null
-              || (dataType272 === "string" && data261 && data261 == +data261 && !(data261 % 1))){
-coerced272 = +data261;
+if(dataType272 == "number" || dataType272 == "boolean"){
+coerced272 = "" + data261;
+}
+else if(data261 === null){
+coerced272 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data261}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/key",schemaPath:"#/properties/keys/items/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.key.type,parentSchema:schema11.properties.keys.items.properties.key,data:data261}];
 return false;
 }
 }
 if(coerced272 !== undefined){
 data261 = coerced272;
 if(data260 !== undefined){
-data260["rpm"] = coerced272;
+data260["key"] = coerced272;
 }
 }
 }
 if(errors === _errs777){
-if(typeof data261 == "number"){
-if(data261 < 1 || isNaN(data261)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data261}];
+if(typeof data261 === "string"){
+if(func3(data261) < 16){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/key",schemaPath:"#/properties/keys/items/properties/key/minLength",keyword:"minLength",params:{limit: 16},message:"must NOT have fewer than 16 characters",schema:16,parentSchema:schema11.properties.keys.items.properties.key,data:data261}];
 return false;
 }
 }
@@ -13671,33 +13710,35 @@ else {
 var valid91 = true;
 }
 if(valid91){
-if(data260.rps !== undefined){
-let data262 = data260.rps;
+if(data260.account !== undefined){
+let data262 = data260.account;
 const _errs779 = errors;
-if(!((typeof data262 == "number") && (!(data262 % 1) && !isNaN(data262)))){
+if(typeof data262 !== "string"){
 let dataType273 = typeof data262;
 let coerced273 = undefined;
 if(!(coerced273 !== undefined)){
-if(dataType273 === "boolean" || data262 === null
-              || (dataType273 === "string" && data262 && data262 == +data262 && !(data262 % 1))){
-coerced273 = +data262;
+if(dataType273 == "number" || dataType273 == "boolean"){
+coerced273 = "" + data262;
+}
+else if(data262 === null){
+coerced273 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data262}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/account",schemaPath:"#/properties/keys/items/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.account.type,parentSchema:schema11.properties.keys.items.properties.account,data:data262}];
 return false;
 }
 }
 if(coerced273 !== undefined){
 data262 = coerced273;
 if(data260 !== undefined){
-data260["rps"] = coerced273;
+data260["account"] = coerced273;
 }
 }
 }
 if(errors === _errs779){
-if(typeof data262 == "number"){
-if(data262 < 1 || isNaN(data262)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data262}];
+if(typeof data262 === "string"){
+if(func3(data262) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/account",schemaPath:"#/properties/keys/items/properties/account/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.account,data:data262}];
 return false;
 }
 }
@@ -13708,34 +13749,28 @@ else {
 var valid91 = true;
 }
 if(valid91){
-if(data260.tpm !== undefined){
-let data263 = data260.tpm;
+if(data260.name !== undefined){
+let data263 = data260.name;
 const _errs781 = errors;
-if(!((typeof data263 == "number") && (!(data263 % 1) && !isNaN(data263)))){
+if(typeof data263 !== "string"){
 let dataType274 = typeof data263;
 let coerced274 = undefined;
 if(!(coerced274 !== undefined)){
-if(dataType274 === "boolean" || data263 === null
-              || (dataType274 === "string" && data263 && data263 == +data263 && !(data263 % 1))){
-coerced274 = +data263;
+if(dataType274 == "number" || dataType274 == "boolean"){
+coerced274 = "" + data263;
+}
+else if(data263 === null){
+coerced274 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data263}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/name",schemaPath:"#/properties/keys/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.name.type,parentSchema:schema11.properties.keys.items.properties.name,data:data263}];
 return false;
 }
 }
 if(coerced274 !== undefined){
 data263 = coerced274;
 if(data260 !== undefined){
-data260["tpm"] = coerced274;
-}
-}
-}
-if(errors === _errs781){
-if(typeof data263 == "number"){
-if(data263 < 1 || isNaN(data263)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data263}];
-return false;
+data260["name"] = coerced274;
 }
 }
 }
@@ -13744,140 +13779,308 @@ var valid91 = _errs781 === errors;
 else {
 var valid91 = true;
 }
-}
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data260}];
-return false;
-}
-}
-var valid90 = _errs774 === errors;
-}
-else {
-var valid90 = true;
-}
-if(valid90){
-if(data255.allowed_models !== undefined){
-let data264 = data255.allowed_models;
+if(valid91){
+if(data260.spend_limit !== undefined){
+let data264 = data260.spend_limit;
 const _errs783 = errors;
-if(errors === _errs783){
-if(Array.isArray(data264)){
-var valid92 = true;
-const len13 = data264.length;
-for(let i14=0; i14<len13; i14++){
-let data265 = data264[i14];
-const _errs785 = errors;
-if(typeof data265 !== "string"){
-let dataType275 = typeof data265;
+if(!(typeof data264 == "number")){
+let dataType275 = typeof data264;
 let coerced275 = undefined;
 if(!(coerced275 !== undefined)){
-if(dataType275 == "number" || dataType275 == "boolean"){
-coerced275 = "" + data265;
-}
-else if(data265 === null){
-coerced275 = "";
+if(dataType275 == "boolean" || data264 === null
+              || (dataType275 == "string" && data264 && data264 == +data264)){
+coerced275 = +data264;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models/" + i14,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data265}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.spend_limit.type,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data264}];
 return false;
 }
 }
 if(coerced275 !== undefined){
-data265 = coerced275;
-if(data264 !== undefined){
-data264[i14] = coerced275;
+data264 = coerced275;
+if(data260 !== undefined){
+data260["spend_limit"] = coerced275;
 }
 }
 }
+if(errors === _errs783){
+if(typeof data264 == "number"){
+if(data264 > 1000000 || isNaN(data264)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data264}];
+return false;
+}
+else {
+if(data264 < 0 || isNaN(data264)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/spend_limit",schemaPath:"#/properties/keys/items/properties/spend_limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.spend_limit,data:data264}];
+return false;
+}
+}
+}
+}
+var valid91 = _errs783 === errors;
+}
+else {
+var valid91 = true;
+}
+if(valid91){
+if(data260.limits !== undefined){
+let data265 = data260.limits;
+const _errs785 = errors;
 if(errors === _errs785){
-if(typeof data265 === "string"){
-if(func3(data265) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models/" + i14,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data265}];
-return false;
-}
-}
-}
-var valid92 = _errs785 === errors;
-if(!valid92){
-break;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data264}];
-return false;
-}
-}
-var valid90 = _errs783 === errors;
-}
-else {
-var valid90 = true;
-}
-if(valid90){
-if(data255.policy !== undefined){
-let data266 = data255.policy;
+if(data265 && typeof data265 == "object" && !Array.isArray(data265)){
 const _errs787 = errors;
-if(errors === _errs787){
-if(data266 && typeof data266 == "object" && !Array.isArray(data266)){
-const _errs789 = errors;
-for(const key55 in data266){
-if(!((key55 === "streaming") || (key55 === "max_reasoning_effort"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data266}];
+for(const key55 in data265){
+if(!(((key55 === "rpm") || (key55 === "rps")) || (key55 === "tpm"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits",schemaPath:"#/properties/keys/items/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key55},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.limits,data:data265}];
 return false;
 break;
 }
 }
-if(_errs789 === errors){
-if(data266.streaming !== undefined){
-let data267 = data266.streaming;
-const _errs790 = errors;
-if(typeof data267 !== "boolean"){
+if(_errs787 === errors){
+if(data265.rpm !== undefined){
+let data266 = data265.rpm;
+const _errs788 = errors;
+if(!((typeof data266 == "number") && (!(data266 % 1) && !isNaN(data266)))){
+let dataType276 = typeof data266;
 let coerced276 = undefined;
 if(!(coerced276 !== undefined)){
-if(data267 === "false" || data267 === 0 || data267 === null){
-coerced276 = false;
-}
-else if(data267 === "true" || data267 === 1){
-coerced276 = true;
+if(dataType276 === "boolean" || data266 === null
+              || (dataType276 === "string" && data266 && data266 == +data266 && !(data266 % 1))){
+coerced276 = +data266;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data267}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data266}];
 return false;
 }
 }
 if(coerced276 !== undefined){
-data267 = coerced276;
-if(data266 !== undefined){
-data266["streaming"] = coerced276;
+data266 = coerced276;
+if(data265 !== undefined){
+data265["rpm"] = coerced276;
 }
 }
 }
-var valid93 = _errs790 === errors;
+if(errors === _errs788){
+if(typeof data266 == "number"){
+if(data266 < 1 || isNaN(data266)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rpm",schemaPath:"#/properties/keys/items/properties/limits/properties/rpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rpm,data:data266}];
+return false;
+}
+}
+}
+var valid92 = _errs788 === errors;
 }
 else {
-var valid93 = true;
+var valid92 = true;
 }
-if(valid93){
-if(data266.max_reasoning_effort !== undefined){
-let data268 = data266.max_reasoning_effort;
-const _errs792 = errors;
-const _errs793 = errors;
-let valid94 = false;
-const _errs794 = errors;
-if(typeof data268 !== "string"){
-let dataType277 = typeof data268;
+if(valid92){
+if(data265.rps !== undefined){
+let data267 = data265.rps;
+const _errs790 = errors;
+if(!((typeof data267 == "number") && (!(data267 % 1) && !isNaN(data267)))){
+let dataType277 = typeof data267;
 let coerced277 = undefined;
 if(!(coerced277 !== undefined)){
-if(dataType277 == "number" || dataType277 == "boolean"){
-coerced277 = "" + data268;
-}
-else if(data268 === null){
-coerced277 = "";
+if(dataType277 === "boolean" || data267 === null
+              || (dataType277 === "string" && data267 && data267 == +data267 && !(data267 % 1))){
+coerced277 = +data267;
 }
 else {
-const err227 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data268};
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.rps.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data267}];
+return false;
+}
+}
+if(coerced277 !== undefined){
+data267 = coerced277;
+if(data265 !== undefined){
+data265["rps"] = coerced277;
+}
+}
+}
+if(errors === _errs790){
+if(typeof data267 == "number"){
+if(data267 < 1 || isNaN(data267)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/rps",schemaPath:"#/properties/keys/items/properties/limits/properties/rps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.rps,data:data267}];
+return false;
+}
+}
+}
+var valid92 = _errs790 === errors;
+}
+else {
+var valid92 = true;
+}
+if(valid92){
+if(data265.tpm !== undefined){
+let data268 = data265.tpm;
+const _errs792 = errors;
+if(!((typeof data268 == "number") && (!(data268 % 1) && !isNaN(data268)))){
+let dataType278 = typeof data268;
+let coerced278 = undefined;
+if(!(coerced278 !== undefined)){
+if(dataType278 === "boolean" || data268 === null
+              || (dataType278 === "string" && data268 && data268 == +data268 && !(data268 % 1))){
+coerced278 = +data268;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.keys.items.properties.limits.properties.tpm.type,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data268}];
+return false;
+}
+}
+if(coerced278 !== undefined){
+data268 = coerced278;
+if(data265 !== undefined){
+data265["tpm"] = coerced278;
+}
+}
+}
+if(errors === _errs792){
+if(typeof data268 == "number"){
+if(data268 < 1 || isNaN(data268)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits/tpm",schemaPath:"#/properties/keys/items/properties/limits/properties/tpm/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.keys.items.properties.limits.properties.tpm,data:data268}];
+return false;
+}
+}
+}
+var valid92 = _errs792 === errors;
+}
+else {
+var valid92 = true;
+}
+}
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/limits",schemaPath:"#/properties/keys/items/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.limits.type,parentSchema:schema11.properties.keys.items.properties.limits,data:data265}];
+return false;
+}
+}
+var valid91 = _errs785 === errors;
+}
+else {
+var valid91 = true;
+}
+if(valid91){
+if(data260.allowed_models !== undefined){
+let data269 = data260.allowed_models;
+const _errs794 = errors;
+if(errors === _errs794){
+if(Array.isArray(data269)){
+var valid93 = true;
+const len13 = data269.length;
+for(let i14=0; i14<len13; i14++){
+let data270 = data269[i14];
+const _errs796 = errors;
+if(typeof data270 !== "string"){
+let dataType279 = typeof data270;
+let coerced279 = undefined;
+if(!(coerced279 !== undefined)){
+if(dataType279 == "number" || dataType279 == "boolean"){
+coerced279 = "" + data270;
+}
+else if(data270 === null){
+coerced279 = "";
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models/" + i14,schemaPath:"#/properties/keys/items/properties/allowed_models/items/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.allowed_models.items.type,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data270}];
+return false;
+}
+}
+if(coerced279 !== undefined){
+data270 = coerced279;
+if(data269 !== undefined){
+data269[i14] = coerced279;
+}
+}
+}
+if(errors === _errs796){
+if(typeof data270 === "string"){
+if(func3(data270) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models/" + i14,schemaPath:"#/properties/keys/items/properties/allowed_models/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.allowed_models.items,data:data270}];
+return false;
+}
+}
+}
+var valid93 = _errs796 === errors;
+if(!valid93){
+break;
+}
+}
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/allowed_models",schemaPath:"#/properties/keys/items/properties/allowed_models/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.allowed_models.type,parentSchema:schema11.properties.keys.items.properties.allowed_models,data:data269}];
+return false;
+}
+}
+var valid91 = _errs794 === errors;
+}
+else {
+var valid91 = true;
+}
+if(valid91){
+if(data260.policy !== undefined){
+let data271 = data260.policy;
+const _errs798 = errors;
+if(errors === _errs798){
+if(data271 && typeof data271 == "object" && !Array.isArray(data271)){
+const _errs800 = errors;
+for(const key56 in data271){
+if(!((key56 === "streaming") || (key56 === "max_reasoning_effort"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy",schemaPath:"#/properties/keys/items/properties/policy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.policy,data:data271}];
+return false;
+break;
+}
+}
+if(_errs800 === errors){
+if(data271.streaming !== undefined){
+let data272 = data271.streaming;
+const _errs801 = errors;
+if(typeof data272 !== "boolean"){
+let coerced280 = undefined;
+if(!(coerced280 !== undefined)){
+if(data272 === "false" || data272 === 0 || data272 === null){
+coerced280 = false;
+}
+else if(data272 === "true" || data272 === 1){
+coerced280 = true;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy/streaming",schemaPath:"#/properties/keys/items/properties/policy/properties/streaming/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.policy.properties.streaming.type,parentSchema:schema11.properties.keys.items.properties.policy.properties.streaming,data:data272}];
+return false;
+}
+}
+if(coerced280 !== undefined){
+data272 = coerced280;
+if(data271 !== undefined){
+data271["streaming"] = coerced280;
+}
+}
+}
+var valid94 = _errs801 === errors;
+}
+else {
+var valid94 = true;
+}
+if(valid94){
+if(data271.max_reasoning_effort !== undefined){
+let data273 = data271.max_reasoning_effort;
+const _errs803 = errors;
+const _errs804 = errors;
+let valid95 = false;
+const _errs805 = errors;
+if(typeof data273 !== "string"){
+let dataType281 = typeof data273;
+let coerced281 = undefined;
+if(!(coerced281 !== undefined)){
+if(dataType281 == "number" || dataType281 == "boolean"){
+coerced281 = "" + data273;
+}
+else if(data273 === null){
+coerced281 = "";
+}
+else {
+const err227 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data273};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -13887,15 +14090,15 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(coerced277 !== undefined){
-data268 = coerced277;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced277;
+if(coerced281 !== undefined){
+data273 = coerced281;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced281;
 }
 }
 }
-if("none" !== data268){
-const err228 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data268};
+if("none" !== data273){
+const err228 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/0/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant",schema:"none",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[0],data:data273};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -13904,22 +14107,22 @@ vErrors.push(err228);
 }
 errors++;
 }
-var _valid23 = _errs794 === errors;
-valid94 = valid94 || _valid23;
-if(!valid94){
-const _errs796 = errors;
-if(typeof data268 !== "string"){
-let dataType278 = typeof data268;
-let coerced278 = undefined;
-if(!(coerced278 !== undefined)){
-if(dataType278 == "number" || dataType278 == "boolean"){
-coerced278 = "" + data268;
+var _valid23 = _errs805 === errors;
+valid95 = valid95 || _valid23;
+if(!valid95){
+const _errs807 = errors;
+if(typeof data273 !== "string"){
+let dataType282 = typeof data273;
+let coerced282 = undefined;
+if(!(coerced282 !== undefined)){
+if(dataType282 == "number" || dataType282 == "boolean"){
+coerced282 = "" + data273;
 }
-else if(data268 === null){
-coerced278 = "";
+else if(data273 === null){
+coerced282 = "";
 }
 else {
-const err229 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data268};
+const err229 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data273};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -13929,15 +14132,15 @@ vErrors.push(err229);
 errors++;
 }
 }
-if(coerced278 !== undefined){
-data268 = coerced278;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced278;
+if(coerced282 !== undefined){
+data273 = coerced282;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced282;
 }
 }
 }
-if("minimal" !== data268){
-const err230 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data268};
+if("minimal" !== data273){
+const err230 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/1/const",keyword:"const",params:{allowedValue: "minimal"},message:"must be equal to constant",schema:"minimal",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[1],data:data273};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -13946,22 +14149,22 @@ vErrors.push(err230);
 }
 errors++;
 }
-var _valid23 = _errs796 === errors;
-valid94 = valid94 || _valid23;
-if(!valid94){
-const _errs798 = errors;
-if(typeof data268 !== "string"){
-let dataType279 = typeof data268;
-let coerced279 = undefined;
-if(!(coerced279 !== undefined)){
-if(dataType279 == "number" || dataType279 == "boolean"){
-coerced279 = "" + data268;
+var _valid23 = _errs807 === errors;
+valid95 = valid95 || _valid23;
+if(!valid95){
+const _errs809 = errors;
+if(typeof data273 !== "string"){
+let dataType283 = typeof data273;
+let coerced283 = undefined;
+if(!(coerced283 !== undefined)){
+if(dataType283 == "number" || dataType283 == "boolean"){
+coerced283 = "" + data273;
 }
-else if(data268 === null){
-coerced279 = "";
+else if(data273 === null){
+coerced283 = "";
 }
 else {
-const err231 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data268};
+const err231 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data273};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -13971,15 +14174,15 @@ vErrors.push(err231);
 errors++;
 }
 }
-if(coerced279 !== undefined){
-data268 = coerced279;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced279;
+if(coerced283 !== undefined){
+data273 = coerced283;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced283;
 }
 }
 }
-if("low" !== data268){
-const err232 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data268};
+if("low" !== data273){
+const err232 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/2/const",keyword:"const",params:{allowedValue: "low"},message:"must be equal to constant",schema:"low",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[2],data:data273};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -13988,22 +14191,22 @@ vErrors.push(err232);
 }
 errors++;
 }
-var _valid23 = _errs798 === errors;
-valid94 = valid94 || _valid23;
-if(!valid94){
-const _errs800 = errors;
-if(typeof data268 !== "string"){
-let dataType280 = typeof data268;
-let coerced280 = undefined;
-if(!(coerced280 !== undefined)){
-if(dataType280 == "number" || dataType280 == "boolean"){
-coerced280 = "" + data268;
+var _valid23 = _errs809 === errors;
+valid95 = valid95 || _valid23;
+if(!valid95){
+const _errs811 = errors;
+if(typeof data273 !== "string"){
+let dataType284 = typeof data273;
+let coerced284 = undefined;
+if(!(coerced284 !== undefined)){
+if(dataType284 == "number" || dataType284 == "boolean"){
+coerced284 = "" + data273;
 }
-else if(data268 === null){
-coerced280 = "";
+else if(data273 === null){
+coerced284 = "";
 }
 else {
-const err233 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data268};
+const err233 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data273};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -14013,15 +14216,15 @@ vErrors.push(err233);
 errors++;
 }
 }
-if(coerced280 !== undefined){
-data268 = coerced280;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced280;
+if(coerced284 !== undefined){
+data273 = coerced284;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced284;
 }
 }
 }
-if("medium" !== data268){
-const err234 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data268};
+if("medium" !== data273){
+const err234 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/3/const",keyword:"const",params:{allowedValue: "medium"},message:"must be equal to constant",schema:"medium",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[3],data:data273};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -14030,22 +14233,22 @@ vErrors.push(err234);
 }
 errors++;
 }
-var _valid23 = _errs800 === errors;
-valid94 = valid94 || _valid23;
-if(!valid94){
-const _errs802 = errors;
-if(typeof data268 !== "string"){
-let dataType281 = typeof data268;
-let coerced281 = undefined;
-if(!(coerced281 !== undefined)){
-if(dataType281 == "number" || dataType281 == "boolean"){
-coerced281 = "" + data268;
+var _valid23 = _errs811 === errors;
+valid95 = valid95 || _valid23;
+if(!valid95){
+const _errs813 = errors;
+if(typeof data273 !== "string"){
+let dataType285 = typeof data273;
+let coerced285 = undefined;
+if(!(coerced285 !== undefined)){
+if(dataType285 == "number" || dataType285 == "boolean"){
+coerced285 = "" + data273;
 }
-else if(data268 === null){
-coerced281 = "";
+else if(data273 === null){
+coerced285 = "";
 }
 else {
-const err235 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data268};
+const err235 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data273};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -14055,15 +14258,15 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(coerced281 !== undefined){
-data268 = coerced281;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced281;
+if(coerced285 !== undefined){
+data273 = coerced285;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced285;
 }
 }
 }
-if("high" !== data268){
-const err236 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data268};
+if("high" !== data273){
+const err236 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/4/const",keyword:"const",params:{allowedValue: "high"},message:"must be equal to constant",schema:"high",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[4],data:data273};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -14072,22 +14275,22 @@ vErrors.push(err236);
 }
 errors++;
 }
-var _valid23 = _errs802 === errors;
-valid94 = valid94 || _valid23;
-if(!valid94){
-const _errs804 = errors;
-if(typeof data268 !== "string"){
-let dataType282 = typeof data268;
-let coerced282 = undefined;
-if(!(coerced282 !== undefined)){
-if(dataType282 == "number" || dataType282 == "boolean"){
-coerced282 = "" + data268;
+var _valid23 = _errs813 === errors;
+valid95 = valid95 || _valid23;
+if(!valid95){
+const _errs815 = errors;
+if(typeof data273 !== "string"){
+let dataType286 = typeof data273;
+let coerced286 = undefined;
+if(!(coerced286 !== undefined)){
+if(dataType286 == "number" || dataType286 == "boolean"){
+coerced286 = "" + data273;
 }
-else if(data268 === null){
-coerced282 = "";
+else if(data273 === null){
+coerced286 = "";
 }
 else {
-const err237 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data268};
+const err237 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data273};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -14097,15 +14300,15 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(coerced282 !== undefined){
-data268 = coerced282;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced282;
+if(coerced286 !== undefined){
+data273 = coerced286;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced286;
 }
 }
 }
-if("xhigh" !== data268){
-const err238 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data268};
+if("xhigh" !== data273){
+const err238 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/5/const",keyword:"const",params:{allowedValue: "xhigh"},message:"must be equal to constant",schema:"xhigh",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[5],data:data273};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -14114,22 +14317,22 @@ vErrors.push(err238);
 }
 errors++;
 }
-var _valid23 = _errs804 === errors;
-valid94 = valid94 || _valid23;
-if(!valid94){
-const _errs806 = errors;
-if(typeof data268 !== "string"){
-let dataType283 = typeof data268;
-let coerced283 = undefined;
-if(!(coerced283 !== undefined)){
-if(dataType283 == "number" || dataType283 == "boolean"){
-coerced283 = "" + data268;
+var _valid23 = _errs815 === errors;
+valid95 = valid95 || _valid23;
+if(!valid95){
+const _errs817 = errors;
+if(typeof data273 !== "string"){
+let dataType287 = typeof data273;
+let coerced287 = undefined;
+if(!(coerced287 !== undefined)){
+if(dataType287 == "number" || dataType287 == "boolean"){
+coerced287 = "" + data273;
 }
-else if(data268 === null){
-coerced283 = "";
+else if(data273 === null){
+coerced287 = "";
 }
 else {
-const err239 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data268};
+const err239 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6].type,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data273};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -14139,15 +14342,15 @@ vErrors.push(err239);
 errors++;
 }
 }
-if(coerced283 !== undefined){
-data268 = coerced283;
-if(data266 !== undefined){
-data266["max_reasoning_effort"] = coerced283;
+if(coerced287 !== undefined){
+data273 = coerced287;
+if(data271 !== undefined){
+data271["max_reasoning_effort"] = coerced287;
 }
 }
 }
-if("max" !== data268){
-const err240 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data268};
+if("max" !== data273){
+const err240 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf/6/const",keyword:"const",params:{allowedValue: "max"},message:"must be equal to constant",schema:"max",parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf[6],data:data273};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -14156,16 +14359,16 @@ vErrors.push(err240);
 }
 errors++;
 }
-var _valid23 = _errs806 === errors;
-valid94 = valid94 || _valid23;
+var _valid23 = _errs817 === errors;
+valid95 = valid95 || _valid23;
 }
 }
 }
 }
 }
 }
-if(!valid94){
-const err241 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data268};
+if(!valid95){
+const err241 = {instancePath:instancePath+"/keys/" + i13+"/policy/max_reasoning_effort",schemaPath:"#/properties/keys/items/properties/policy/properties/max_reasoning_effort/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort.anyOf,parentSchema:schema11.properties.keys.items.properties.policy.properties.max_reasoning_effort,data:data273};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -14177,128 +14380,128 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs793;
+errors = _errs804;
 if(vErrors !== null){
-if(_errs793){
-vErrors.length = _errs793;
+if(_errs804){
+vErrors.length = _errs804;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid93 = _errs792 === errors;
+var valid94 = _errs803 === errors;
 }
 else {
-var valid93 = true;
+var valid94 = true;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data266}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/policy",schemaPath:"#/properties/keys/items/properties/policy/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.policy.type,parentSchema:schema11.properties.keys.items.properties.policy,data:data271}];
 return false;
 }
 }
-var valid90 = _errs787 === errors;
+var valid91 = _errs798 === errors;
 }
 else {
-var valid90 = true;
+var valid91 = true;
 }
-if(valid90){
-if(data255.budgets !== undefined){
-let data269 = data255.budgets;
-const _errs808 = errors;
-if(errors === _errs808){
-if(Array.isArray(data269)){
-if(data269.length > 3){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.budgets,data:data269}];
+if(valid91){
+if(data260.budgets !== undefined){
+let data274 = data260.budgets;
+const _errs819 = errors;
+if(errors === _errs819){
+if(Array.isArray(data274)){
+if(data274.length > 3){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.budgets,data:data274}];
 return false;
 }
 else {
-var valid95 = true;
-const len14 = data269.length;
+var valid96 = true;
+const len14 = data274.length;
 for(let i15=0; i15<len14; i15++){
-let data270 = data269[i15];
-const _errs810 = errors;
-if(errors === _errs810){
-if(data270 && typeof data270 == "object" && !Array.isArray(data270)){
-let missing16;
-if(((data270.limit === undefined) && (missing16 = "limit")) || ((data270.period === undefined) && (missing16 = "period"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing16},message:"must have required property '"+missing16+"'",schema:schema11.properties.keys.items.properties.budgets.items.required,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data270}];
+let data275 = data274[i15];
+const _errs821 = errors;
+if(errors === _errs821){
+if(data275 && typeof data275 == "object" && !Array.isArray(data275)){
+let missing17;
+if(((data275.limit === undefined) && (missing17 = "limit")) || ((data275.period === undefined) && (missing17 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'",schema:schema11.properties.keys.items.properties.budgets.items.required,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data275}];
 return false;
 }
 else {
-const _errs812 = errors;
-for(const key56 in data270){
-if(!((key56 === "limit") || (key56 === "period"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key56},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data270}];
+const _errs823 = errors;
+for(const key57 in data275){
+if(!((key57 === "limit") || (key57 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data275}];
 return false;
 break;
 }
 }
-if(_errs812 === errors){
-if(data270.limit !== undefined){
-let data271 = data270.limit;
-const _errs813 = errors;
-if(!(typeof data271 == "number")){
-let dataType284 = typeof data271;
-let coerced284 = undefined;
-if(!(coerced284 !== undefined)){
-if(dataType284 == "boolean" || data271 === null
-              || (dataType284 == "string" && data271 && data271 == +data271)){
-coerced284 = +data271;
+if(_errs823 === errors){
+if(data275.limit !== undefined){
+let data276 = data275.limit;
+const _errs824 = errors;
+if(!(typeof data276 == "number")){
+let dataType288 = typeof data276;
+let coerced288 = undefined;
+if(!(coerced288 !== undefined)){
+if(dataType288 == "boolean" || data276 === null
+              || (dataType288 == "string" && data276 && data276 == +data276)){
+coerced288 = +data276;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data271}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data276}];
 return false;
 }
 }
-if(coerced284 !== undefined){
-data271 = coerced284;
-if(data270 !== undefined){
-data270["limit"] = coerced284;
+if(coerced288 !== undefined){
+data276 = coerced288;
+if(data275 !== undefined){
+data275["limit"] = coerced288;
 }
 }
 }
-if(errors === _errs813){
-if(typeof data271 == "number"){
-if(data271 > 1000000 || isNaN(data271)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data271}];
+if(errors === _errs824){
+if(typeof data276 == "number"){
+if(data276 > 1000000 || isNaN(data276)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data276}];
 return false;
 }
 else {
-if(data271 < 0 || isNaN(data271)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data271}];
+if(data276 < 0 || isNaN(data276)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/limit",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.limit,data:data276}];
 return false;
 }
 }
 }
 }
-var valid96 = _errs813 === errors;
+var valid97 = _errs824 === errors;
 }
 else {
-var valid96 = true;
+var valid97 = true;
 }
-if(valid96){
-if(data270.period !== undefined){
-let data272 = data270.period;
-const _errs815 = errors;
-const _errs816 = errors;
-let valid97 = false;
-const _errs817 = errors;
-if(typeof data272 !== "string"){
-let dataType285 = typeof data272;
-let coerced285 = undefined;
-if(!(coerced285 !== undefined)){
-if(dataType285 == "number" || dataType285 == "boolean"){
-coerced285 = "" + data272;
+if(valid97){
+if(data275.period !== undefined){
+let data277 = data275.period;
+const _errs826 = errors;
+const _errs827 = errors;
+let valid98 = false;
+const _errs828 = errors;
+if(typeof data277 !== "string"){
+let dataType289 = typeof data277;
+let coerced289 = undefined;
+if(!(coerced289 !== undefined)){
+if(dataType289 == "number" || dataType289 == "boolean"){
+coerced289 = "" + data277;
 }
-else if(data272 === null){
-coerced285 = "";
+else if(data277 === null){
+coerced289 = "";
 }
 else {
-const err242 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data272};
+const err242 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data277};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -14308,15 +14511,15 @@ vErrors.push(err242);
 errors++;
 }
 }
-if(coerced285 !== undefined){
-data272 = coerced285;
-if(data270 !== undefined){
-data270["period"] = coerced285;
+if(coerced289 !== undefined){
+data277 = coerced289;
+if(data275 !== undefined){
+data275["period"] = coerced289;
 }
 }
 }
-if("day" !== data272){
-const err243 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data272};
+if("day" !== data277){
+const err243 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[0],data:data277};
 if(vErrors === null){
 vErrors = [err243];
 }
@@ -14325,22 +14528,22 @@ vErrors.push(err243);
 }
 errors++;
 }
-var _valid24 = _errs817 === errors;
-valid97 = valid97 || _valid24;
-if(!valid97){
-const _errs819 = errors;
-if(typeof data272 !== "string"){
-let dataType286 = typeof data272;
-let coerced286 = undefined;
-if(!(coerced286 !== undefined)){
-if(dataType286 == "number" || dataType286 == "boolean"){
-coerced286 = "" + data272;
+var _valid24 = _errs828 === errors;
+valid98 = valid98 || _valid24;
+if(!valid98){
+const _errs830 = errors;
+if(typeof data277 !== "string"){
+let dataType290 = typeof data277;
+let coerced290 = undefined;
+if(!(coerced290 !== undefined)){
+if(dataType290 == "number" || dataType290 == "boolean"){
+coerced290 = "" + data277;
 }
-else if(data272 === null){
-coerced286 = "";
+else if(data277 === null){
+coerced290 = "";
 }
 else {
-const err244 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data272};
+const err244 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data277};
 if(vErrors === null){
 vErrors = [err244];
 }
@@ -14350,15 +14553,15 @@ vErrors.push(err244);
 errors++;
 }
 }
-if(coerced286 !== undefined){
-data272 = coerced286;
-if(data270 !== undefined){
-data270["period"] = coerced286;
+if(coerced290 !== undefined){
+data277 = coerced290;
+if(data275 !== undefined){
+data275["period"] = coerced290;
 }
 }
 }
-if("week" !== data272){
-const err245 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data272};
+if("week" !== data277){
+const err245 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[1],data:data277};
 if(vErrors === null){
 vErrors = [err245];
 }
@@ -14367,22 +14570,22 @@ vErrors.push(err245);
 }
 errors++;
 }
-var _valid24 = _errs819 === errors;
-valid97 = valid97 || _valid24;
-if(!valid97){
-const _errs821 = errors;
-if(typeof data272 !== "string"){
-let dataType287 = typeof data272;
-let coerced287 = undefined;
-if(!(coerced287 !== undefined)){
-if(dataType287 == "number" || dataType287 == "boolean"){
-coerced287 = "" + data272;
+var _valid24 = _errs830 === errors;
+valid98 = valid98 || _valid24;
+if(!valid98){
+const _errs832 = errors;
+if(typeof data277 !== "string"){
+let dataType291 = typeof data277;
+let coerced291 = undefined;
+if(!(coerced291 !== undefined)){
+if(dataType291 == "number" || dataType291 == "boolean"){
+coerced291 = "" + data277;
 }
-else if(data272 === null){
-coerced287 = "";
+else if(data277 === null){
+coerced291 = "";
 }
 else {
-const err246 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data272};
+const err246 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data277};
 if(vErrors === null){
 vErrors = [err246];
 }
@@ -14392,15 +14595,15 @@ vErrors.push(err246);
 errors++;
 }
 }
-if(coerced287 !== undefined){
-data272 = coerced287;
-if(data270 !== undefined){
-data270["period"] = coerced287;
+if(coerced291 !== undefined){
+data277 = coerced291;
+if(data275 !== undefined){
+data275["period"] = coerced291;
 }
 }
 }
-if("month" !== data272){
-const err247 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data272};
+if("month" !== data277){
+const err247 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf[2],data:data277};
 if(vErrors === null){
 vErrors = [err247];
 }
@@ -14409,12 +14612,12 @@ vErrors.push(err247);
 }
 errors++;
 }
-var _valid24 = _errs821 === errors;
-valid97 = valid97 || _valid24;
+var _valid24 = _errs832 === errors;
+valid98 = valid98 || _valid24;
 }
 }
-if(!valid97){
-const err248 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period,data:data272};
+if(!valid98){
+const err248 = {instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15+"/period",schemaPath:"#/properties/keys/items/properties/budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.budgets.items.properties.period,data:data277};
 if(vErrors === null){
 vErrors = [err248];
 }
@@ -14426,141 +14629,141 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs816;
+errors = _errs827;
 if(vErrors !== null){
-if(_errs816){
-vErrors.length = _errs816;
+if(_errs827){
+vErrors.length = _errs827;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid96 = _errs815 === errors;
+var valid97 = _errs826 === errors;
 }
 else {
-var valid96 = true;
+var valid97 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.budgets.items.type,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data270}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets/" + i15,schemaPath:"#/properties/keys/items/properties/budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.budgets.items.type,parentSchema:schema11.properties.keys.items.properties.budgets.items,data:data275}];
 return false;
 }
 }
-var valid95 = _errs810 === errors;
-if(!valid95){
+var valid96 = _errs821 === errors;
+if(!valid96){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.budgets.type,parentSchema:schema11.properties.keys.items.properties.budgets,data:data269}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/budgets",schemaPath:"#/properties/keys/items/properties/budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.budgets.type,parentSchema:schema11.properties.keys.items.properties.budgets,data:data274}];
 return false;
 }
 }
-var valid90 = _errs808 === errors;
+var valid91 = _errs819 === errors;
 }
 else {
-var valid90 = true;
+var valid91 = true;
 }
-if(valid90){
-if(data255.end_user_budgets !== undefined){
-let data273 = data255.end_user_budgets;
-const _errs823 = errors;
-if(errors === _errs823){
-if(Array.isArray(data273)){
-if(data273.length > 3){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data273}];
+if(valid91){
+if(data260.end_user_budgets !== undefined){
+let data278 = data260.end_user_budgets;
+const _errs834 = errors;
+if(errors === _errs834){
+if(Array.isArray(data278)){
+if(data278.length > 3){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/maxItems",keyword:"maxItems",params:{limit: 3},message:"must NOT have more than 3 items",schema:3,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data278}];
 return false;
-}
-else {
-var valid98 = true;
-const len15 = data273.length;
-for(let i16=0; i16<len15; i16++){
-let data274 = data273[i16];
-const _errs825 = errors;
-if(errors === _errs825){
-if(data274 && typeof data274 == "object" && !Array.isArray(data274)){
-let missing17;
-if(((data274.limit === undefined) && (missing17 = "limit")) || ((data274.period === undefined) && (missing17 = "period"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/required",keyword:"required",params:{missingProperty: missing17},message:"must have required property '"+missing17+"'",schema:schema11.properties.keys.items.properties.end_user_budgets.items.required,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data274}];
-return false;
-}
-else {
-const _errs827 = errors;
-for(const key57 in data274){
-if(!((key57 === "limit") || (key57 === "period"))){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key57},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data274}];
-return false;
-break;
-}
-}
-if(_errs827 === errors){
-if(data274.limit !== undefined){
-let data275 = data274.limit;
-const _errs828 = errors;
-if(!(typeof data275 == "number")){
-let dataType288 = typeof data275;
-let coerced288 = undefined;
-if(!(coerced288 !== undefined)){
-if(dataType288 == "boolean" || data275 === null
-              || (dataType288 == "string" && data275 && data275 == +data275)){
-coerced288 = +data275;
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data275}];
-return false;
-}
-}
-if(coerced288 !== undefined){
-data275 = coerced288;
-if(data274 !== undefined){
-data274["limit"] = coerced288;
-}
-}
-}
-if(errors === _errs828){
-if(typeof data275 == "number"){
-if(data275 > 1000000 || isNaN(data275)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data275}];
-return false;
-}
-else {
-if(data275 < 0 || isNaN(data275)){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data275}];
-return false;
-}
-}
-}
-}
-var valid99 = _errs828 === errors;
 }
 else {
 var valid99 = true;
-}
-if(valid99){
-if(data274.period !== undefined){
-let data276 = data274.period;
-const _errs830 = errors;
-const _errs831 = errors;
-let valid100 = false;
-const _errs832 = errors;
-if(typeof data276 !== "string"){
-let dataType289 = typeof data276;
-let coerced289 = undefined;
-if(!(coerced289 !== undefined)){
-if(dataType289 == "number" || dataType289 == "boolean"){
-coerced289 = "" + data276;
-}
-else if(data276 === null){
-coerced289 = "";
+const len15 = data278.length;
+for(let i16=0; i16<len15; i16++){
+let data279 = data278[i16];
+const _errs836 = errors;
+if(errors === _errs836){
+if(data279 && typeof data279 == "object" && !Array.isArray(data279)){
+let missing18;
+if(((data279.limit === undefined) && (missing18 = "limit")) || ((data279.period === undefined) && (missing18 = "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/required",keyword:"required",params:{missingProperty: missing18},message:"must have required property '"+missing18+"'",schema:schema11.properties.keys.items.properties.end_user_budgets.items.required,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data279}];
+return false;
 }
 else {
-const err249 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data276};
+const _errs838 = errors;
+for(const key58 in data279){
+if(!((key58 === "limit") || (key58 === "period"))){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data279}];
+return false;
+break;
+}
+}
+if(_errs838 === errors){
+if(data279.limit !== undefined){
+let data280 = data279.limit;
+const _errs839 = errors;
+if(!(typeof data280 == "number")){
+let dataType292 = typeof data280;
+let coerced292 = undefined;
+if(!(coerced292 !== undefined)){
+if(dataType292 == "boolean" || data280 === null
+              || (dataType292 == "string" && data280 && data280 == +data280)){
+coerced292 = +data280;
+}
+else {
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data280}];
+return false;
+}
+}
+if(coerced292 !== undefined){
+data280 = coerced292;
+if(data279 !== undefined){
+data279["limit"] = coerced292;
+}
+}
+}
+if(errors === _errs839){
+if(typeof data280 == "number"){
+if(data280 > 1000000 || isNaN(data280)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data280}];
+return false;
+}
+else {
+if(data280 < 0 || isNaN(data280)){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/limit",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.limit,data:data280}];
+return false;
+}
+}
+}
+}
+var valid100 = _errs839 === errors;
+}
+else {
+var valid100 = true;
+}
+if(valid100){
+if(data279.period !== undefined){
+let data281 = data279.period;
+const _errs841 = errors;
+const _errs842 = errors;
+let valid101 = false;
+const _errs843 = errors;
+if(typeof data281 !== "string"){
+let dataType293 = typeof data281;
+let coerced293 = undefined;
+if(!(coerced293 !== undefined)){
+if(dataType293 == "number" || dataType293 == "boolean"){
+coerced293 = "" + data281;
+}
+else if(data281 === null){
+coerced293 = "";
+}
+else {
+const err249 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data281};
 if(vErrors === null){
 vErrors = [err249];
 }
@@ -14570,15 +14773,15 @@ vErrors.push(err249);
 errors++;
 }
 }
-if(coerced289 !== undefined){
-data276 = coerced289;
-if(data274 !== undefined){
-data274["period"] = coerced289;
+if(coerced293 !== undefined){
+data281 = coerced293;
+if(data279 !== undefined){
+data279["period"] = coerced293;
 }
 }
 }
-if("day" !== data276){
-const err250 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data276};
+if("day" !== data281){
+const err250 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/0/const",keyword:"const",params:{allowedValue: "day"},message:"must be equal to constant",schema:"day",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[0],data:data281};
 if(vErrors === null){
 vErrors = [err250];
 }
@@ -14587,22 +14790,22 @@ vErrors.push(err250);
 }
 errors++;
 }
-var _valid25 = _errs832 === errors;
-valid100 = valid100 || _valid25;
-if(!valid100){
-const _errs834 = errors;
-if(typeof data276 !== "string"){
-let dataType290 = typeof data276;
-let coerced290 = undefined;
-if(!(coerced290 !== undefined)){
-if(dataType290 == "number" || dataType290 == "boolean"){
-coerced290 = "" + data276;
+var _valid25 = _errs843 === errors;
+valid101 = valid101 || _valid25;
+if(!valid101){
+const _errs845 = errors;
+if(typeof data281 !== "string"){
+let dataType294 = typeof data281;
+let coerced294 = undefined;
+if(!(coerced294 !== undefined)){
+if(dataType294 == "number" || dataType294 == "boolean"){
+coerced294 = "" + data281;
 }
-else if(data276 === null){
-coerced290 = "";
+else if(data281 === null){
+coerced294 = "";
 }
 else {
-const err251 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data276};
+const err251 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data281};
 if(vErrors === null){
 vErrors = [err251];
 }
@@ -14612,15 +14815,15 @@ vErrors.push(err251);
 errors++;
 }
 }
-if(coerced290 !== undefined){
-data276 = coerced290;
-if(data274 !== undefined){
-data274["period"] = coerced290;
+if(coerced294 !== undefined){
+data281 = coerced294;
+if(data279 !== undefined){
+data279["period"] = coerced294;
 }
 }
 }
-if("week" !== data276){
-const err252 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data276};
+if("week" !== data281){
+const err252 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/1/const",keyword:"const",params:{allowedValue: "week"},message:"must be equal to constant",schema:"week",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[1],data:data281};
 if(vErrors === null){
 vErrors = [err252];
 }
@@ -14629,22 +14832,22 @@ vErrors.push(err252);
 }
 errors++;
 }
-var _valid25 = _errs834 === errors;
-valid100 = valid100 || _valid25;
-if(!valid100){
-const _errs836 = errors;
-if(typeof data276 !== "string"){
-let dataType291 = typeof data276;
-let coerced291 = undefined;
-if(!(coerced291 !== undefined)){
-if(dataType291 == "number" || dataType291 == "boolean"){
-coerced291 = "" + data276;
+var _valid25 = _errs845 === errors;
+valid101 = valid101 || _valid25;
+if(!valid101){
+const _errs847 = errors;
+if(typeof data281 !== "string"){
+let dataType295 = typeof data281;
+let coerced295 = undefined;
+if(!(coerced295 !== undefined)){
+if(dataType295 == "number" || dataType295 == "boolean"){
+coerced295 = "" + data281;
 }
-else if(data276 === null){
-coerced291 = "";
+else if(data281 === null){
+coerced295 = "";
 }
 else {
-const err253 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data276};
+const err253 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data281};
 if(vErrors === null){
 vErrors = [err253];
 }
@@ -14654,15 +14857,15 @@ vErrors.push(err253);
 errors++;
 }
 }
-if(coerced291 !== undefined){
-data276 = coerced291;
-if(data274 !== undefined){
-data274["period"] = coerced291;
+if(coerced295 !== undefined){
+data281 = coerced295;
+if(data279 !== undefined){
+data279["period"] = coerced295;
 }
 }
 }
-if("month" !== data276){
-const err254 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data276};
+if("month" !== data281){
+const err254 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf/2/const",keyword:"const",params:{allowedValue: "month"},message:"must be equal to constant",schema:"month",parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf[2],data:data281};
 if(vErrors === null){
 vErrors = [err254];
 }
@@ -14671,12 +14874,12 @@ vErrors.push(err254);
 }
 errors++;
 }
-var _valid25 = _errs836 === errors;
-valid100 = valid100 || _valid25;
+var _valid25 = _errs847 === errors;
+valid101 = valid101 || _valid25;
 }
 }
-if(!valid100){
-const err255 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period,data:data276};
+if(!valid101){
+const err255 = {instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16+"/period",schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/properties/period/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period.anyOf,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items.properties.period,data:data281};
 if(vErrors === null){
 vErrors = [err255];
 }
@@ -14688,66 +14891,66 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs831;
+errors = _errs842;
 if(vErrors !== null){
-if(_errs831){
-vErrors.length = _errs831;
+if(_errs842){
+vErrors.length = _errs842;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid99 = _errs830 === errors;
+var valid100 = _errs841 === errors;
 }
 else {
-var valid99 = true;
+var valid100 = true;
 }
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.end_user_budgets.items.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data274}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets/" + i16,schemaPath:"#/properties/keys/items/properties/end_user_budgets/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.end_user_budgets.items.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets.items,data:data279}];
 return false;
 }
 }
-var valid98 = _errs825 === errors;
-if(!valid98){
+var valid99 = _errs836 === errors;
+if(!valid99){
 break;
 }
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.end_user_budgets.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data273}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/end_user_budgets",schemaPath:"#/properties/keys/items/properties/end_user_budgets/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.items.properties.end_user_budgets.type,parentSchema:schema11.properties.keys.items.properties.end_user_budgets,data:data278}];
 return false;
 }
 }
-var valid90 = _errs823 === errors;
+var valid91 = _errs834 === errors;
 }
 else {
-var valid90 = true;
+var valid91 = true;
 }
-if(valid90){
-if(data255.status !== undefined){
-let data277 = data255.status;
-const _errs838 = errors;
-const _errs839 = errors;
-let valid101 = false;
-const _errs840 = errors;
-if(typeof data277 !== "string"){
-let dataType292 = typeof data277;
-let coerced292 = undefined;
-if(!(coerced292 !== undefined)){
-if(dataType292 == "number" || dataType292 == "boolean"){
-coerced292 = "" + data277;
+if(valid91){
+if(data260.status !== undefined){
+let data282 = data260.status;
+const _errs849 = errors;
+const _errs850 = errors;
+let valid102 = false;
+const _errs851 = errors;
+if(typeof data282 !== "string"){
+let dataType296 = typeof data282;
+let coerced296 = undefined;
+if(!(coerced296 !== undefined)){
+if(dataType296 == "number" || dataType296 == "boolean"){
+coerced296 = "" + data282;
 }
-else if(data277 === null){
-coerced292 = "";
+else if(data282 === null){
+coerced296 = "";
 }
 else {
-const err256 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data277};
+const err256 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[0].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data282};
 if(vErrors === null){
 vErrors = [err256];
 }
@@ -14757,15 +14960,15 @@ vErrors.push(err256);
 errors++;
 }
 }
-if(coerced292 !== undefined){
-data277 = coerced292;
-if(data255 !== undefined){
-data255["status"] = coerced292;
+if(coerced296 !== undefined){
+data282 = coerced296;
+if(data260 !== undefined){
+data260["status"] = coerced296;
 }
 }
 }
-if("active" !== data277){
-const err257 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data277};
+if("active" !== data282){
+const err257 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/0/const",keyword:"const",params:{allowedValue: "active"},message:"must be equal to constant",schema:"active",parentSchema:schema11.properties.keys.items.properties.status.anyOf[0],data:data282};
 if(vErrors === null){
 vErrors = [err257];
 }
@@ -14774,22 +14977,22 @@ vErrors.push(err257);
 }
 errors++;
 }
-var _valid26 = _errs840 === errors;
-valid101 = valid101 || _valid26;
-if(!valid101){
-const _errs842 = errors;
-if(typeof data277 !== "string"){
-let dataType293 = typeof data277;
-let coerced293 = undefined;
-if(!(coerced293 !== undefined)){
-if(dataType293 == "number" || dataType293 == "boolean"){
-coerced293 = "" + data277;
+var _valid26 = _errs851 === errors;
+valid102 = valid102 || _valid26;
+if(!valid102){
+const _errs853 = errors;
+if(typeof data282 !== "string"){
+let dataType297 = typeof data282;
+let coerced297 = undefined;
+if(!(coerced297 !== undefined)){
+if(dataType297 == "number" || dataType297 == "boolean"){
+coerced297 = "" + data282;
 }
-else if(data277 === null){
-coerced293 = "";
+else if(data282 === null){
+coerced297 = "";
 }
 else {
-const err258 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data277};
+const err258 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[1].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data282};
 if(vErrors === null){
 vErrors = [err258];
 }
@@ -14799,15 +15002,15 @@ vErrors.push(err258);
 errors++;
 }
 }
-if(coerced293 !== undefined){
-data277 = coerced293;
-if(data255 !== undefined){
-data255["status"] = coerced293;
+if(coerced297 !== undefined){
+data282 = coerced297;
+if(data260 !== undefined){
+data260["status"] = coerced297;
 }
 }
 }
-if("blocked" !== data277){
-const err259 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data277};
+if("blocked" !== data282){
+const err259 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/1/const",keyword:"const",params:{allowedValue: "blocked"},message:"must be equal to constant",schema:"blocked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[1],data:data282};
 if(vErrors === null){
 vErrors = [err259];
 }
@@ -14816,22 +15019,22 @@ vErrors.push(err259);
 }
 errors++;
 }
-var _valid26 = _errs842 === errors;
-valid101 = valid101 || _valid26;
-if(!valid101){
-const _errs844 = errors;
-if(typeof data277 !== "string"){
-let dataType294 = typeof data277;
-let coerced294 = undefined;
-if(!(coerced294 !== undefined)){
-if(dataType294 == "number" || dataType294 == "boolean"){
-coerced294 = "" + data277;
+var _valid26 = _errs853 === errors;
+valid102 = valid102 || _valid26;
+if(!valid102){
+const _errs855 = errors;
+if(typeof data282 !== "string"){
+let dataType298 = typeof data282;
+let coerced298 = undefined;
+if(!(coerced298 !== undefined)){
+if(dataType298 == "number" || dataType298 == "boolean"){
+coerced298 = "" + data282;
 }
-else if(data277 === null){
-coerced294 = "";
+else if(data282 === null){
+coerced298 = "";
 }
 else {
-const err260 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data277};
+const err260 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[2].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data282};
 if(vErrors === null){
 vErrors = [err260];
 }
@@ -14841,15 +15044,15 @@ vErrors.push(err260);
 errors++;
 }
 }
-if(coerced294 !== undefined){
-data277 = coerced294;
-if(data255 !== undefined){
-data255["status"] = coerced294;
+if(coerced298 !== undefined){
+data282 = coerced298;
+if(data260 !== undefined){
+data260["status"] = coerced298;
 }
 }
 }
-if("revoked" !== data277){
-const err261 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data277};
+if("revoked" !== data282){
+const err261 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/2/const",keyword:"const",params:{allowedValue: "revoked"},message:"must be equal to constant",schema:"revoked",parentSchema:schema11.properties.keys.items.properties.status.anyOf[2],data:data282};
 if(vErrors === null){
 vErrors = [err261];
 }
@@ -14858,22 +15061,22 @@ vErrors.push(err261);
 }
 errors++;
 }
-var _valid26 = _errs844 === errors;
-valid101 = valid101 || _valid26;
-if(!valid101){
-const _errs846 = errors;
-if(typeof data277 !== "string"){
-let dataType295 = typeof data277;
-let coerced295 = undefined;
-if(!(coerced295 !== undefined)){
-if(dataType295 == "number" || dataType295 == "boolean"){
-coerced295 = "" + data277;
+var _valid26 = _errs855 === errors;
+valid102 = valid102 || _valid26;
+if(!valid102){
+const _errs857 = errors;
+if(typeof data282 !== "string"){
+let dataType299 = typeof data282;
+let coerced299 = undefined;
+if(!(coerced299 !== undefined)){
+if(dataType299 == "number" || dataType299 == "boolean"){
+coerced299 = "" + data282;
 }
-else if(data277 === null){
-coerced295 = "";
+else if(data282 === null){
+coerced299 = "";
 }
 else {
-const err262 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data277};
+const err262 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.status.anyOf[3].type,parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data282};
 if(vErrors === null){
 vErrors = [err262];
 }
@@ -14883,15 +15086,15 @@ vErrors.push(err262);
 errors++;
 }
 }
-if(coerced295 !== undefined){
-data277 = coerced295;
-if(data255 !== undefined){
-data255["status"] = coerced295;
+if(coerced299 !== undefined){
+data282 = coerced299;
+if(data260 !== undefined){
+data260["status"] = coerced299;
 }
 }
 }
-if("deleted" !== data277){
-const err263 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data277};
+if("deleted" !== data282){
+const err263 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf/3/const",keyword:"const",params:{allowedValue: "deleted"},message:"must be equal to constant",schema:"deleted",parentSchema:schema11.properties.keys.items.properties.status.anyOf[3],data:data282};
 if(vErrors === null){
 vErrors = [err263];
 }
@@ -14900,13 +15103,13 @@ vErrors.push(err263);
 }
 errors++;
 }
-var _valid26 = _errs846 === errors;
-valid101 = valid101 || _valid26;
+var _valid26 = _errs857 === errors;
+valid102 = valid102 || _valid26;
 }
 }
 }
-if(!valid101){
-const err264 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data277};
+if(!valid102){
+const err264 = {instancePath:instancePath+"/keys/" + i13+"/status",schemaPath:"#/properties/keys/items/properties/status/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.keys.items.properties.status.anyOf,parentSchema:schema11.properties.keys.items.properties.status,data:data282};
 if(vErrors === null){
 vErrors = [err264];
 }
@@ -14918,56 +15121,56 @@ validate10.errors = vErrors;
 return false;
 }
 else {
-errors = _errs839;
+errors = _errs850;
 if(vErrors !== null){
-if(_errs839){
-vErrors.length = _errs839;
+if(_errs850){
+vErrors.length = _errs850;
 }
 else {
 vErrors = null;
 }
 }
 }
-var valid90 = _errs838 === errors;
+var valid91 = _errs849 === errors;
 }
 else {
-var valid90 = true;
+var valid91 = true;
 }
-if(valid90){
-if(data255.request_log !== undefined){
-let data278 = data255.request_log;
-const _errs848 = errors;
-if(errors === _errs848){
-if(data278 && typeof data278 == "object" && !Array.isArray(data278)){
-const _errs850 = errors;
-for(const key58 in data278){
-if(!(key58 === "bodies")){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key58},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data278}];
+if(valid91){
+if(data260.request_log !== undefined){
+let data283 = data260.request_log;
+const _errs859 = errors;
+if(errors === _errs859){
+if(data283 && typeof data283 == "object" && !Array.isArray(data283)){
+const _errs861 = errors;
+for(const key59 in data283){
+if(!(key59 === "bodies")){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key59},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.keys.items.properties.request_log,data:data283}];
 return false;
 break;
 }
 }
-if(_errs850 === errors){
-if(data278.bodies !== undefined){
-let data279 = data278.bodies;
-if(typeof data279 !== "boolean"){
-let coerced296 = undefined;
-if(!(coerced296 !== undefined)){
-if(data279 === "false" || data279 === 0 || data279 === null){
-coerced296 = false;
+if(_errs861 === errors){
+if(data283.bodies !== undefined){
+let data284 = data283.bodies;
+if(typeof data284 !== "boolean"){
+let coerced300 = undefined;
+if(!(coerced300 !== undefined)){
+if(data284 === "false" || data284 === 0 || data284 === null){
+coerced300 = false;
 }
-else if(data279 === "true" || data279 === 1){
-coerced296 = true;
+else if(data284 === "true" || data284 === 1){
+coerced300 = true;
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data279}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log/bodies",schemaPath:"#/properties/keys/items/properties/request_log/properties/bodies/type",keyword:"type",params:{type: "boolean"},message:"must be boolean",schema:schema11.properties.keys.items.properties.request_log.properties.bodies.type,parentSchema:schema11.properties.keys.items.properties.request_log.properties.bodies,data:data284}];
 return false;
 }
 }
-if(coerced296 !== undefined){
-data279 = coerced296;
-if(data278 !== undefined){
-data278["bodies"] = coerced296;
+if(coerced300 !== undefined){
+data284 = coerced300;
+if(data283 !== undefined){
+data283["bodies"] = coerced300;
 }
 }
 }
@@ -14975,59 +15178,59 @@ data278["bodies"] = coerced296;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data278}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/request_log",schemaPath:"#/properties/keys/items/properties/request_log/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.properties.request_log.type,parentSchema:schema11.properties.keys.items.properties.request_log,data:data283}];
 return false;
 }
 }
-var valid90 = _errs848 === errors;
+var valid91 = _errs859 === errors;
 }
 else {
-var valid90 = true;
+var valid91 = true;
 }
-if(valid90){
-if(data255.expires_at !== undefined){
-let data280 = data255.expires_at;
-const _errs853 = errors;
-if(typeof data280 !== "string"){
-let dataType297 = typeof data280;
-let coerced297 = undefined;
-if(!(coerced297 !== undefined)){
-if(dataType297 == "number" || dataType297 == "boolean"){
-coerced297 = "" + data280;
+if(valid91){
+if(data260.expires_at !== undefined){
+let data285 = data260.expires_at;
+const _errs864 = errors;
+if(typeof data285 !== "string"){
+let dataType301 = typeof data285;
+let coerced301 = undefined;
+if(!(coerced301 !== undefined)){
+if(dataType301 == "number" || dataType301 == "boolean"){
+coerced301 = "" + data285;
 }
-else if(data280 === null){
-coerced297 = "";
+else if(data285 === null){
+coerced301 = "";
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/expires_at",schemaPath:"#/properties/keys/items/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.expires_at.type,parentSchema:schema11.properties.keys.items.properties.expires_at,data:data280}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/expires_at",schemaPath:"#/properties/keys/items/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.keys.items.properties.expires_at.type,parentSchema:schema11.properties.keys.items.properties.expires_at,data:data285}];
 return false;
 }
 }
-if(coerced297 !== undefined){
-data280 = coerced297;
-if(data255 !== undefined){
-data255["expires_at"] = coerced297;
+if(coerced301 !== undefined){
+data285 = coerced301;
+if(data260 !== undefined){
+data260["expires_at"] = coerced301;
 }
 }
 }
-if(errors === _errs853){
-if(typeof data280 === "string"){
-if(func3(data280) > 64){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/expires_at",schemaPath:"#/properties/keys/items/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema11.properties.keys.items.properties.expires_at,data:data280}];
+if(errors === _errs864){
+if(typeof data285 === "string"){
+if(func3(data285) > 64){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/expires_at",schemaPath:"#/properties/keys/items/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters",schema:64,parentSchema:schema11.properties.keys.items.properties.expires_at,data:data285}];
 return false;
 }
 else {
-if(func3(data280) < 1){
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/expires_at",schemaPath:"#/properties/keys/items/properties/expires_at/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.expires_at,data:data280}];
+if(func3(data285) < 1){
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13+"/expires_at",schemaPath:"#/properties/keys/items/properties/expires_at/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.keys.items.properties.expires_at,data:data285}];
 return false;
 }
 }
 }
 }
-var valid90 = _errs853 === errors;
+var valid91 = _errs864 === errors;
 }
 else {
-var valid90 = true;
+var valid91 = true;
 }
 }
 }
@@ -15044,22 +15247,22 @@ var valid90 = true;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data255}];
+validate10.errors = [{instancePath:instancePath+"/keys/" + i13,schemaPath:"#/properties/keys/items/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.keys.items.type,parentSchema:schema11.properties.keys.items,data:data260}];
 return false;
 }
 }
-var valid89 = _errs763 === errors;
-if(!valid89){
+var valid90 = _errs774 === errors;
+if(!valid90){
 break;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data254}];
+validate10.errors = [{instancePath:instancePath+"/keys",schemaPath:"#/properties/keys/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.keys.type,parentSchema:schema11.properties.keys,data:data259}];
 return false;
 }
 }
-var valid0 = _errs761 === errors;
+var valid0 = _errs772 === errors;
 }
 else {
 var valid0 = true;
