@@ -40,3 +40,12 @@ test('the opening is cut at 8 KiB', () => {
   const long = conversationOpening([{ role: 'user', content: 'x'.repeat(100_000) }]);
   assert.equal(long.length, MAX_OPENING_CHARACTERS);
 });
+
+test('an agent system prompt longer than 8 KiB still leaves the first user message its say', () => {
+  const system = { role: 'system' as const, content: 'You are a coding agent. '.repeat(1000) };
+  const one = affinityKey(model('prefix'), chat([system, { role: 'user', content: 'Fix the login bug.' }]), undefined);
+  const two = affinityKey(model('prefix'), chat([system, { role: 'user', content: 'Write the docs.' }]), undefined);
+  assert.notEqual(one, two);
+  const opening = conversationOpening([system, { role: 'user', content: 'y'.repeat(100_000) }]);
+  assert.equal(opening.length, MAX_OPENING_CHARACTERS);
+});

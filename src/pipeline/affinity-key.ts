@@ -22,27 +22,36 @@ export function affinityKey(model: ModelConfig, chat: ChatRequest, sessionKey: s
   return opening === '' ? undefined : hashToNumber(opening);
 }
 
-/** System (and developer) text, then the first user message's text: at most MAX_OPENING_CHARACTERS. */
+/**
+ * System (and developer) text, then the first user message's text: at most
+ * MAX_OPENING_CHARACTERS, the system text half of it at most, so the first user message
+ * always counts. An agent's system prompt alone fills 8 KiB (Claude Code's is longer): were it
+ * hashed first and whole, every session of that agent would get one key and one node.
+ */
 export function conversationOpening(messages: readonly ChatMessage[]): string {
-  let opening = '';
+  const half = MAX_OPENING_CHARACTERS / 2;
+  let system = '';
   for (const message of messages) {
-    if (message.role !== 'system' && message.role !== 'developer' && message.role !== 'user') continue;
-    opening = appendText(opening, message.content);
-    if (opening.length >= MAX_OPENING_CHARACTERS) return opening.slice(0, MAX_OPENING_CHARACTERS);
-    if (message.role === 'user') break;
-    opening += '\u0000';
+    if (message.role === 'system' || message.role === 'developer') {
+      if (system.length < half) system = appendText(system, message.content, half) + '\u0000';
+      continue;
+    }
+    if (message.role === 'user') {
+      const head = system.slice(0, half);
+      return head + appendText('', message.content, MAX_OPENING_CHARACTERS - head.length);
+    }
   }
-  return opening;
+  return system.slice(0, half);
 }
 
-function appendText(opening: string, content: unknown): string {
-  if (typeof content === 'string') return opening + content.slice(0, MAX_OPENING_CHARACTERS - opening.length);
+/** `opening` with the text of `content` (a string or text parts) added, up to `limit` characters in all. */
+function appendText(opening: string, content: unknown, limit: number): string {
+  if (typeof content === 'string') return opening + content.slice(0, Math.max(0, limit - opening.length));
   if (!Array.isArray(content)) return opening;
   let text = opening;
   for (const part of content) {
-    if (text.length >= MAX_OPENING_CHARACTERS) break;
-    if (isRecord(part) && typeof part.text === 'string')
-      text += part.text.slice(0, MAX_OPENING_CHARACTERS - text.length);
+    if (text.length >= limit) break;
+    if (isRecord(part) && typeof part.text === 'string') text += part.text.slice(0, limit - text.length);
   }
   return text;
 }
