@@ -112,7 +112,7 @@ describe('operator console in Chromium', { skip, timeout: 180_000 }, () => {
     await page.getByLabel('Id', { exact: true }).fill('newco');
     await page.getByLabel('Starting balance, USD').fill('5');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.locator('tr[data-account="newco"]').getByText('$5.00').waitFor();
+    await page.locator('tr[data-account="newco"] [data-testid="balance"]').getByText('$5.00').waitFor();
 
     await nav('Keys');
     await heading('Keys');
