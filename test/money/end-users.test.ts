@@ -51,7 +51,7 @@ describe('end users on the usage rows', () => {
     );
     // None said.
     await openai.chat.completions.create({ model: 'paid', max_tokens: 4, messages });
-    await waitFor(async () => (await admin.usage({ key: key.keyId, limit: '0' })).totals.requests === 7, 5_000);
+    await waitFor(async () => (await admin.usage({ key: key.keyId, limit: '0' })).totals.requests === 7, 30_000);
   });
   after(() => gateway.close());
 

@@ -221,7 +221,7 @@ describe('keys that rotate', () => {
 
     // Every request of both secrets is one key's: its usage rows, its spend, its account.
     const total = sentWith.old + sentWith.new + 1;
-    await waitFor(async () => (await admin.usage({ key: key.keyId, limit: '0' })).totals.requests === total, 5_000);
+    await waitFor(async () => (await admin.usage({ key: key.keyId, limit: '0' })).totals.requests === total, 30_000);
     const usage = await admin.usage({ key: key.keyId, limit: '0' });
     assert.equal(usage.totals.requests, total);
     assert.equal(await admin.spentNano(key.keyId), usage.totals.cost_nano);
