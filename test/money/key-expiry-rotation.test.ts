@@ -211,7 +211,14 @@ describe('keys that rotate', () => {
 
     // The old secret is refused once the grace is over, saying it was rotated.
     const graceEnd = Date.parse(rotated.previous_expires_at);
-    assert.equal((await send(gateway, DOORS[0], key.secret)).status, graceEnd > Date.now() ? 200 : 401);
+    // Served while the grace lasts, refused after: which one depends on how fast the machine got here.
+    const beforeEnd = Date.now() < graceEnd;
+    const late = await send(gateway, DOORS[0], key.secret);
+    await late.text();
+    if (beforeEnd)
+      assert.ok(late.status === 200 || late.status === 401, `old secret near the grace's end: ${late.status}`);
+    else assert.equal(late.status, 401);
+    const servedLate = late.status === 200 ? 1 : 0;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, graceEnd - Date.now() + 20)));
     for (const door of DOORS) {
       const message = await refusedMessage(await send(gateway, door, key.secret), door.door);
@@ -220,8 +227,12 @@ describe('keys that rotate', () => {
     assert.equal((await send(gateway, DOORS[0], rotated.key)).status, 200, 'the new secret goes on');
 
     // Every request of both secrets is one key's: its usage rows, its spend, its account.
-    const total = sentWith.old + sentWith.new + 1;
-    await waitFor(async () => (await admin.usage({ key: key.keyId, limit: '0' })).totals.requests === total, 30_000);
+    const total = sentWith.old + sentWith.new + servedLate + 1;
+    let booked = 0;
+    await waitFor(async () => {
+      booked = (await admin.usage({ key: key.keyId, limit: '0' })).totals.requests;
+      return booked === total;
+    }, 30_000).catch(() => assert.fail(`usage rows of the key: ${booked}, requests served: ${total}`));
     const usage = await admin.usage({ key: key.keyId, limit: '0' });
     assert.equal(usage.totals.requests, total);
     assert.equal(await admin.spentNano(key.keyId), usage.totals.cost_nano);
