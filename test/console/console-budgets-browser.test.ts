@@ -112,7 +112,8 @@ describe('budget windows in the console', { skip: browserSkipReason(), timeout: 
     const table = page.getByRole('table', { name: /^End users of / });
     await table.waitFor();
     const users = table.locator('tbody tr');
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="key-end-users"] tbody tr').length === 2);
+    await users.nth(1).waitFor();
+    assert.equal(await users.count(), 2);
     assert.deepEqual(await users.evaluateAll((rows) => rows.map((tr) => tr.getAttribute('data-end-user'))), [
       'alice',
       'bob',
