@@ -6,6 +6,7 @@ import { startGateway, type RunningGateway } from '../../src/main.js';
 import { runCli } from '../support/gateway-process.js';
 import { accountWithKey, AdminClient, ADMIN_KEY, chat, gatewayYaml } from '../support/money.js';
 import { storeBackends } from '../support/store-backends.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Issue 32 ("watches both"): an operator lists the current windows of each end user of a
 // key with end_user_budgets, read from the store, on memory, PGlite and PostgreSQL.
@@ -44,10 +45,11 @@ for (const backend of backends) {
     let prefix: string;
 
     before(async () => {
-      const yaml = gatewayYaml({ store: backend.store, journalDir: backend.journalDir }).replace(
-        /usage: \{ journal_dir: "", /,
-        'usage: { ',
-      );
+      // The slow node waits 1.5 s before its first byte: a request holds its reservation that long.
+      const yaml = gatewayYaml({ store: backend.store, journalDir: backend.journalDir })
+        .replace(/usage: \{ journal_dir: "", /, 'usage: { ')
+        .replace('tokens_per_second: 40 }', 'tokens_per_second: 40, first_byte_ms: 1500 }');
+      assert.match(yaml, /first_byte_ms: 1500/);
       const config = parseConfigText(yaml, 'test', {});
       gateway = await startGateway(config, { port: 0, logger: pino({ level: 'silent' }), clock: () => now.value });
       admin = new AdminClient(gateway.baseUrl);
@@ -123,6 +125,27 @@ for (const backend of backends) {
           ['alice'],
         );
       });
+
+    test('an end user whose first request is still running is listed with what it reserved', async () => {
+      const { keyId: slowKey, secret } = await accountWithKey(
+        admin,
+        { id: 'slow-team', balance: 10 },
+        { end_user_budgets: [{ limit: usd(DAY_LIMIT_NANO), period: 'day' }] },
+      );
+      const slow = chat(gateway.baseUrl, secret, { model: 'paid-slow', max_tokens: 40, user: 'carol' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const during = (await admin.ok('GET', `/keys/${slowKey}/end-users`)).data as EndUserWindows[];
+      assert.equal(during.length, 1);
+      assert.equal(during[0]?.end_user, 'carol');
+      assert.equal(during[0]?.windows[0]?.spent, 0);
+      assert.ok((during[0]?.windows[0]?.reserved ?? 0) > 0, JSON.stringify(during));
+      assert.equal((await slow).status, 200);
+      // Settled: the reservation is gone and the cost is spent (the settlement may trail the answer).
+      const settledWindow = async () =>
+        ((await admin.ok('GET', `/keys/${slowKey}/end-users`)).data as EndUserWindows[])[0]?.windows[0];
+      await waitFor(async () => (await settledWindow())?.reserved === 0, 5_000);
+      assert.ok(((await settledWindow())?.spent ?? 0) > 0);
+    });
 
     test('the next day the windows are new: no end user has spent in them', async () => {
       now.value = Date.parse('2026-07-02T00:00:01Z');
