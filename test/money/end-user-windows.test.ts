@@ -133,8 +133,10 @@ for (const backend of backends) {
         { end_user_budgets: [{ limit: usd(DAY_LIMIT_NANO), period: 'day' }] },
       );
       const slow = chat(gateway.baseUrl, secret, { model: 'paid-slow', max_tokens: 40, user: 'carol' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const during = (await admin.ok('GET', `/keys/${slowKey}/end-users`)).data as EndUserWindows[];
+      const listed = async () => (await admin.ok('GET', `/keys/${slowKey}/end-users`)).data as EndUserWindows[];
+      // Listed as soon as its reservation is made, well before the node's first byte.
+      await waitFor(async () => (await listed()).length > 0, 1_200);
+      const during = await listed();
       assert.equal(during.length, 1);
       assert.equal(during[0]?.end_user, 'carol');
       assert.equal(during[0]?.windows[0]?.spent, 0);
