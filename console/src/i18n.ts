@@ -208,6 +208,10 @@ const EN = {
   days: '{count} days',
   perEndUser: 'Per end user',
   noEndUser: '(none said)',
+  perEndUserBudget: 'Per end user, {period}: {limit}',
+  showEndUsers: 'End users',
+  endUsersOf: 'End users of {key}',
+  noEndUserSpend: 'No end user of this key has spent in the current windows.',
 };
 
 export type Words = typeof EN;
@@ -421,6 +425,10 @@ const RU: Words = {
   days: '{count} дней',
   perEndUser: 'По конечным пользователям',
   noEndUser: '(не указан)',
+  perEndUserBudget: 'На конечного пользователя, {period}: {limit}',
+  showEndUsers: 'Конечные пользователи',
+  endUsersOf: 'Конечные пользователи ключа {key}',
+  noEndUserSpend: 'Конечные пользователи этого ключа ещё ничего не потратили в текущих окнах.',
 };
 
 export type Language = 'en' | 'ru';

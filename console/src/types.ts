@@ -66,6 +66,12 @@ export interface LedgerEntry {
   created_at: string;
 }
 
+/** One end user of a key with its windows of the key's end-user budgets. */
+export interface EndUserWindowsView {
+  end_user: string;
+  windows: BudgetWindowView[];
+}
+
 export interface KeyView {
   id: string;
   prefix: string;
@@ -76,6 +82,8 @@ export interface KeyView {
   spent: number;
   remaining: number | null;
   budgets: BudgetWindowView[];
+  /** The budget each end user of the key has (its windows: GET /keys/{id}/end-users). */
+  end_user_budgets: Array<{ period: BudgetWindowView['period']; limit: number }> | null;
   created_at: string;
   last_used_at: string | null;
   source: string;

@@ -78,8 +78,8 @@ export function Section({ title, children }: { title: string; children: Componen
   );
 }
 
-/** A bar of `value` against `max` (no max: an empty track). */
-const PERIOD_WORDS = { day: 'period_day', week: 'period_week', month: 'period_month' } as const;
+/** The word of each budget period. */
+export const PERIOD_WORDS = { day: 'period_day', week: 'period_week', month: 'period_month' } as const;
 
 /** A bar per budget window: spent of the limit, what remains, and when the window resets. */
 export function BudgetBars({ budgets, owner }: { budgets: readonly BudgetWindowView[]; owner: string }) {
@@ -102,6 +102,7 @@ export function BudgetBars({ budgets, owner }: { budgets: readonly BudgetWindowV
   );
 }
 
+/** A bar of `value` against `max` (no max: an empty track). */
 export function Meter({ value, max, label }: { value: number; max: number | null; label: string }) {
   const share = max === null || max <= 0 ? 0 : Math.min(1, value / max);
   return (

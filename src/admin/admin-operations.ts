@@ -98,6 +98,12 @@ export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
     run: (service, input) => service.setKeyState(input.id, 'revoke'),
   },
   {
+    method: 'GET',
+    pattern: path(`keys/${ID}/end-users`),
+    status: 200,
+    run: (service, input) => service.keyEndUsers(input.id, query(input)),
+  },
+  {
     method: 'POST',
     pattern: path(`keys/${ID}/rotate`),
     status: 200,

@@ -34,6 +34,7 @@ import {
   budgetRulesView,
   budgetsOfOwner,
   budgetViews,
+  endUserBudgetViews,
   type BudgetViewSource,
   type BudgetWindowView,
 } from './budget-view.js';
@@ -41,6 +42,8 @@ import { parseIsoTime } from '../config/iso-time.js';
 
 const MAX_USAGE_ROWS = 1000;
 const DEFAULT_USAGE_ROWS = 100;
+const MAX_END_USERS = 1000;
+const DEFAULT_END_USERS = 100;
 
 /** A new API key: 192 random bits. */
 function newSecret(): string {
@@ -476,6 +479,17 @@ export class AdminService {
 
   async showKey(idOrPrefix: string) {
     return this.oneKeyView(await this.key(idOrPrefix));
+  }
+
+  /** The key's end users with spend in a current window of its `end_user_budgets`, each with its windows. */
+  async keyEndUsers(idOrPrefix: string, query: { limit?: string }) {
+    const limit = query.limit === undefined || query.limit === '' ? DEFAULT_END_USERS : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_END_USERS) {
+      throw invalidValue('limit', 'integer_in_range', { min: 1, max: MAX_END_USERS });
+    }
+    const key = await this.key(idOrPrefix);
+    await this.usage?.flush();
+    return { object: 'list', data: await endUserBudgetViews(this.budgetSource, key, limit) };
   }
 
   async updateKey(idOrPrefix: string, body: unknown) {

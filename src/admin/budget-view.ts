@@ -16,6 +16,8 @@ export interface BudgetViewSource {
 export interface BudgetOwnerView {
   readonly kind: 'key' | 'account';
   readonly id: string;
+  /** One end user of the key, whose windows of the key's `end_user_budgets` these are. */
+  readonly endUser?: string;
   readonly budgets: readonly BudgetRule[] | null;
 }
 
@@ -30,7 +32,8 @@ export interface BudgetWindowView {
   readonly resets_at: string;
 }
 
-const ownerKey = (kind: string, id: string) => `${kind}:${id}`;
+const ownerKey = (kind: string, id: string, endUser?: string) =>
+  endUser === undefined ? `${kind}:${id}` : `${kind}:${id}:${endUser}`;
 
 /**
  * The current window of every budget of the owners, with its spend (committed, plus what
@@ -46,10 +49,18 @@ export async function budgetViews(
   for (const owner of owners)
     for (const budget of owner.budgets ?? [])
       demands.push({
-        owner: ownerKey(owner.kind, owner.id),
-        demand: windowDemand(owner.kind, owner.id, null, budget, calendarWindow(budget.period, now, source.timeZone)),
+        owner: ownerKey(owner.kind, owner.id, owner.endUser),
+        demand: windowDemand(
+          owner.kind,
+          owner.id,
+          owner.endUser ?? null,
+          budget,
+          calendarWindow(budget.period, now, source.timeZone),
+        ),
       });
-  const views = new Map<string, BudgetWindowView[]>(owners.map((owner) => [ownerKey(owner.kind, owner.id), []]));
+  const views = new Map<string, BudgetWindowView[]>(
+    owners.map((owner) => [ownerKey(owner.kind, owner.id, owner.endUser), []]),
+  );
   if (demands.length === 0) return views;
   const spent = await source.store.windowSpend(demands.map(({ demand }) => demand.ref));
   for (const { owner, demand } of demands) {
@@ -71,6 +82,40 @@ export async function budgetViews(
 
 export function budgetsOfOwner(views: ReadonlyMap<string, BudgetWindowView[]>, kind: 'key' | 'account', id: string) {
   return views.get(ownerKey(kind, id)) ?? [];
+}
+
+/** One end user of a key and the current windows of the key's `end_user_budgets` for it. */
+export interface EndUserWindowsView {
+  readonly end_user: string;
+  readonly windows: BudgetWindowView[];
+}
+
+/**
+ * The end users of a key that spent in a current window of its `end_user_budgets` (or have
+ * money in flight on this gateway there), each with its windows, the highest spend in one
+ * window first, at most `limit`.
+ */
+export async function endUserBudgetViews(
+  source: BudgetViewSource,
+  key: { readonly id: string; readonly endUserBudgets: readonly BudgetRule[] | null },
+  limit: number,
+): Promise<EndUserWindowsView[]> {
+  const budgets = key.endUserBudgets ?? [];
+  if (budgets.length === 0 || limit <= 0) return [];
+  const now = source.clock();
+  const windows = budgets.map((budget) => ({
+    period: budget.period,
+    start: new Date(calendarWindow(budget.period, now, source.timeZone).start).toISOString(),
+  }));
+  const users = new Set(await source.store.endUsersWithSpend(key.id, windows, limit));
+  for (const user of source.cache?.windows.endUsersInFlight(key.id, windows) ?? []) users.add(user);
+  const owners = [...users].map((endUser) => ({ kind: 'key' as const, id: key.id, endUser, budgets }));
+  const views = await budgetViews(source, owners);
+  const top = (windows: readonly BudgetWindowView[]) => Math.max(0, ...windows.map((window) => window.spent));
+  return owners
+    .map((owner) => ({ end_user: owner.endUser, windows: views.get(ownerKey('key', key.id, owner.endUser)) ?? [] }))
+    .sort((a, b) => top(b.windows) - top(a.windows) || (a.end_user < b.end_user ? -1 : 1))
+    .slice(0, limit);
 }
 
 /** Budgets as the admin API shows them in USD (end users' budgets: only the rule; each end user has its own windows). */

@@ -3,6 +3,7 @@ import {
   budgetWindowKey,
   type BudgetRule,
   type BudgetWindowRef,
+  type EndUserWindow,
   type SettledBalances,
   type UsageRow,
 } from '../store/records.js';
@@ -174,6 +175,22 @@ export class BudgetWindowBook {
       this.entries.delete(id);
       over--;
     }
+  }
+
+  /** The end users of a key with money in flight here (reserved, or settled and not committed) in one of `windows`. */
+  endUsersInFlight(keyId: string, windows: readonly EndUserWindow[]): string[] {
+    const current = new Set(windows.map((window) => `${window.period}:${window.start}`));
+    const users = new Set<string>();
+    for (const { ref, reservedNano, pendingNano } of this.entries.values())
+      if (
+        ref.ownerKind === 'key' &&
+        ref.ownerId === keyId &&
+        ref.endUser !== null &&
+        (reservedNano > 0 || pendingNano > 0) &&
+        current.has(`${ref.period}:${ref.start}`)
+      )
+        users.add(ref.endUser);
+    return [...users];
   }
 
   /** The window's entry if this instance has it. */

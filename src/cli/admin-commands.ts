@@ -131,6 +131,14 @@ interface BudgetWindow {
   readonly resets_at: string;
 }
 
+const END_USER_WINDOW_COLUMNS = ['end_user', 'period', 'spent', 'limit', 'reserved', 'remaining', 'resets_at'];
+
+/** One row per end user and window (`keys end-users`), the highest spenders first as the API lists them. */
+function endUserWindowRows(value: unknown): Array<Record<string, unknown>> {
+  const { data } = value as { data: Array<{ end_user: string; windows: BudgetWindow[] }> };
+  return data.flatMap((user) => user.windows.map((window) => ({ end_user: user.end_user, ...window })));
+}
+
 /** Each budget's window in one line: `month: 12.5 of 200 USD spent, 0.1 reserved, 187.4 remaining, resets 2026-12-01T00:00:00.000Z`. */
 function withBudgetLines(value: unknown): Record<string, unknown> {
   const owner = value as Record<string, unknown> & { budgets?: BudgetWindow[]; end_user_budgets?: unknown };
@@ -370,6 +378,14 @@ function plan(
       }
       case 'show':
         return { method: 'GET', path: `/admin/v1/keys/${id()}`, print: record(KEY_FIELDS) };
+      case 'end-users': {
+        const query = new URLSearchParams(defined({ limit: values.limit }) as Record<string, string>);
+        return {
+          method: 'GET',
+          path: `/admin/v1/keys/${id()}/end-users?${query}`,
+          print: (value) => formatTable(endUserWindowRows(value), END_USER_WINDOW_COLUMNS),
+        };
+      }
       case 'block':
       case 'unblock':
       case 'revoke':

@@ -14,6 +14,7 @@ export const ADMIN_USAGE = `Keys, accounts, usage and the request record (same s
   switchyard keys set KEY [--spend-limit USD|none] [--models a,b|all] [--name TEXT] [--rpm N] [--rps N] [--tpm N] [--bodies on|off]
       [--budgets LIMIT/PERIOD,…|none] [--end-user-budgets LIMIT/PERIOD,…|none] [--expires-at TIME|never | --expires-in DURATION]
   switchyard keys rotate KEY [--grace DURATION]          (new secret; the old one works for the grace, default 1h)
+  switchyard keys end-users KEY [--limit N]              (each end user's windows of the key's end-user budgets)
   switchyard usage [--key KEY] [--account ID] [--end-user U] [--group-by end_user] [--model M] [--from TIME] [--to TIME] [--limit N]
   switchyard requests [--status 4xx|404] [--error-code C] [--model M] [--key KEY_ID] [--account ID] [--end-user U]
                       [--node N] [--door chat|messages|responses] [--since 1h | --from TIME] [--to TIME] [--limit N] [--cursor C]

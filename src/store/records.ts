@@ -34,6 +34,9 @@ export interface BudgetWindowRef {
   readonly start: string;
 }
 
+/** A calendar window of a key's end-user budgets, the same for each of its end users. */
+export type EndUserWindow = Pick<BudgetWindowRef, 'period' | 'start'>;
+
 /** Features an account (or key) may be denied (issue 4, 403 access_denied). */
 export interface FeaturePolicy {
   /** false: `stream: true` is refused. Absent: allowed. */

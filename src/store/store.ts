@@ -3,6 +3,7 @@ import type {
   AccountRecord,
   BalanceEntry,
   BudgetWindowRef,
+  EndUserWindow,
   KeyFilter,
   KeyPatch,
   KeyRecord,
@@ -84,6 +85,11 @@ export interface Store {
   recordUsage(rows: readonly UsageRow[], holder?: string): Promise<SettledBalances>;
   /** The committed spend of each budget window (0 for one nothing was booked into), by budgetWindowKey. */
   windowSpend(windows: readonly BudgetWindowRef[]): Promise<Map<string, number>>;
+  /**
+   * The end users of a key that have committed spend in any of the given windows of its
+   * end-user budgets (period and start), the highest spend in one window first, at most `limit`.
+   */
+  endUsersWithSpend(keyId: string, windows: readonly EndUserWindow[], limit: number): Promise<string[]>;
   queryUsage(filter: UsageFilter): Promise<UsageReport>;
   /**
    * Requests, errors, latency percentiles, tokens and cost per time bucket (and per model

@@ -86,4 +86,57 @@ describe('budget windows in the console', { skip: browserSkipReason(), timeout: 
     assert.equal(await week.getByRole('meter').count(), 1);
     await page.screenshot({ path: join(shots, 'accounts.png'), fullPage: true });
   });
+
+  test("a key with a daily budget per end user opens its end users' windows: a bar each", async () => {
+    const created = (
+      await admin(gateway.origin, 'POST', '/keys', ADMIN_KEY, {
+        account: 'team',
+        name: 'shared key',
+        end_user_budgets: [{ limit: 10, period: 'day' }],
+      })
+    ).body as { key: string; id: string };
+    // alice spends twice what bob does (each request: 100 tokens at 2 USD a million).
+    for (const user of ['alice', 'alice', 'bob']) {
+      const answer = await postChat(gateway.baseUrl, created.key, chatBody('flat', { max_tokens: 100, user }));
+      assert.equal(answer.status, 200);
+      await answer.text();
+    }
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Keys', exact: true }).click();
+    const row = page.locator(`tr[data-key="${created.id}"]`);
+    assert.match((await row.getByTestId('end-user-budget').textContent()) ?? '', /Per end user, Day: \$10\.00/);
+    const open = row.getByRole('button', { name: 'End users' });
+    assert.equal(await open.getAttribute('aria-expanded'), 'false');
+    await open.click();
+    assert.equal(await open.getAttribute('aria-expanded'), 'true');
+    const table = page.getByRole('table', { name: /^End users of / });
+    await table.waitFor();
+    const users = table.locator('tbody tr');
+    await users.nth(1).waitFor();
+    assert.equal(await users.count(), 2);
+    assert.deepEqual(await users.evaluateAll((rows) => rows.map((tr) => tr.getAttribute('data-end-user'))), [
+      'alice',
+      'bob',
+    ]);
+    // Each bar says what the usage ledger booked for that end user, of the 10 USD a day.
+    const usage = (await admin(gateway.origin, 'GET', `/usage?key=${created.id}&group_by=end_user&limit=0`, ADMIN_KEY))
+      .body as { end_users: Array<{ end_user: string; cost: number }> };
+    const cost = new Map(usage.end_users.map((group) => [group.end_user, group.cost]));
+    assert.ok((cost.get('alice') ?? 0) > (cost.get('bob') ?? 0) && (cost.get('bob') ?? 0) > 0);
+    for (const user of ['alice', 'bob']) {
+      const day = table.locator(`tr[data-end-user="${user}"] [data-period="day"]`);
+      assert.match((await day.textContent()) ?? '', /Day \$0\.000\d+ \/ \$10\.00 · \$10\.00 remaining · resets/);
+      const meter = day.getByRole('meter');
+      assert.equal(Number(await meter.getAttribute('aria-valuenow')), cost.get(user));
+      assert.equal(Number(await meter.getAttribute('aria-valuemax')), 10);
+    }
+    const bob = table.locator('tr[data-end-user="bob"] [data-period="day"]');
+    const resets = new Date(
+      Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1),
+    );
+    assert.equal(await bob.locator('time').getAttribute('datetime'), resets.toISOString());
+    await page.screenshot({ path: join(shots, 'key-end-users.png'), fullPage: true });
+    await open.click();
+    assert.equal(await table.count(), 0);
+  });
 });

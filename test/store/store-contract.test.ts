@@ -571,5 +571,34 @@ for (const backend of cases) {
         'an empty range: no buckets',
       );
     });
+
+    test("a key's end users with spend in given windows: highest first, bounded, nothing else", async () => {
+      const day = { period: 'day' as const, start: '2026-02-02T00:00:00.000Z' };
+      const month = { period: 'month' as const, start: '2026-02-01T00:00:00.000Z' };
+      const yesterday = { period: 'day' as const, start: '2026-02-01T00:00:00.000Z' };
+      const window = (endUser: string | null, of: { period: 'day' | 'month'; start: string }, ownerId = 'key_a') => ({
+        ownerKind: 'key' as const,
+        ownerId,
+        endUser,
+        ...of,
+      });
+      await store.recordUsage([
+        usageRow('req_eu1', {
+          endUser: 'bob',
+          costNano: 300,
+          budgetWindows: [window('bob', day), window(null, month)],
+        }),
+        usageRow('req_eu2', { endUser: 'alice', costNano: 500, budgetWindows: [window('alice', day)] }),
+        usageRow('req_eu3', { endUser: 'carol', costNano: 200, budgetWindows: [window('carol', month)] }),
+        // Not in the windows asked about, or not this key's, or the key's own: never listed.
+        usageRow('req_eu4', { endUser: 'dave', costNano: 900, budgetWindows: [window('dave', yesterday)] }),
+        usageRow('req_eu5', { endUser: 'erin', costNano: 900, budgetWindows: [window('erin', day, 'key_other')] }),
+      ]);
+      assert.deepEqual(await store.endUsersWithSpend('key_a', [day, month], 10), ['alice', 'bob', 'carol']);
+      assert.deepEqual(await store.endUsersWithSpend('key_a', [day], 10), ['alice', 'bob']);
+      assert.deepEqual(await store.endUsersWithSpend('key_a', [day, month], 1), ['alice']);
+      assert.deepEqual(await store.endUsersWithSpend('key_a', [], 10), []);
+      assert.deepEqual(await store.endUsersWithSpend('key_nobody', [day, month], 10), []);
+    });
   });
 }

@@ -1,10 +1,43 @@
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { admin } from '../api.js';
 import { formatTime, formatUsd } from '../format.js';
 import { t } from '../i18n.js';
 import type { AccountView, KeyView, List } from '../types.js';
-import { BudgetBars, ErrorNote, Field, Loading, Meter, Section, StateBadge, useAction, useLoad } from '../ui.js';
+import {
+  BudgetBars,
+  ErrorNote,
+  Field,
+  Loading,
+  Meter,
+  PERIOD_WORDS,
+  Section,
+  StateBadge,
+  useAction,
+  useLoad,
+} from '../ui.js';
+import { KeyEndUsers } from './key-end-users.js';
 import { ExpiresAtField, expiresAtOf, KeyExpiry, RotateKey } from './key-expiry.js';
+
+/** The key's budget per end user, and a button that opens its end users' windows. */
+function EndUserBudgets({ keyView, open, toggle }: { keyView: KeyView; open: boolean; toggle: () => void }) {
+  const budgets = keyView.end_user_budgets ?? [];
+  if (budgets.length === 0) return null;
+  return (
+    <div class="end-user-budgets">
+      {budgets.map((budget) => (
+        <div class="hint" data-testid="end-user-budget">
+          {t('perEndUserBudget', { period: t(PERIOD_WORDS[budget.period]), limit: formatUsd(budget.limit) })}
+        </div>
+      ))}
+      <button type="button" aria-expanded={open} aria-controls={`end-users-${keyView.id}`} onClick={toggle}>
+        {t('showEndUsers')}
+      </button>
+    </div>
+  );
+}
+
+const COLUMNS = 9;
 
 /** A key's secret, shown once, with a copy button. */
 export function SecretOnce({ secret, dismiss, note }: { secret: string; dismiss?: () => void; note?: string }) {
@@ -96,6 +129,12 @@ export function KeysPage() {
   const keys = useLoad(() => admin<List<KeyView>>('GET', '/keys'), [], 10_000);
   const accounts = useLoad(() => admin<List<AccountView>>('GET', '/accounts'), []);
   const [secret, setSecret] = useState<{ value: string; note?: string } | undefined>(undefined);
+  const [openEndUsers, setOpenEndUsers] = useState<ReadonlySet<string>>(new Set());
+  const toggleEndUsers = (id: string) => {
+    const next = new Set(openEndUsers);
+    if (!next.delete(id)) next.add(id);
+    setOpenEndUsers(next);
+  };
   const { error, busy, run } = useAction();
   const act = (key: KeyView, action: KeyAction) => {
     if (action === 'revoke' && !window.confirm(t('confirmRevoke', { id: key.prefix }))) return;
@@ -149,68 +188,83 @@ export function KeysPage() {
               </thead>
               <tbody>
                 {keys.data.data.map((key) => (
-                  <tr data-key={key.id}>
-                    <th scope="row">
-                      <code>{key.prefix}…</code>
-                    </th>
-                    <td>{key.name ?? ''}</td>
-                    <td>{key.account ?? ''}</td>
-                    <td data-testid="key-status">
-                      <StateBadge state={key.status} />
-                    </td>
-                    <td data-testid="key-spend">
-                      {/* A meter only against a limit: without one there is nothing to fill. */}
-                      {key.spend_limit === null ? (
-                        `${formatUsd(key.spent)} / ${t('noLimit')}`
-                      ) : (
-                        <>
-                          <Meter value={key.spent} max={key.spend_limit} label={`${t('spent')} ${key.prefix}`} />{' '}
-                          {formatUsd(key.spent)} / {formatUsd(key.spend_limit)}
-                          {key.remaining !== null && ` · ${formatUsd(key.remaining)} ${t('remaining')}`}
-                        </>
-                      )}
-                    </td>
-                    <td data-testid="key-budgets">
-                      <BudgetBars budgets={key.budgets} owner={key.prefix} />
-                    </td>
-                    <td>{key.last_used_at === null ? t('never') : formatTime(key.last_used_at)}</td>
-                    <td data-testid="key-expiry">
-                      <KeyExpiry keyView={key} />
-                    </td>
-                    <td class="actions">
-                      {key.source !== 'config' && key.status !== 'revoked' && (
-                        <RotateKey
+                  <Fragment key={key.id}>
+                    <tr data-key={key.id}>
+                      <th scope="row">
+                        <code>{key.prefix}…</code>
+                      </th>
+                      <td>{key.name ?? ''}</td>
+                      <td>{key.account ?? ''}</td>
+                      <td data-testid="key-status">
+                        <StateBadge state={key.status} />
+                      </td>
+                      <td data-testid="key-spend">
+                        {/* A meter only against a limit: without one there is nothing to fill. */}
+                        {key.spend_limit === null ? (
+                          `${formatUsd(key.spent)} / ${t('noLimit')}`
+                        ) : (
+                          <>
+                            <Meter value={key.spent} max={key.spend_limit} label={`${t('spent')} ${key.prefix}`} />{' '}
+                            {formatUsd(key.spent)} / {formatUsd(key.spend_limit)}
+                            {key.remaining !== null && ` · ${formatUsd(key.remaining)} ${t('remaining')}`}
+                          </>
+                        )}
+                      </td>
+                      <td data-testid="key-budgets">
+                        <BudgetBars budgets={key.budgets} owner={key.prefix} />
+                        <EndUserBudgets
                           keyView={key}
-                          rotated={(answer) => {
-                            window.scrollTo(0, 0);
-                            setSecret({
-                              value: answer.key,
-                              note: t('rotated', { time: formatTime(answer.previous_expires_at ?? '') }),
-                            });
-                            keys.reload();
-                          }}
+                          open={openEndUsers.has(key.id)}
+                          toggle={() => toggleEndUsers(key.id)}
                         />
-                      )}
-                      {key.status === 'active' && (
-                        <button type="button" disabled={busy} onClick={() => act(key, 'block')}>
-                          {t('block')}
+                      </td>
+                      <td>{key.last_used_at === null ? t('never') : formatTime(key.last_used_at)}</td>
+                      <td data-testid="key-expiry">
+                        <KeyExpiry keyView={key} />
+                      </td>
+                      <td class="actions">
+                        {key.source !== 'config' && key.status !== 'revoked' && (
+                          <RotateKey
+                            keyView={key}
+                            rotated={(answer) => {
+                              window.scrollTo(0, 0);
+                              setSecret({
+                                value: answer.key,
+                                note: t('rotated', { time: formatTime(answer.previous_expires_at ?? '') }),
+                              });
+                              keys.reload();
+                            }}
+                          />
+                        )}
+                        {key.status === 'active' && (
+                          <button type="button" disabled={busy} onClick={() => act(key, 'block')}>
+                            {t('block')}
+                          </button>
+                        )}
+                        {key.status === 'blocked' && (
+                          <button type="button" disabled={busy} onClick={() => act(key, 'unblock')}>
+                            {t('unblock')}
+                          </button>
+                        )}
+                        {key.status !== 'revoked' && (
+                          <button type="button" class="danger" disabled={busy} onClick={() => act(key, 'revoke')}>
+                            {t('revoke')}
+                          </button>
+                        )}
+                        <button type="button" class="danger" disabled={busy} onClick={() => act(key, 'delete')}>
+                          {t('delete')}
                         </button>
-                      )}
-                      {key.status === 'blocked' && (
-                        <button type="button" disabled={busy} onClick={() => act(key, 'unblock')}>
-                          {t('unblock')}
-                        </button>
-                      )}
-                      {key.status !== 'revoked' && (
-                        <button type="button" class="danger" disabled={busy} onClick={() => act(key, 'revoke')}>
-                          {t('revoke')}
-                        </button>
-                      )}
-                      <button type="button" class="danger" disabled={busy} onClick={() => act(key, 'delete')}>
-                        {t('delete')}
-                      </button>
-                    </td>
-                  </tr>
+                      </td>
+                    </tr>
+                    {openEndUsers.has(key.id) && (key.end_user_budgets ?? []).length > 0 && (
+                      <tr class="key-end-users" id={`end-users-${key.id}`} data-end-users-of={key.id}>
+                        <td colSpan={COLUMNS}>
+                          <h3>{t('endUsersOf', { key: `${key.prefix}…` })}</h3>
+                          <KeyEndUsers keyView={key} />
+                        </td>
+                      </tr>
+                    )}
+                  </Fragment>
                 ))}
               </tbody>
             </table>

@@ -19,6 +19,7 @@ import type {
   UsageStatsBucket,
   UsageStatsQuery,
   BudgetWindowRef,
+  EndUserWindow,
 } from '../records.js';
 import { budgetWindowKey, MAX_END_USER_GROUPS } from '../records.js';
 import type { Store } from '../store.js';
@@ -51,8 +52,8 @@ export class MemoryStore implements Store {
   private readonly keys = new Map<string, KeyRecord>();
   private readonly entries: BalanceEntry[] = [];
   private readonly usage: RecentUsageRows;
-  /** Committed spend per budget window (budgetWindowKey), with the window's start. */
-  private readonly windowSpent = new Map<string, { start: string; spentNano: number }>();
+  /** Committed spend per budget window (budgetWindowKey), with the window. */
+  private readonly windowSpent = new Map<string, { window: BudgetWindowRef; spentNano: number }>();
   private readonly listeners: Array<(change: StoreChange) => void> = [];
   readonly cluster = new MemoryClusterStore((change) => this.changed(change));
   readonly responseRows = new MemoryResponseRows();
@@ -256,7 +257,7 @@ export class MemoryStore implements Store {
       for (const window of row.budgetWindows ?? []) {
         const key = budgetWindowKey(window);
         this.windowSpent.set(key, {
-          start: window.start,
+          window,
           spentNano: (this.windowSpent.get(key)?.spentNano ?? 0) + row.costNano,
         });
       }
@@ -303,11 +304,25 @@ export class MemoryStore implements Store {
     );
   }
 
+  async endUsersWithSpend(keyId: string, windows: readonly EndUserWindow[], limit: number): Promise<string[]> {
+    const current = new Set(windows.map((window) => `${window.period}:${window.start}`));
+    const top = new Map<string, number>();
+    for (const { window, spentNano } of this.windowSpent.values()) {
+      const { ownerKind, ownerId, endUser, period, start } = window;
+      if (ownerKind !== 'key' || ownerId !== keyId || endUser === null || spentNano <= 0) continue;
+      if (current.has(`${period}:${start}`)) top.set(endUser, Math.max(top.get(endUser) ?? 0, spentNano));
+    }
+    return [...top]
+      .sort(([userA, a], [userB, b]) => b - a || (userA < userB ? -1 : userA > userB ? 1 : 0))
+      .slice(0, Math.max(0, limit))
+      .map(([endUser]) => endUser);
+  }
+
   /** Windows that started more than 35 days ago are over (the longest lasts a month): their spend is forgotten. */
   private forgetOldWindows(): void {
     if (this.windowSpent.size < MAX_WINDOWS_BEFORE_SWEEP) return;
     const before = new Date(Date.now() - 35 * 86_400_000).toISOString();
-    for (const [key, window] of this.windowSpent) if (window.start < before) this.windowSpent.delete(key);
+    for (const [key, spent] of this.windowSpent) if (spent.window.start < before) this.windowSpent.delete(key);
   }
 
   /** Over the kept rows only (see `keptUsageRows`). */

@@ -6,6 +6,7 @@ import type {
   BalanceEntry,
   BudgetRule,
   BudgetWindowRef,
+  EndUserWindow,
   FeaturePolicy,
   RequestLogSetting,
   KeyFilter,
@@ -614,6 +615,23 @@ export class SqlStore implements Store {
 
   windowSpend(windows: readonly BudgetWindowRef[]): Promise<Map<string, number>> {
     return this.spendOf(this.db, windows);
+  }
+
+  async endUsersWithSpend(keyId: string, windows: readonly EndUserWindow[], limit: number): Promise<string[]> {
+    if (windows.length === 0 || limit <= 0) return [];
+    const rows = await this.db.query<{ end_user: string }>(
+      `SELECT b.end_user
+         FROM json_to_recordset($2::json) AS w(period text, window_start timestamptz)
+         JOIN budget_spend AS b ON b.owner_kind = 'key' AND b.owner_id = $1 AND b.period = w.period
+          AND b.window_start = w.window_start AND b.end_user <> '' AND b.spent_nano > 0
+        GROUP BY b.end_user ORDER BY max(b.spent_nano) DESC, b.end_user LIMIT $3`,
+      [
+        keyId,
+        JSON.stringify(windows.map((window) => ({ period: window.period, window_start: window.start }))),
+        Math.floor(limit),
+      ],
+    );
+    return rows.map((row) => row.end_user);
   }
 
   private async spendOf(db: SqlQueryable, windows: readonly BudgetWindowRef[]): Promise<Map<string, number>> {
