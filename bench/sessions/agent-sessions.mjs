@@ -1,8 +1,10 @@
 // The clients of the session benchmark: coding-agent sessions that resend the whole
 // conversation every turn and grow it. Every session shares the agent's system prompt
 // (its instructions and tool descriptions, as every Claude Code or Codex session of one
-// version does), opens with its own task, then each turn appends the model's answer and a
-// tool result. Requests stream; the time to first token is measured here, at the client.
+// version does), opens with its own task, then each turn appends the model's answer (a
+// short tool call) and a tool result: a file read (large) or a search, listing, edit or
+// test output (small). The session's own content soon outweighs the shared prompt.
+// Requests stream; the time to first token is measured here, at the client.
 import { TextDecoder } from 'node:util';
 import { Agent, fetch } from 'undici';
 import { BENCH_KEY } from './cluster.mjs';
@@ -28,9 +30,18 @@ function text(seed, count) {
 }
 
 /**
+ * The size of one tool result: with probability `largeShare` a file read (`large`, a
+ * [min, max] range of tokens), else a short result (`small`), uniform within its range.
+ */
+export function toolResultTokens(random, { small, large, largeShare }) {
+  const [min, max] = random() < largeShare ? large : small;
+  return Math.round(min + random() * (max - min));
+}
+
+/**
  * Runs `sessions` sessions of `turns` turns against `baseUrl` (model `agent`), all started
  * within `startSpreadMs`, each waiting `thinkMs` (a range) between turns as an agent runs
- * its tools. `sessionHeader`: send `x-session-id`. `onRequest` sees each finished
+ * its tools; `toolTokens` sizes the tool results (toolResultTokens). `sessionHeader`: send `x-session-id`. `onRequest` sees each finished
  * request. Resolves every request's record: session, turn, status, ttft, prompt and
  * cached tokens, correlation id.
  */
@@ -59,6 +70,8 @@ export async function runSessions({
     ];
     const startDelay = random() * startSpreadMs;
     const thinks = Array.from({ length: turns }, () => thinkMs[0] + random() * (thinkMs[1] - thinkMs[0]));
+    const sizes = prng(5000 + session);
+    const tools = Array.from({ length: turns }, () => toolResultTokens(sizes, toolTokens));
     await new Promise((resolve) => setTimeout(resolve, startDelay));
     for (let turn = 1; turn <= turns && !deadline.aborted; turn++) {
       const record = await ask({ baseUrl, dispatcher, messages, session, turn, sessionHeader, deadline });
@@ -66,7 +79,7 @@ export async function runSessions({
       onRequest(record);
       if (record.status !== 200) break;
       messages.push({ role: 'assistant', content: record.answer });
-      messages.push({ role: 'user', content: text(session * 1000 + turn, toolTokens) });
+      messages.push({ role: 'user', content: text(session * 1000 + turn, tools[turn - 1]) });
       record.answer = undefined;
       await new Promise((resolve) => setTimeout(resolve, thinks[turn - 1]));
     }

@@ -3,17 +3,21 @@
 // once more (affinity `session`) with one node killed mid-run. Prints a Markdown table
 // (the one in docs/performance.md) and writes every figure as JSON beside the logs.
 // Sizes and knobs: the BENCH_* variables below; every run is bounded (BENCH_RUN_DEADLINE_S)
-// and every process it starts is stopped at its end. The defaults are an agent session's
-// shape scaled down 4× in tokens (an 8,000-token system prompt and 800-token tool results
-// become 2,000 and 200) with each uncached token 4× dearer (0.05 → 0.2 ms), so the first-
-// token delays are those of the full shape while two cores can push the bytes.
+// and every process it starts is stopped at its end. The defaults are a coding agent's
+// session (a 6,000-token shared system prompt, a 320-token task, then per turn a short tool
+// call and a tool result: 40 % file reads of 2,000-8,000 tokens, the rest 120-1,500; ~37,000
+// tokens by the 12th turn) scaled down 8× in tokens, with each uncached token 8× dearer
+// (0.05 → 0.4 ms), so the first-token delays are those of the full shape while two cores
+// can push the bytes. Each node's cache (150,000 tokens, 1.2 M at full scale) holds ~1.4×
+// its share of the sessions' peak working set under affinity, a third of what every node
+// would need without it (the summary prints the working set).
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSessions } from './agent-sessions.mjs';
 import { startCluster } from './cluster.mjs';
-import { readRequestLines, summarizeKill, summarizeRun } from './summarize.mjs';
+import { peakWorkingSet, readRequestLines, summarizeKill, summarizeRun } from './summarize.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const number = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -21,16 +25,20 @@ const number = (name, fallback) => Number(process.env[name] ?? fallback);
 const sizes = {
   sessions: number('BENCH_SESSIONS', 200),
   turns: number('BENCH_TURNS', 12),
-  systemTokens: number('BENCH_SYSTEM_TOKENS', 2000),
-  taskTokens: number('BENCH_TASK_TOKENS', 100),
-  toolTokens: number('BENCH_TOOL_TOKENS', 200),
+  systemTokens: number('BENCH_SYSTEM_TOKENS', 750),
+  taskTokens: number('BENCH_TASK_TOKENS', 40),
+  toolTokens: {
+    small: [number('BENCH_TOOL_SMALL_MIN', 15), number('BENCH_TOOL_SMALL_MAX', 190)],
+    large: [number('BENCH_TOOL_LARGE_MIN', 250), number('BENCH_TOOL_LARGE_MAX', 1000)],
+    largeShare: number('BENCH_TOOL_LARGE_SHARE', 0.4),
+  },
   startSpreadMs: number('BENCH_START_SPREAD_MS', 20_000),
   thinkMs: [number('BENCH_THINK_MIN_MS', 1000), number('BENCH_THINK_MAX_MS', 3000)],
   deadlineMs: number('BENCH_RUN_DEADLINE_S', 240) * 1000,
 };
 const node = {
   firstByteMs: number('BENCH_NODE_FIRST_BYTE_MS', 20),
-  prefillMsPerToken: number('BENCH_NODE_PREFILL_MS_PER_TOKEN', 0.2),
+  prefillMsPerToken: number('BENCH_NODE_PREFILL_MS_PER_TOKEN', 0.4),
   cacheTokens: number('BENCH_NODE_CACHE_TOKENS', 150_000),
   maxNumSeqs: number('BENCH_NODE_MAX_NUM_SEQS', 64),
 };
@@ -79,6 +87,7 @@ async function run(mode, kill) {
   let killedAt;
   const killedNode = process.env.BENCH_KILL_NODE ?? 'node-2';
   const began = Date.now();
+  const loadAtStart = loadavg()[0];
   const clientCpu = process.cpuUsage();
   try {
     const records = await runSessions({
@@ -99,7 +108,9 @@ async function run(mode, kill) {
     const lines = readRequestLines(cluster.instances.map((instance) => instance.logFile));
     const client = process.cpuUsage(clientCpu);
     const cpu = { ...cluster.cpu(), client: (client.user + client.system) / 1e6 };
-    const summary = { name, seconds, cpu, ...summarizeRun(records, lines, nodeIds, node) };
+    const load = { begin: loadAtStart, end: loadavg()[0] };
+    const workingSet = peakWorkingSet(records);
+    const summary = { name, seconds, cpu, load, workingSet, ...summarizeRun(records, lines, nodeIds, node) };
     if (kill) summary.kill = { node: killedNode, ...summarizeKill(records, killedNode, killedAt, node) };
     writeFileSync(join(workDir, 'records.json'), JSON.stringify(records));
     return summary;
@@ -113,7 +124,8 @@ const percent = (value) => `${(value * 100).toFixed(1)} %`;
 
 console.error(
   `session bench: ${sizes.sessions} sessions × ${sizes.turns} turns, system ${sizes.systemTokens} + task ${sizes.taskTokens} tokens, ` +
-    `+${sizes.toolTokens} tool tokens a turn; ${NODES} nodes (cache ${node.cacheTokens} tokens, ` +
+    `tool results ${sizes.toolTokens.small.join('-')} tokens or ${Math.round(sizes.toolTokens.largeShare * 100)} % ` +
+    `${sizes.toolTokens.large.join('-')}; ${NODES} nodes (cache ${node.cacheTokens} tokens, ` +
     `${node.firstByteMs} ms + ${node.prefillMsPerToken} ms/uncached token, max_num_seqs ${node.maxNumSeqs}), ` +
     `${GATEWAYS} gateways behind nginx; logs in ${workRoot}`,
 );
@@ -130,15 +142,16 @@ writeFileSync(join(workRoot, 'summary.json'), JSON.stringify({ sizes, node, resu
 
 console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
 console.log(
-  '| run | requests | failed | hit ratio | first token p50 / p95 (client) | (node schedule) | busiest / mean: requests | prompt tokens | affinity hit / spill / none | s |',
+  '| run | requests | failed | hit ratio | first token p50 / p95 (client) | (node schedule) | busiest / mean: requests | prompt tokens | affinity hit / spill / none | s | load average (1 min) begin / end | peak working set: tokens (sessions) |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const result of results) {
   const affinity = ['hit', 'spill', 'none'].map((key) => result.affinity[key] ?? 0).join(' / ');
   console.log(
     `| ${result.name} | ${result.requests} | ${result.failed} | ${percent(result.hitRatio)} | ` +
       `${fmt(result.ttftP50)} / ${fmt(result.ttftP95)} ms | ${fmt(result.scheduledP50)} / ${fmt(result.scheduledP95)} ms | ` +
-      `${fmt(result.busiestRequests, 2)} | ${fmt(result.busiestTokens, 2)} | ${affinity} | ${fmt(result.seconds)} |`,
+      `${fmt(result.busiestRequests, 2)} | ${fmt(result.busiestTokens, 2)} | ${affinity} | ${fmt(result.seconds)} | ` +
+      `${fmt(result.load.begin, 1)} / ${fmt(result.load.end, 1)} | ${result.workingSet.tokens} (${result.workingSet.sessions}) |`,
   );
 }
 const killed = results.find((result) => result.kill !== undefined);

@@ -78,6 +78,33 @@ export function summarizeRun(records, lines, nodeIds, { firstByteMs, prefillMsPe
 }
 
 /**
+ * The most conversation the live sessions held at once: at each request's start, the sum
+ * over sessions between their first request's start and their last one's end of their
+ * latest prompt, in tokens; with the number of those sessions. What every node would have
+ * to cache without affinity; with it, each node about its share of it.
+ */
+export function peakWorkingSet(records) {
+  const events = [];
+  const lastEnd = new Map();
+  for (const record of records) {
+    events.push(record);
+    const end = record.startedAt + (record.totalMs ?? 0);
+    lastEnd.set(record.session, Math.max(lastEnd.get(record.session) ?? 0, end));
+  }
+  events.sort((a, b) => a.startedAt - b.startedAt);
+  const live = new Map();
+  let peak = { tokens: 0, sessions: 0 };
+  for (const record of events) {
+    for (const [session] of live) if ((lastEnd.get(session) ?? 0) < record.startedAt) live.delete(session);
+    live.set(record.session, record.promptTokens);
+    let tokens = 0;
+    for (const value of live.values()) tokens += value;
+    if (tokens > peak.tokens) peak = { tokens, sessions: live.size };
+  }
+  return peak;
+}
+
+/**
  * The node-failure run: the sessions whose node died (their last request before the kill
  * was served by it) and, per turn after the kill, their hit ratio and first-token p50.
  */
