@@ -147,4 +147,39 @@ describe('rendezvous hashing of affinity keys', () => {
     assert.equal(subject.router.affinityCandidates(subject.model(), key, FACTOR).candidates[0]?.node.id, preferred);
     for (const id of ['a', 'b', 'c', 'd']) (subject.registry.get(id) as typeof state).inFlight = 0;
   });
+
+  test('bounded load counts the request being placed and rounds up: a node at the bound spills, one below it does not', async () => {
+    const subject = await pool(
+      `${nodesYaml(['a', 'b', 'c', 'd'])}models: [{ id: m, routes: [{ node: a }, { node: b }, { node: c }, { node: d }] }]\n`,
+    );
+    const key = keyOf(11);
+    const { preferred, candidates } = subject.router.affinityCandidates(subject.model(), key, FACTOR);
+    const next = candidates[1]?.node.id;
+    const setLoads = (preferredLoad: number, otherLoad: number) => {
+      for (const id of ['a', 'b', 'c', 'd'])
+        (subject.registry.get(id) as NonNullable<ReturnType<NodeRegistry['get']>>).inFlight =
+          id === preferred ? preferredLoad : otherLoad;
+    };
+    const firstChoice = () => subject.router.affinityCandidates(subject.model(), key, FACTOR).candidates[0]?.node.id;
+    // 3 on the preferred node, 2 on each other: 9 in flight, 10 with this request, bound ⌈1.25 × 10 / 4⌉ = 4.
+    // The node is below it (3 + 1 ≤ 4) and takes the request, though 3 is above 1.25 × the average 2.25 (2.81):
+    // the tight form, factor × average without this request and without rounding up, would have spilled it.
+    setLoads(3, 2);
+    assert.equal(firstChoice(), preferred, 'below the bound: kept');
+    // 4 on the preferred node: 10 in flight, bound ⌈1.25 × 11 / 4⌉ = 4, and 4 + 1 > 4: at the bound, it spills.
+    setLoads(4, 2);
+    assert.equal(firstChoice(), next, 'at the bound: the next node in hash order');
+    // Small counts: 1 in flight on the preferred node and 1 elsewhere (bound ⌈1.25 × 3 / 4⌉ = 1): at the bound;
+    // with 1 on every node (bound ⌈1.25 × 5 / 4⌉ = 2): below it.
+    setLoads(1, 0);
+    (subject.registry.get(next as string) as NonNullable<ReturnType<NodeRegistry['get']>>).inFlight = 1;
+    assert.equal(
+      firstChoice(),
+      candidates[2]?.node.id,
+      'at the bound with 2 in flight: spills past the busy next node',
+    );
+    setLoads(1, 1);
+    assert.equal(firstChoice(), preferred, 'below the bound with 4 in flight: kept');
+    setLoads(0, 0);
+  });
 });
