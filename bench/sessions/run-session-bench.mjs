@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSessions } from './agent-sessions.mjs';
 import { startCluster } from './cluster.mjs';
-import { peakWorkingSet, readRequestLines, summarizeKill, summarizeRun } from './summarize.mjs';
+import { peakWorkingSet, placementEffect, readRequestLines, summarizeKill, summarizeRun } from './summarize.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const number = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -111,6 +111,7 @@ async function run(mode, kill) {
     const load = { begin: loadAtStart, end: loadavg()[0] };
     const workingSet = peakWorkingSet(records);
     const summary = { name, seconds, cpu, load, workingSet, ...summarizeRun(records, lines, nodeIds, node) };
+    summary.placement = placementEffect(records, sizes.systemTokens);
     if (kill) summary.kill = { node: killedNode, ...summarizeKill(records, killedNode, killedAt, node) };
     writeFileSync(join(workDir, 'records.json'), JSON.stringify(records));
     return summary;
@@ -142,16 +143,19 @@ writeFileSync(join(workRoot, 'summary.json'), JSON.stringify({ sizes, node, resu
 
 console.log(`Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, Node ${process.version}\n`);
 console.log(
-  '| run | requests | failed | hit ratio | first token p50 / p95 (client) | (node schedule) | busiest / mean: requests | prompt tokens | affinity hit / spill / none | s | load average (1 min) begin / end | peak working set: tokens (sessions) |',
+  '| run | requests | failed | hit ratio | first token p50 / p95 (client) | (node schedule) | busiest / mean: requests | prompt tokens | affinity hit / spill / none | s | load average (1 min) begin / end | peak working set: tokens (sessions) | ideal hit ratio | later turns on their previous node: share, hit ratio | moved: hit ratio |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const result of results) {
   const affinity = ['hit', 'spill', 'none'].map((key) => result.affinity[key] ?? 0).join(' / ');
   console.log(
     `| ${result.name} | ${result.requests} | ${result.failed} | ${percent(result.hitRatio)} | ` +
       `${fmt(result.ttftP50)} / ${fmt(result.ttftP95)} ms | ${fmt(result.scheduledP50)} / ${fmt(result.scheduledP95)} ms | ` +
       `${fmt(result.busiestRequests, 2)} | ${fmt(result.busiestTokens, 2)} | ${affinity} | ${fmt(result.seconds)} | ` +
-      `${fmt(result.load.begin, 1)} / ${fmt(result.load.end, 1)} | ${result.workingSet.tokens} (${result.workingSet.sessions}) |`,
+      `${fmt(result.load.begin, 1)} / ${fmt(result.load.end, 1)} | ${result.workingSet.tokens} (${result.workingSet.sessions}) | ` +
+      `${percent(result.placement.idealHitRatio)} | ` +
+      `${percent(result.placement.sameNode.requests / Math.max(1, result.placement.sameNode.requests + result.placement.moved.requests))}, ` +
+      `${percent(result.placement.sameNode.hitRatio)} | ${percent(result.placement.moved.hitRatio)} |`,
   );
 }
 const killed = results.find((result) => result.kill !== undefined);

@@ -78,6 +78,49 @@ export function summarizeRun(records, lines, nodeIds, { firstByteMs, prefillMsPe
 }
 
 /**
+ * What placement did to the cache, from records whose `node` summarizeRun filled in: the
+ * ideal hit ratio (every turn finding its session's previous prompt cached, the first turn
+ * the shared system prompt of `sharedTokens`; whole 16-token blocks), a ceiling set by the
+ * workload alone (the tokens a turn adds are never cached), and the hit ratio of the turns
+ * served where their session's previous turn was (`sameNode`) against those that moved.
+ */
+export function placementEffect(records, sharedTokens, blockTokens = 16) {
+  const bySession = new Map();
+  for (const record of records) {
+    if (record.status !== 200) continue;
+    if (!bySession.has(record.session)) bySession.set(record.session, []);
+    bySession.get(record.session).push(record);
+  }
+  const whole = (tokens) => Math.max(0, Math.floor(tokens / blockTokens) * blockTokens);
+  let prompt = 0;
+  let ideal = 0;
+  const groups = { sameNode: { requests: 0, prompt: 0, cached: 0 }, moved: { requests: 0, prompt: 0, cached: 0 } };
+  for (const list of bySession.values()) {
+    list.sort((a, b) => a.turn - b.turn);
+    list.forEach((record, index) => {
+      const previous = list[index - 1];
+      prompt += record.promptTokens;
+      // A turn's prompt opens with the previous turn's, less the two tokens that opened its reply.
+      ideal += previous === undefined ? whole(sharedTokens) : whole(previous.promptTokens - 2);
+      if (previous === undefined || record.node === undefined) return;
+      const group = previous.node === record.node ? groups.sameNode : groups.moved;
+      group.requests++;
+      group.prompt += record.promptTokens;
+      group.cached += record.cachedTokens;
+    });
+  }
+  const ratio = (group) => ({
+    requests: group.requests,
+    hitRatio: group.prompt === 0 ? 0 : group.cached / group.prompt,
+  });
+  return {
+    idealHitRatio: prompt === 0 ? 0 : ideal / prompt,
+    sameNode: ratio(groups.sameNode),
+    moved: ratio(groups.moved),
+  };
+}
+
+/**
  * The most conversation the live sessions held at once: at each request's start, the sum
  * over sessions between their first request's start and their last one's end of their
  * latest prompt, in tokens; with the number of those sessions. What every node would have
