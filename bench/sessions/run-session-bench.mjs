@@ -8,7 +8,7 @@
 // call and a tool result: 40 % file reads of 2,000-8,000 tokens, the rest 120-1,500; ~37,000
 // tokens by the 12th turn) scaled down 8× in tokens, with each uncached token 8× dearer
 // (0.05 → 0.4 ms), so the first-token delays are those of the full shape while two cores
-// can push the bytes. Each node's cache (150,000 tokens, 1.2 M at full scale) holds ~1.4×
+// can push the bytes. Each node's cache (150,000 tokens, 1.2 M at full scale) holds ~1.3×
 // its share of the sessions' peak working set under affinity, a third of what every node
 // would need without it (the summary prints the working set).
 import { mkdtempSync, writeFileSync } from 'node:fs';
