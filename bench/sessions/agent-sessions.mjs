@@ -42,8 +42,8 @@ export function toolResultTokens(random, { small, large, largeShare }) {
  * Runs `sessions` sessions of `turns` turns against `baseUrl` (model `agent`), all started
  * within `startSpreadMs`, each waiting `thinkMs` (a range) between turns as an agent runs
  * its tools; `toolTokens` sizes the tool results (toolResultTokens). `sessionHeader`:
- * send `x-session-id`. `onRequest` sees each finished request. Resolves every request's record: session, turn, status, ttft, prompt and
- * cached tokens, correlation id.
+ * send `x-session-id`. `onRequest` sees each finished request. Resolves every request's
+ * record: session, turn, status, ttft, prompt and cached tokens, correlation id.
  */
 export async function runSessions({
   baseUrl,
