@@ -6,12 +6,12 @@ import type { RequestContext } from '../../context/request-context.js';
 import { runRequest } from '../../pipeline/run-request.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
-import { admitAndRead } from '../admit-and-read.js';
-import type { BodyBudget } from '../body-budget.js';
-import { ChatReplySink } from '../chat-reply-sink.js';
-import { credentialsOf } from '../credentials.js';
-import { endUserOf } from '../../front-doors/end-user.js';
-import { sessionKeyOf } from '../../front-doors/session-key.js';
+import { admitAndRead } from '../../http/admit-and-read.js';
+import type { BodyBudget } from '../../http/body-budget.js';
+import { ChatReplySink } from './chat-reply-sink.js';
+import { credentialsOf } from '../../http/credentials.js';
+import { endUserOf } from '../end-user.js';
+import { sessionKeyOf } from '../session-key.js';
 
 /** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
 function effortParam(request: ChatRequest): string | undefined {

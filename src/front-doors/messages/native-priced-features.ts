@@ -1,6 +1,6 @@
 import type { FeatureUse } from '../../billing/feature-prices.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
-import type { MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';
+import type { MessagesRequest } from './messages-request-schema.js';
 import {
   allowsServerTool,
   forwardedBetas,

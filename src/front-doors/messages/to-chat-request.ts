@@ -7,7 +7,7 @@ import type {
   MessagesBlock,
   MessagesMessage,
   MessagesRequest,
-} from '../../protocol/anthropic/messages-request-schema.js';
+} from './messages-request-schema.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 
 /** A Messages request in the pipeline's form, and what the door read from it. */

@@ -5,7 +5,7 @@ import {
   validateMessagesRequestShape,
 } from '../../validation/generated/validate-messages-request.js';
 import { invalidParameter, validationFailed } from '../../errors/gateway-error.js';
-import { schemaValidationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import { schemaValidationFailed, type ChatRequestCaps } from '../../protocol/openai/validate-chat-request.js';
 import type { CountTokensRequest, MessagesRequest } from './messages-request-schema.js';
 
 /**

@@ -1,7 +1,7 @@
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { validateCreateResponseShape as validateShape } from '../../validation/generated/validate-create-response-shape.js';
 import { validationFailed } from '../../errors/gateway-error.js';
-import { schemaValidationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import { schemaValidationFailed, type ChatRequestCaps } from '../../protocol/openai/validate-chat-request.js';
 import type { CreateResponseRequest } from './create-response-schema.js';
 
 /** Fields of the Responses API that Switchyard does not serve: a 400 naming them (inbound-protocols 2.3). */

@@ -1,29 +1,29 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../context/request-context.js';
-import type { ReasoningEnvelope } from '../../front-doors/reasoning-envelope.js';
-import { newResponseId } from '../../front-doors/responses/response-ids.js';
-import { ResponseObject, reasoningSummary } from '../../front-doors/responses/response-object.js';
-import { referencedItems, storedInputItems } from '../../front-doors/responses/stored-items.js';
-import { toChatRequest } from '../../front-doors/responses/to-chat-request.js';
-import { nativeResponsesFeatures } from '../../front-doors/responses/native-priced-features.js';
+import type { ReasoningEnvelope } from '../reasoning-envelope.js';
+import { newResponseId } from './response-ids.js';
+import { ResponseObject, reasoningSummary } from './response-object.js';
+import { referencedItems, storedInputItems } from './stored-items.js';
+import { toChatRequest } from './to-chat-request.js';
+import { nativeResponsesFeatures } from './native-priced-features.js';
 import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
-import { endUserOf } from '../../front-doors/end-user.js';
-import { sessionKeyOf } from '../../front-doors/session-key.js';
+import { endUserOf } from '../end-user.js';
+import { sessionKeyOf } from '../session-key.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { runRequest } from '../../pipeline/run-request.js';
-import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import { parseCreateResponse } from './parse-create-response.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
 import { conversationBefore, type Conversation } from '../../responses-state/conversation.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import { responseOwner } from '../../responses-state/response-owner.js';
-import { admitAndRead } from '../admit-and-read.js';
-import type { BodyBudget } from '../body-budget.js';
-import { sendJson } from '../send-json.js';
-import { credentialsOf } from '../credentials.js';
-import { ResponsesReplySink, type OnResponseFinished } from '../responses-reply-sink.js';
+import { admitAndRead } from '../../http/admit-and-read.js';
+import type { BodyBudget } from '../../http/body-budget.js';
+import { sendJson } from '../../reply/send-json.js';
+import { credentialsOf } from '../../http/credentials.js';
+import { ResponsesReplySink, type OnResponseFinished } from './responses-reply-sink.js';
 
 /** `parsed` without its `request_id` (see nativeBody). */
 function withoutRequestId(parsed: CreateResponseRequest): Record<string, unknown> {

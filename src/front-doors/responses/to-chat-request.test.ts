@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { reservedPromptTokens, unresolvedInputsOf } from '../../billing/unresolved-inputs.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
 import { isGatewayError } from '../../errors/gateway-error.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
-import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
+import { parseCreateResponse } from './parse-create-response.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { toChatRequest, type ConversationContext } from './to-chat-request.js';
 

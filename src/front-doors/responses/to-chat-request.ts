@@ -1,7 +1,7 @@
 import { markLeftOut } from '../../billing/unresolved-inputs.js';
 import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
 import { inputToMessages, type LocatedItem } from './input-to-messages.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import type { ToolNames } from './tool-names.js';

@@ -6,10 +6,10 @@ import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { anthropicCredentialsOf } from '../credentials.js';
 import type { RequestContext } from '../../context/request-context.js';
-import { sendJsonText } from '../send-json.js';
-import { errorEnvelopeJson } from '../error-envelope.js';
-import type { ErrorShape } from '../error-shape.js';
-import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
+import { sendJsonText } from '../../reply/send-json.js';
+import { errorEnvelopeJson } from '../../reply/error-envelope.js';
+import type { ErrorShape } from '../../reply/error-shape.js';
+import { messagesErrorBody } from '../../front-doors/messages/messages-error.js';
 import { decodePathSegment } from '../../protocol/decode-path-segment.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */
