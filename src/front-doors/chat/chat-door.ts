@@ -1,60 +1,50 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GatewayServices } from '../../gateway-services.js';
-import type { Logger } from '../../observability/logger.js';
-import type { GatewayRequest } from '../../pipeline/front-door.js';
-import type { RequestContext } from '../../context/request-context.js';
-import { runRequest } from '../../pipeline/run-request.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { parseChatRequest } from '../../protocol/openai/validate-chat-request.js';
-import { admitAndRead } from '../../http/admit-and-read.js';
-import type { BodyBudget } from '../../http/body-budget.js';
-import { ChatReplySink } from './chat-reply-sink.js';
-import { credentialsOf } from '../../http/credentials.js';
+import { OPENAI_ERROR_SHAPE } from '../../reply/error-shape.js';
 import { endUserOf } from '../end-user.js';
+import { bearerAuthorization, type FrontDoor } from '../front-door.js';
 import { sessionKeyOf } from '../session-key.js';
+import { ChatReplySink } from './chat-reply-sink.js';
 
-/** Where the client set the reasoning effort, if it did (names the `param` of a 403). */
-function effortParam(request: ChatRequest): string | undefined {
+/** What the chat door's reply needs of its request. */
+export interface ChatReplyNeeds {
+  /** The client asked for the usage in a chunk of its own (`stream_options.include_usage`). */
+  readonly separateUsageChunk: boolean;
+}
+
+/** Where the client set the reasoning effort, if it did (names the `param` of a 400 or 403): the chat door's one place. */
+export function chatEffortParam(request: ChatRequest): string | undefined {
   if (request.reasoning_effort !== undefined && request.reasoning_effort !== null) return 'reasoning_effort';
   if (request.reasoning?.effort !== undefined) return 'reasoning.effort';
   return undefined;
 }
 
 /**
- * POST /v1/chat/completions (spec 4.1), the chat front door: admission from the headers
- * (401, 429), the body read within the key's and the gateway's body budgets (429, 503) and
- * validated (400), then the pipeline; its reply goes out as it is (ChatReplySink).
+ * POST /v1/chat/completions (spec 4.1), the chat front door and the reference door: the
+ * key in `Authorization: Bearer`, the body validated (400) as the internal request itself,
+ * and the pipeline's reply sent as it is (ChatReplySink). Errors in the spec's envelope; a
+ * node's own error body passes through.
  */
-export function chatCompletionsRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget) {
-  return async function handleChatCompletions(
-    request: IncomingMessage,
-    response: ServerResponse,
-    context: RequestContext,
-  ): Promise<void> {
-    const { config } = services;
-    const { admission, body } = await admitAndRead(
-      services,
-      bodies,
-      request,
-      context,
-      credentialsOf(request, services),
-    );
-    const chat = parseChatRequest(body, config.http);
-    const gatewayRequest: GatewayRequest = {
-      frontDoor: 'chat',
-      chat,
-      stream: chat.stream === true,
-      effortParam: effortParam(chat),
-      endUser: endUserOf(request, chat.user, chat.safety_identifier),
-      sessionKey: sessionKeyOf(request, chat.prompt_cache_key),
-    };
-    await runRequest(
-      services,
-      logger,
-      context,
-      admission,
-      gatewayRequest,
-      new ChatReplySink(response, context, config.http.sseKeepaliveMs, chat.stream_options?.include_usage === true),
-    );
+export function chatDoor(): FrontDoor<ChatReplyNeeds> {
+  return {
+    name: 'chat',
+    authorization: bearerAuthorization,
+    errors: OPENAI_ERROR_SHAPE,
+    parse({ services, request, body }) {
+      const chat = parseChatRequest(body, services.config.http);
+      return {
+        gatewayRequest: {
+          frontDoor: 'chat',
+          chat,
+          stream: chat.stream === true,
+          effortParam: chatEffortParam(chat),
+          endUser: endUserOf(request, chat.user, chat.safety_identifier),
+          sessionKey: sessionKeyOf(request, chat.prompt_cache_key),
+        },
+        replyNeeds: { separateUsageChunk: chat.stream_options?.include_usage === true },
+      };
+    },
+    sink: ({ response, context, keepaliveMs }, { separateUsageChunk }) =>
+      new ChatReplySink(response, context, keepaliveMs, separateUsageChunk),
   };
 }

@@ -1,34 +1,25 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { countPromptTokens } from '../../billing/estimate-request.js';
-import { markLeftOut } from '../../billing/unresolved-inputs.js';
-import type { RequestContext } from '../../context/request-context.js';
-import type { UpstreamFailure } from '../../errors/gateway-error.js';
-import { messagesErrorBody } from './messages-error.js';
-import { thinkingSignaturesOf } from './thinking-signatures.js';
-import type { ReasoningEnvelope } from '../reasoning-envelope.js';
-import { SignatureAffinity, thinkingSignatures } from './signature-affinity.js';
-import { carriedByChat, leftOutBlocks, toChatRequest } from './to-chat-request.js';
-import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
-import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
-import type { GatewayServices } from '../../gateway-services.js';
-import type { Logger } from '../../observability/logger.js';
-import type { GatewayRequest } from '../../pipeline/front-door.js';
-import { endUserOf } from '../end-user.js';
-import { sessionKeyOf } from '../session-key.js';
-import { countInputTokens } from '../../pipeline/count-input-tokens.js';
-import { runRequest } from '../../pipeline/run-request.js';
-import { parseCountTokensRequest, parseMessagesRequest } from './validate-messages-request.js';
-import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
-import { isStrictVersion, refusedContent } from '../../providers/anthropic/api-version.js';
 import { NO_FEATURE_USE } from '../../billing/feature-prices.js';
-import { nativeMessagesFeatures } from './native-priced-features.js';
-import type { MessagesRequest } from './messages-request-schema.js';
-import { admitAndRead } from '../../http/admit-and-read.js';
-import type { BodyBudget } from '../../http/body-budget.js';
-import { anthropicCredentialsOf } from '../../http/credentials.js';
+import type { LeftOut } from '../../billing/unresolved-inputs.js';
+import type { ModelConfig } from '../../config/gateway-config.js';
+import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
+import type { UpstreamFailure } from '../../errors/gateway-error.js';
+import { FORWARDED_HEADERS } from '../../providers/anthropic/native-messages.js';
 import type { ErrorShape } from '../../reply/error-shape.js';
+import { endUserOf } from '../end-user.js';
+import type { FrontDoor } from '../front-door.js';
+import type { ReasoningEnvelope } from '../reasoning-envelope.js';
+import { sessionKeyOf } from '../session-key.js';
+import { apiKeyAuthorization } from './api-key-authorization.js';
+import { messagesErrorBody } from './messages-error.js';
 import { MessagesReplySink } from './messages-reply-sink.js';
-import { sendJsonText } from '../../reply/send-json.js';
+import { nativeMessagesFeatures } from './native-priced-features.js';
+import { nativeNodes } from './native-nodes.js';
+import { SignatureAffinity, thinkingSignatures } from './signature-affinity.js';
+import { thinkingSignaturesOf } from './thinking-signatures.js';
+import { carriedByChat, leftOutBlocks, toChatRequest } from './to-chat-request.js';
+import { parseCountTokensRequest, parseMessagesRequest } from './validate-messages-request.js';
 
 /** Errors of the Messages routes: Anthropic's shape; an Anthropic node's own body passes through unchanged (spec 7.3). */
 export const MESSAGES_ERROR_SHAPE: ErrorShape = {
@@ -36,57 +27,20 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
   passesThrough: (upstream: UpstreamFailure) => upstream.protocol === 'anthropic',
 };
 
-/**
- * Whether every node of the model serves Messages natively: then its internal request is
- * only read for the reservation and the policy, and what only Anthropic can do is not
- * refused. A model with any translated node gets the 400s (the chosen node is not known yet).
- */
-function onlyNativeNodes(services: GatewayServices, model: ModelConfig | undefined): boolean {
-  const routes = model === undefined ? [] : services.routes.routes(model.id);
-  return routes.length > 0 && routes.every((route) => servesMessages(services, route.nodeId));
-}
-
-function servesMessages(services: GatewayServices, nodeId: string): boolean {
-  return services.nodes.get(nodeId)?.node.nativeApis.has('messages') === true;
-}
-
-/**
- * A request with content Anthropic API version 2026-10-21 refuses (an assistant document, a
- * user text block's citations) is refused here, 400 naming it, when a node of the model
- * would get it natively on that version: whichever node is chosen, so that a failover
- * between versions never sends it to one that refuses it. Translated nodes never get it.
- */
-function refuseWhatStrictNodesRefuse(services: GatewayServices, model: ModelConfig | undefined, messages: unknown) {
-  if (model === undefined) return;
-  const strict = services.routes.routes(model.id).some((route) => {
-    const node = services.nodes.get(route.nodeId)?.node;
-    return node !== undefined && node.nativeApis.has('messages') && isStrictVersion(node);
-  });
-  if (!strict) return;
-  const refused = refusedContent(messages);
-  if (refused !== undefined) throw refused;
-}
-
-/**
- * The request as an Anthropic node of the model gets it: the model's priced-feature policy
- * applied (server tools, `service_tier`, priced betas), and what it may use of them; as it
- * came for a model no such node serves (its translated nodes get none of them).
- */
-function nativeRequest(
-  services: GatewayServices,
-  model: ModelConfig | undefined,
-  messages: MessagesRequest,
-  headers: Record<string, string>,
-) {
-  const native =
-    model !== undefined && services.routes.routes(model.id).some((route) => servesMessages(services, route.nodeId));
-  return native ? nativeMessagesFeatures(messages, headers, model) : { body: messages, headers, use: NO_FEATURE_USE };
+/** What the Messages door's reply needs of its request. */
+export interface MessagesReplyNeeds {
+  /** The client's model id. */
+  readonly model: string;
+  /** The prompt as the gateway counts it, for `message_start` of a translated stream (rule A1). */
+  readonly inputTokensEstimate: number;
 }
 
 /** Whether the configuration lets the model take the effort (PRODUCT.md decision 19). */
 function effortListed(model: ModelConfig | undefined, effort: string | null | undefined): boolean {
-  if (effort === undefined || effort === null || CORE_EFFORTS.has(effort as ReasoningEffort)) return true;
-  return model?.reasoning?.efforts?.has(effort as ReasoningEffort) === true;
+  const core: ReadonlySet<string> = CORE_EFFORTS;
+  if (effort === undefined || effort === null || core.has(effort)) return true;
+  const listed: ReadonlySet<string> | undefined = model?.reasoning?.efforts;
+  return listed?.has(effort) === true;
 }
 
 /** About four characters a token: an estimate that costs no tokenizer run. */
@@ -106,106 +60,83 @@ function forwardedHeaders(request: IncomingMessage): Record<string, string> {
 }
 
 /**
- * POST /v1/messages, the Anthropic Messages front door (PRODUCT.md decisions 15, 16):
- * admission (401, 429), the body read and validated (400), translated into the internal
- * request (for translated nodes, the reservation and policy) and handed as it came for
- * Anthropic nodes (native); a follow-up turn carrying reasoning a node made goes to that
- * node first (affinity). Replies go out through MessagesReplySink.
+ * POST /v1/messages, the Anthropic Messages front door (PRODUCT.md decisions 15, 16): the
+ * body validated (400), translated into the internal request (for translated nodes, the
+ * reservation and policy) and handed as it came for Anthropic nodes (native); a follow-up
+ * turn carrying reasoning a node made goes to that node first (affinity). Replies go out
+ * through MessagesReplySink. Its count-tokens route (inbound-protocols 1.11; rule A9)
+ * counts what the chat form carries, never refusing what it cannot.
  */
-export function messagesRoute(
-  services: GatewayServices,
-  logger: Logger,
-  bodies: BodyBudget,
-  envelope: () => ReasoningEnvelope,
-) {
+export function messagesDoor(envelope: () => ReasoningEnvelope): FrontDoor<MessagesReplyNeeds> {
   const envelopes = thinkingSignaturesOf(envelope);
   const signatures = new SignatureAffinity();
-  return async function handleMessages(
-    request: IncomingMessage,
-    response: ServerResponse,
-    context: RequestContext,
-  ): Promise<void> {
-    const { config } = services;
-    const { admission, body } = await admitAndRead(
-      services,
-      bodies,
-      request,
-      context,
-      anthropicCredentialsOf(request, services),
-    );
-    const messages = parseMessagesRequest(body, config.http);
-    // The model the id names, by its id or an alias (authorize resolves the same way and answers 404 when none).
-    const model = services.models.resolve(messages.model);
-    refuseWhatStrictNodesRefuse(services, model, messages.messages);
-    const nativeOnly = onlyNativeNodes(services, model);
-    const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
-    // What the chat form left out of a native-only request the node still gets: the reservation prices it.
-    if (nativeOnly) markLeftOut(translated.chat, leftOutBlocks(messages));
-    const native = nativeRequest(services, model, messages, forwardedHeaders(request));
-    // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
-    if (nativeOnly && !effortListed(model, translated.chat.reasoning_effort)) delete translated.chat.reasoning_effort;
-    const stream = messages.stream === true;
-    // The node that made the newest reasoning the history carries: a gateway envelope names it,
-    // an Anthropic signature is looked up among those this instance relayed.
-    const affinityNode = translated.affinityNode ?? signatures.nodeOf(thinkingSignatures(messages.messages));
-    const gatewayRequest: GatewayRequest = {
-      frontDoor: 'messages',
-      chat: translated.chat,
-      native: { api: 'messages', body: native.body, headers: native.headers },
-      features: native.use,
-      stream,
-      effortParam: translated.effortParam,
-      endUser: endUserOf(request, messages.metadata?.user_id),
-      sessionKey: sessionKeyOf(request, messages.metadata?.user_id),
-      ...(affinityNode === undefined ? {} : { affinityNode }),
-    };
-    // What message_start says before the node's count is known (rule A1): the reservation
-    // already ran the tokenizer over the prompt, so a cheap count by characters is enough here.
-    const inputTokensEstimate = stream ? countPromptTokens(translated.chat, roughTokens) : 0;
-    await runRequest(
-      services,
-      logger,
-      context,
-      admission,
-      gatewayRequest,
+  return {
+    name: 'messages',
+    authorization: apiKeyAuthorization,
+    errors: MESSAGES_ERROR_SHAPE,
+    parse({ services, nodes, request, body }) {
+      const messages = parseMessagesRequest(body, services.config.http);
+      // The model the id names, by its id or an alias (authorize resolves the same way and answers 404 when none).
+      const model = services.models.resolve(messages.model);
+      const native = nativeNodes(nodes, model, messages.messages);
+      const translated = toChatRequest(native.only ? carriedByChat(messages) : messages, envelopes());
+      const headers = forwardedHeaders(request);
+      // The request as an Anthropic node of the model gets it: the model's priced-feature policy applied (server
+      // tools, `service_tier`, priced betas); as it came for a model no such node serves (its translated nodes get none).
+      const nativeRequest =
+        native.some && model !== undefined
+          ? nativeMessagesFeatures(messages, headers, model)
+          : { body: messages, headers, use: NO_FEATURE_USE };
+      // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
+      if (native.only && !effortListed(model, translated.chat.reasoning_effort))
+        delete translated.chat.reasoning_effort;
+      // What the chat form left out of a native-only request the node still gets: the reservation prices it.
+      const blocks = native.only ? leftOutBlocks(messages) : undefined;
+      const leftOut: LeftOut = {
+        unresolved: blocks?.unresolved ?? 0,
+        text: blocks?.text ?? [],
+        cacheBreakpoints: translated.cacheBreakpoints,
+      };
+      const stream = messages.stream === true;
+      // The node that made the newest reasoning the history carries: a gateway envelope names it,
+      // an Anthropic signature is looked up among those this instance relayed.
+      const affinityNode = translated.affinityNode ?? signatures.nodeOf(thinkingSignatures(messages.messages));
+      return {
+        gatewayRequest: {
+          frontDoor: 'messages',
+          chat: translated.chat,
+          native: { api: 'messages', body: nativeRequest.body, headers: nativeRequest.headers },
+          features: nativeRequest.use,
+          stream,
+          effortParam: translated.effortParam,
+          endUser: endUserOf(request, messages.metadata?.user_id),
+          sessionKey: sessionKeyOf(request, messages.metadata?.user_id),
+          leftOut,
+          ...(affinityNode === undefined ? {} : { affinityNode }),
+        },
+        replyNeeds: {
+          model: messages.model,
+          // What message_start says before the node's count is known (rule A1): the reservation
+          // already ran the tokenizer over the prompt, so a cheap count by characters is enough here.
+          inputTokensEstimate: stream ? countPromptTokens(translated.chat, roughTokens) : 0,
+        },
+      };
+    },
+    sink: ({ response, context, keepaliveMs }, { model, inputTokensEstimate }) =>
       new MessagesReplySink(response, context, {
-        keepaliveMs: config.http.sseKeepaliveMs,
+        keepaliveMs,
         envelopes: envelopes(),
-        model: messages.model,
+        model,
         inputTokensEstimate,
         signatures,
       }),
-    );
-  };
-}
-
-/**
- * POST /v1/messages/count_tokens (inbound-protocols 1.11; rule A9): the prompt as the
- * gateway's tokenizer counts it (the estimator reservations use), for any model the key
- * may use, within the key's counting budget (`countInputTokens`); never sent to a node.
- */
-export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, envelope: () => ReasoningEnvelope) {
-  const envelopes = thinkingSignaturesOf(envelope);
-  return async function handleCountTokens(
-    request: IncomingMessage,
-    response: ServerResponse,
-    context: RequestContext,
-  ): Promise<void> {
-    const { admission, body } = await admitAndRead(
-      services,
-      bodies,
-      request,
-      context,
-      anthropicCredentialsOf(request, services),
-      true,
-    );
-    const parsed = parseCountTokensRequest(body, services.config.http);
-    // Only counted: what the chat form cannot carry is left out, never refused.
-    const { chat } = toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes());
-    context.record.model = chat.model;
-    const tokens = await countInputTokens(services, admission, chat);
-    const reply = JSON.stringify({ input_tokens: tokens });
-    context.record.status = 200;
-    sendJsonText(response, context, 200, reply);
+    tokenCounting: {
+      parse({ services, body }) {
+        const parsed = parseCountTokensRequest(body, services.config.http);
+        // Only counted: what the chat form cannot carry is left out, never refused.
+        return toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes()).chat;
+      },
+      reply: (inputTokens) => JSON.stringify({ input_tokens: inputTokens }),
+    },
   };
 }

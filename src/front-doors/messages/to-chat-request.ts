@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
-import { CACHE_BREAKPOINTS_MARKED } from '../../billing/estimate-request.js';
 import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { invalidParameter, invalidValue } from '../../errors/gateway-error.js';
-import type {
-  MessagesBlock,
-  MessagesMessage,
-  MessagesRequest,
-} from './messages-request-schema.js';
+import { isRecord } from '../../protocol/is-record.js';
+import type { MessagesBlock, MessagesMessage, MessagesRequest } from './messages-request-schema.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 
 /** A Messages request in the pipeline's form, and what the door read from it. */
@@ -17,6 +13,8 @@ export interface TranslatedMessagesRequest {
   readonly effortParam: string | undefined;
   /** The node that made the reasoning the history carries back (its newest envelope), if any. */
   readonly affinityNode: string | undefined;
+  /** The request marks prompt-cache breakpoints, which `chat` leaves out (an Anthropic node reached natively gets them). */
+  readonly cacheBreakpoints: boolean;
 }
 
 /** `safety_identifier` / `user` takes at most 64 characters (rule A19): longer ids are hashed. */
@@ -31,10 +29,6 @@ type Part = { type: string } & Record<string, unknown>;
 /** 400 naming a field that asks for something a chat-completions request cannot carry. */
 function cannotCarry(param: string, what: string): never {
   throw invalidParameter(param, 'not_for_this_node', { what });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function blocksOf(content: string | MessagesBlock[]): MessagesBlock[] {
@@ -107,8 +101,7 @@ export function toChatRequest(request: MessagesRequest, envelopes: ThinkingSigna
   if (request.container !== undefined && request.container !== null)
     cannotCarry('container', 'a code-execution container');
   // The markers are dropped here, but an Anthropic node gets them: the reservation must see them.
-  if (marksCache(request)) (chat as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] = true;
-  return { chat, effortParam, affinityNode };
+  return { chat, effortParam, affinityNode, cacheBreakpoints: marksCache(request) };
 }
 
 /** Whether the request marks a prompt-cache breakpoint anywhere: top level, system, message blocks, tools. */

@@ -1,4 +1,4 @@
-import { markLeftOut } from '../../billing/unresolved-inputs.js';
+import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import type { CreateResponseRequest } from './create-response-schema.js';
@@ -33,6 +33,8 @@ export interface TranslatedResponsesRequest {
   readonly toolNames: ToolNames;
   /** The node that made the reasoning replayed in the input, to be tried first (PRODUCT.md decision 17). */
   readonly reasoningNode: string | undefined;
+  /** What `chat` leaves out that a native node is sent: the reservation prices it (GatewayRequest.leftOut). */
+  readonly leftOut: LeftOut;
 }
 
 /**
@@ -64,8 +66,6 @@ export function toChatRequest(
   if (messages.length === 0) throw invalidParameter('input', 'at_least_one_message');
   const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
   const chat: ChatRequest = { model: request.model, messages };
-  // A native node is sent what this form leaves out: the reservation must price it.
-  markLeftOut(chat, leftOut);
   if (tools.tools !== undefined) {
     chat.tools = tools.tools;
     if (tools.toolChoice !== undefined) chat.tool_choice = tools.toolChoice;
@@ -90,7 +90,7 @@ export function toChatRequest(
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
-  return { chat, toolNames: tools.names, reasoningNode };
+  return { chat, toolNames: tools.names, reasoningNode, leftOut };
 }
 
 /** `text.format` as `response_format` (rule B10); undefined for plain text. */
