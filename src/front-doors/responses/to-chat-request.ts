@@ -51,7 +51,7 @@ export function toChatRequest(
   if (typeof request.input === 'string') {
     located.push({ item: { type: 'message', role: 'user', content: request.input }, path: 'input' });
   } else {
-    request.input.forEach((item, index) => located.push({ item: item as Item, path: `input[${index}]` }));
+    request.input.forEach((item, index) => located.push({ item, path: `input[${index}]` }));
   }
   const { messages, reasoningNode, leftOut } = inputToMessages(
     located,
@@ -61,7 +61,8 @@ export function toChatRequest(
     conversation.servedNatively === true,
   );
   if (typeof request.instructions === 'string' && request.instructions !== '') {
-    messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);
+    const system: ChatMessage = { role: 'system', content: request.instructions };
+    messages.unshift(system);
   }
   if (messages.length === 0) throw invalidParameter('input', 'at_least_one_message');
   const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
@@ -107,7 +108,8 @@ function responseFormat(format: Item | null | undefined): ChatRequest['response_
     const jsonSchema: Item = { name: format.name, schema: format.schema };
     if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict;
     if (typeof format.description === 'string') jsonSchema.description = format.description;
-    return { type: 'json_schema', json_schema: jsonSchema } as ChatRequest['response_format'];
+    const schemaFormat = { type: 'json_schema', json_schema: jsonSchema };
+    return schemaFormat;
   }
   throw invalidParameter('text.format.type', 'format_unsupported', { type: String(format.type) });
 }
