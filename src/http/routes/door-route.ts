@@ -20,6 +20,7 @@ import type { Route, RouteHandler } from '../server.js';
 export function doorRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget, door: FrontDoor): Route {
   const nodes = modelNodesView(services);
   const handleDoor: RouteHandler = async (request, response, context) => {
+    context.record.frontDoor = door.name;
     const credentials = credentialsOf(request, services, door.authorization(request));
     const { admission, body } = await admitAndRead(services, bodies, request, context, credentials);
     const { gatewayRequest, replyNeeds } = await door.parse({ services, nodes, request, context, admission, body });
@@ -41,6 +42,7 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, 
   if (counting === undefined) throw new Error(`the ${door.name} door counts no tokens`);
   const nodes = modelNodesView(services);
   const handleCountTokens: RouteHandler = async (request, response, context) => {
+    context.record.frontDoor = door.name;
     const credentials = credentialsOf(request, services, door.authorization(request));
     const { admission, body } = await admitAndRead(services, bodies, request, context, credentials, true);
     const chat = await counting.parse({ services, nodes, request, context, admission, body });
