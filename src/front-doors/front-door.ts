@@ -6,10 +6,12 @@ import type { FrontDoorName, GatewayRequest, ModelNodesView, ReplySink } from '.
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { ErrorShape } from '../reply/error-shape.js';
 
+/** What a door may read of the gateway's services: the configuration, the model catalog, the stored responses; never the route table or the node registry (see DoorInput.nodes). */
+export type DoorServices = Pick<GatewayServices, 'config' | 'models' | 'responses'>;
+
 /** What a door reads to parse a request: an admitted request's headers and body, and the gateway's state. */
 export interface DoorInput {
-  /** The configuration, the model catalog, the stored responses: never the route table or the node registry (see `nodes`). */
-  readonly services: GatewayServices;
+  readonly services: DoorServices;
   /** The model's nodes, read-only: what a door decides from them. */
   readonly nodes: ModelNodesView;
   /** The client's request: its headers (the end user, the session key, headers to forward). */
