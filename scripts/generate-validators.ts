@@ -22,7 +22,10 @@ import { ConfigFileSchema } from '../src/config/config-schema.js';
 import { AddNodeSchema } from '../src/http/admin/add-node-schema.js';
 import { ChatRequestSchema } from '../src/protocol/openai/chat-request-schema.js';
 import { CreateResponseSchema } from '../src/front-doors/responses/create-response-schema.js';
-import { CountTokensRequestSchema, MessagesRequestSchema } from '../src/front-doors/messages/messages-request-schema.js';
+import {
+  CountTokensRequestSchema,
+  MessagesRequestSchema,
+} from '../src/front-doors/messages/messages-request-schema.js';
 
 /** Where the generated files live, relative to the repository root. */
 export const GENERATED_DIRECTORY = 'src/validation/generated';
@@ -75,7 +78,9 @@ const MODULES: readonly GeneratedModule[] = [
   {
     file: 'validate-create-response-shape.js',
     options: REQUEST_OPTIONS,
-    typeImports: ["import type { CreateResponseRequest } from '../../front-doors/responses/create-response-schema.js';"],
+    typeImports: [
+      "import type { CreateResponseRequest } from '../../front-doors/responses/create-response-schema.js';",
+    ],
     exports: [{ name: 'validateCreateResponseShape', schema: CreateResponseSchema, type: 'CreateResponseRequest' }],
   },
   {

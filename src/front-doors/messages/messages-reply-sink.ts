@@ -1,10 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { asGatewayError } from '../../errors/gateway-error.js';
-import {
-  MessagesStreamTranslator,
-  PING_EVENT,
-  usageSoFarEvent,
-} from './messages-stream-translator.js';
+import { MessagesStreamTranslator, PING_EVENT, usageSoFarEvent } from './messages-stream-translator.js';
 import { messagesErrorBody } from './messages-error.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 import type { SignatureAffinity } from './signature-affinity.js';
