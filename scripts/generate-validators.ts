@@ -21,8 +21,11 @@ import {
 import { ConfigFileSchema } from '../src/config/config-schema.js';
 import { AddNodeSchema } from '../src/http/admin/add-node-schema.js';
 import { ChatRequestSchema } from '../src/protocol/openai/chat-request-schema.js';
-import { CreateResponseSchema } from '../src/protocol/responses/create-response-schema.js';
-import { CountTokensRequestSchema, MessagesRequestSchema } from '../src/protocol/anthropic/messages-request-schema.js';
+import { CreateResponseSchema } from '../src/front-doors/responses/create-response-schema.js';
+import {
+  CountTokensRequestSchema,
+  MessagesRequestSchema,
+} from '../src/front-doors/messages/messages-request-schema.js';
 
 /** Where the generated files live, relative to the repository root. */
 export const GENERATED_DIRECTORY = 'src/validation/generated';
@@ -75,14 +78,16 @@ const MODULES: readonly GeneratedModule[] = [
   {
     file: 'validate-create-response-shape.js',
     options: REQUEST_OPTIONS,
-    typeImports: ["import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';"],
+    typeImports: [
+      "import type { CreateResponseRequest } from '../../front-doors/responses/create-response-schema.js';",
+    ],
     exports: [{ name: 'validateCreateResponseShape', schema: CreateResponseSchema, type: 'CreateResponseRequest' }],
   },
   {
     file: 'validate-messages-request.js',
     options: REQUEST_OPTIONS,
     typeImports: [
-      "import type { CountTokensRequest, MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';",
+      "import type { CountTokensRequest, MessagesRequest } from '../../front-doors/messages/messages-request-schema.js';",
     ],
     exports: [
       { name: 'validateMessagesRequestShape', schema: MessagesRequestSchema, type: 'MessagesRequest' },

@@ -28,7 +28,7 @@ import { holdShortfall, type HoldRequest, type HoldSubjectEntry, type SpendHoldB
 import type { BudgetOwner, WindowDemand, WindowEntry } from './budget-windows.js';
 import { balanceRefusal, budgetRefusal, keyLimitRefusal, type ReservationSize } from './spend-refusal.js';
 import { tokenCounter } from './token-counter.js';
-import { reservedPromptTokens } from './unresolved-inputs.js';
+import { NOTHING_LEFT_OUT, reservedPromptTokens, type LeftOut } from './unresolved-inputs.js';
 import { isoNow } from '../time/iso-now.js';
 
 const NO_TOKENS = { prompt: 0, cached: 0, cacheWrite: 0, cacheWrite1h: 0, completion: 0, reasoning: 0 };
@@ -236,6 +236,7 @@ export class Billing {
     effort?: ReasoningEffort,
     use: FeatureUse = NO_FEATURE_USE,
     endUser?: string,
+    leftOut: LeftOut = NOTHING_LEFT_OUT,
   ): RequestCharge | Promise<RequestCharge> {
     const prices = this.pricesOf(model);
     // Nothing is reserved, but the node still gets the cap (the prompt is not counted: only a
@@ -260,9 +261,9 @@ export class Billing {
     const startedAt = this.clock();
     if (typeof counter !== 'function')
       return counter.then((count) =>
-        this.reserveCounted(key, account, model, request, prices, count, effort, use, endUser, startedAt),
+        this.reserveCounted(key, account, model, request, prices, count, effort, use, endUser, startedAt, leftOut),
       );
-    return this.reserveCounted(key, account, model, request, prices, counter, effort, use, endUser, startedAt);
+    return this.reserveCounted(key, account, model, request, prices, counter, effort, use, endUser, startedAt, leftOut);
   }
 
   private reserveCounted(
@@ -276,18 +277,19 @@ export class Billing {
     use: FeatureUse,
     endUser: string | undefined,
     startedAt: number,
+    leftOut: LeftOut,
   ): RequestCharge | Promise<RequestCharge> {
     const promptTokens = countPromptTokens(request, count);
     const cap = outputCapOf(request, model, promptTokens, effort);
     // What the internal form leaves out for a native node is priced too; input the gateway cannot size at the model's bound (unresolved-inputs.ts).
-    const reservedPrompt = reservedPromptTokens(request, model, promptTokens, count);
+    const reservedPrompt = reservedPromptTokens(request, model, promptTokens, count, leftOut);
     // A model with priced features reserves at its dearest token prices and for every tool call it allows.
     const worstPrices = model.pricedFeatures === undefined ? prices : reservedPrices(model, prices, use);
     const outputTokens = cap.tokens * (request.n ?? 1);
     const costNano =
       (worstPrices === undefined
         ? 0
-        : worstCaseCost(reservedPrompt, outputTokens, worstPrices, marksCacheBreakpoints(request))) +
+        : worstCaseCost(reservedPrompt, outputTokens, worstPrices, marksCacheBreakpoints(request, leftOut))) +
       reservedToolNano(model, use);
     const estimate: CostEstimate = { model, prices, costNano, cap, promptTokens, use };
     const size: ReservationSize = { promptTokens: reservedPrompt, outputTokens, costNano };

@@ -1,5 +1,6 @@
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
+import type { LeftOut } from './unresolved-inputs.js';
 import { thinkingBudgetOf } from '../protocol/openai/thinking-budget.js';
 
 /** Tokens OpenAI's chat format adds around each message and to prime the reply. */
@@ -68,20 +69,14 @@ function contentTokens(content: unknown, count: (text: string) => number): numbe
 }
 
 /**
- * Set (to true) by a front door on an internal request whose client marked cache
- * breakpoints that the internal form leaves out (Anthropic `cache_control`, which only an
- * Anthropic node, reached natively, gets): the reservation prices the prompt as for the
- * markers it still has. A symbol, so it is never serialized into a node's request.
- */
-export const CACHE_BREAKPOINTS_MARKED = Symbol('cache breakpoints marked');
-
-/**
  * Whether the request marks prompt-cache breakpoints (`cache_control` on a message, a
  * content part or a tool): then prompt tokens may be billed at a cache-write price, and
- * the reservation counts them at the dearest (PRODUCT.md decision 21).
+ * the reservation counts them at the dearest (PRODUCT.md decision 21). Markers the
+ * internal form dropped count too (`leftOut`).
  */
-export function marksCacheBreakpoints(request: ChatRequest): boolean {
-  if ((request as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] === true) return true;
+export function marksCacheBreakpoints(request: ChatRequest, leftOut?: LeftOut): boolean {
+  // The internal form dropped the client's markers, but an Anthropic node reached natively gets them.
+  if (leftOut?.cacheBreakpoints === true) return true;
   const marked = (value: unknown): boolean => fieldOf(value, 'cache_control') !== undefined;
   for (const message of request.messages) {
     if (marked(message)) return true;

@@ -5,7 +5,8 @@ import { isRecord } from '../protocol/is-record.js';
 
 /**
  * What a front door's internal request leaves out of the client's request although a node
- * serving the door's protocol natively is sent it as it came, and charges for it.
+ * serving the door's protocol natively is sent it as it came, and charges for it: the
+ * door sets it on the request (GatewayRequest.leftOut), the reservation reads it.
  */
 export interface LeftOut {
   /**
@@ -15,21 +16,16 @@ export interface LeftOut {
   readonly unresolved: number;
   /** Content the client sent that the internal form has no place for (hosted-tool turns, foreign reasoning, server-tool results), as JSON text. */
   readonly text: readonly string[];
+  /**
+   * The client's request marks prompt-cache breakpoints the internal form dropped (an
+   * Anthropic node, reached natively, gets them): the reservation prices the prompt as
+   * for the markers (estimate-request.ts marksCacheBreakpoints).
+   */
+  readonly cacheBreakpoints?: boolean;
 }
 
-/** Set on an internal request by its front door; a symbol, so it is never serialized into a node's request (object spreads keep it). */
-const LEFT_OUT = Symbol('left out of the internal request');
-
-type Marked = { [LEFT_OUT]?: LeftOut };
-
-/** Marks what the internal request leaves out (nothing: nothing is marked). */
-export function markLeftOut(request: ChatRequest, leftOut: LeftOut): void {
-  if (leftOut.unresolved > 0 || leftOut.text.length > 0) (request as Marked)[LEFT_OUT] = leftOut;
-}
-
-function leftOutOf(request: ChatRequest): LeftOut | undefined {
-  return (request as Marked)[LEFT_OUT];
-}
+/** Nothing left out. */
+export const NOTHING_LEFT_OUT: LeftOut = { unresolved: 0, text: [] };
 
 /** Whether a chat content part is a file sent by id: its content is the node's, its size unknown here. */
 function isFileById(part: unknown): boolean {
@@ -38,11 +34,11 @@ function isFileById(part: unknown): boolean {
 }
 
 /**
- * The inputs of a request whose size the gateway cannot know: those its front door marked,
- * and `file` parts that name a file by id (`file_id`) instead of carrying it.
+ * The inputs of a request whose size the gateway cannot know: those its front door left
+ * out, and `file` parts that name a file by id (`file_id`) instead of carrying it.
  */
-export function unresolvedInputsOf(request: ChatRequest): number {
-  let count = leftOutOf(request)?.unresolved ?? 0;
+export function unresolvedInputsOf(request: ChatRequest, leftOut: LeftOut = NOTHING_LEFT_OUT): number {
+  let count = leftOut.unresolved;
   for (const message of request.messages) {
     const content: unknown = message.content;
     if (!Array.isArray(content)) continue;
@@ -65,11 +61,11 @@ export function reservedPromptTokens(
   model: ModelConfig,
   counted: number,
   count: (text: string) => number,
+  leftOut: LeftOut = NOTHING_LEFT_OUT,
 ): number {
-  const leftOut = leftOutOf(request);
   let seen = counted;
-  for (const text of leftOut?.text ?? []) seen += count(text);
-  const unresolved = unresolvedInputsOf(request);
+  for (const text of leftOut.text) seen += count(text);
+  const unresolved = unresolvedInputsOf(request, leftOut);
   if (unresolved === 0) return seen;
   const perInput = model.unresolvedInputTokens ?? model.contextLength;
   if (perInput === undefined) throw validationFailed(null, 'input_size_unbounded', { model: model.id });

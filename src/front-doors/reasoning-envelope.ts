@@ -54,7 +54,7 @@ export class ReasoningEnvelope {
         decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)),
         decipher.final(),
       ]).toString('utf8');
-      const parsed = JSON.parse(plain) as unknown;
+      const parsed: unknown = JSON.parse(plain);
       if (!isRecord(parsed) || typeof parsed.node !== 'string' || !isRecord(parsed.payload)) return undefined;
       return { node: parsed.node, payload: parsed.payload };
     } catch {

@@ -3,19 +3,14 @@ import type { GatewayServices } from '../gateway-services.js';
 import { clientIp } from '../limits/client-ip.js';
 import type { Credentials } from '../pipeline/admit.js';
 
-/** What the pipeline's admission reads of an HTTP request: its `Authorization` header and the client's address. */
-export function credentialsOf(request: IncomingMessage, services: GatewayServices): Credentials {
-  return { authorization: request.headers.authorization, clientIp: clientIp(request, services.trustedProxies) };
-}
-
 /**
- * The credentials of a request on the Anthropic routes (PRODUCT.md decision 16): the key in
- * `x-api-key` when present (the SDK's `apiKey`, Claude Code's `ANTHROPIC_API_KEY`), else
- * `Authorization: Bearer` (`authToken`, `ANTHROPIC_AUTH_TOKEN`).
+ * What the pipeline's admission reads of an HTTP request: the key as its door reads it (an
+ * `Authorization` value; the header itself by default), and the client's address.
  */
-export function anthropicCredentialsOf(request: IncomingMessage, services: GatewayServices): Credentials {
-  const header = request.headers['x-api-key'];
-  const apiKey = Array.isArray(header) ? header[0] : header;
-  if (apiKey === undefined || apiKey === '') return credentialsOf(request, services);
-  return { authorization: `Bearer ${apiKey}`, clientIp: clientIp(request, services.trustedProxies) };
+export function credentialsOf(
+  request: IncomingMessage,
+  services: GatewayServices,
+  authorization: string | undefined = request.headers.authorization,
+): Credentials {
+  return { authorization, clientIp: clientIp(request, services.trustedProxies) };
 }

@@ -1,10 +1,10 @@
-import { captureReply } from './reply-capture.js';
+import { captureReply } from '../reply/reply-capture.js';
 import type { ServerResponse } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../context/request-context.js';
 import { canDrain, endAfterDrain, type DrainLimits } from './end-after-drain.js';
-import { OPENAI_ERROR_SHAPE, type ErrorShape } from './error-shape.js';
-import { responseHeaders } from './response-headers.js';
+import { OPENAI_ERROR_SHAPE, type ErrorShape } from '../reply/error-shape.js';
+import { responseHeaders } from '../reply/response-headers.js';
 
 /**
  * The only place a thrown error becomes an HTTP response. A node's client-side error is

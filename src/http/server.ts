@@ -14,17 +14,19 @@ import type { GatewayServices } from '../gateway-services.js';
 import { requestLineLogger, type Logger } from '../observability/logger.js';
 import type { FrontDoorName, RequestContext } from '../context/request-context.js';
 import { Cancellation } from '../upstream/cancellation.js';
-import { errorEnvelopeJson } from './error-envelope.js';
+import { errorEnvelopeJson } from '../reply/error-envelope.js';
 import { BodyBudget } from './body-budget.js';
 import { InFlightRequests } from './in-flight-requests.js';
 import { renderError } from './error-renderer.js';
-import { RESPONSES_ERROR_SHAPE, type ErrorShape } from './error-shape.js';
+import type { ErrorShape } from '../reply/error-shape.js';
 import { preferredLanguage } from './preferred-language.js';
 import { correlationIdFor, newRequestId } from './request-ids.js';
-import { chatCompletionsRoute } from './routes/chat-completions.js';
-import { responsesInputTokensRoute, responsesRoute } from './routes/responses.js';
+import type { FrontDoor } from '../front-doors/front-door.js';
+import { chatDoor } from '../front-doors/chat/chat-door.js';
+import { messagesDoor } from '../front-doors/messages/messages-door.js';
+import { responsesDoor } from '../front-doors/responses/responses-door.js';
 import { gatewayEnvelope } from '../front-doors/reasoning-envelope.js';
-import { countTokensRoute, MESSAGES_ERROR_SHAPE, messagesRoute } from './routes/messages.js';
+import { countTokensRoute, doorRoute } from './routes/door-route.js';
 import { healthzRoute, readyzRoute } from './routes/health.js';
 import { metricsRoute } from './routes/metrics.js';
 import { MODEL_PATH_PREFIX, MODELS_ERROR_SHAPE, modelRoute, modelsRoute } from './routes/models.js';
@@ -104,47 +106,17 @@ export function createGatewayServer(services: GatewayServices, logger: Logger): 
   const bodies = new BodyBudget(() => services.config.http);
   // Reasoning artifacts of every front door are sealed with one secret (PRODUCT.md decision 17).
   const envelope = gatewayEnvelope(() => services.config.adminKey);
+  // One line per front door (and one per count-tokens route): the door's folder holds the rest.
+  const door = (frontDoor: FrontDoor): Route => doorRoute(services, logger, bodies, frontDoor);
+  const counting = (frontDoor: FrontDoor): Route => countTokensRoute(services, bodies, frontDoor);
+  const messages = messagesDoor(envelope);
+  const responses = responsesDoor(envelope);
   const routes = new Map<string, Route>([
-    [
-      '/v1/chat/completions',
-      { method: 'POST', handler: chatCompletionsRoute(services, logger, bodies), frontDoor: 'chat' },
-    ],
-    [
-      '/v1/responses',
-      {
-        method: 'POST',
-        handler: responsesRoute(services, logger, bodies, envelope),
-        frontDoor: 'responses',
-        errors: RESPONSES_ERROR_SHAPE,
-      },
-    ],
-    [
-      '/v1/responses/input_tokens',
-      {
-        method: 'POST',
-        handler: responsesInputTokensRoute(services, bodies, envelope),
-        frontDoor: 'responses',
-        errors: RESPONSES_ERROR_SHAPE,
-      },
-    ],
-    [
-      '/v1/messages',
-      {
-        method: 'POST',
-        handler: messagesRoute(services, logger, bodies, envelope),
-        frontDoor: 'messages',
-        errors: MESSAGES_ERROR_SHAPE,
-      },
-    ],
-    [
-      '/v1/messages/count_tokens',
-      {
-        method: 'POST',
-        handler: countTokensRoute(services, bodies, envelope),
-        frontDoor: 'messages',
-        errors: MESSAGES_ERROR_SHAPE,
-      },
-    ],
+    ['/v1/chat/completions', door(chatDoor())],
+    ['/v1/responses', door(responses)],
+    ['/v1/responses/input_tokens', counting(responses)],
+    ['/v1/messages', door(messages)],
+    ['/v1/messages/count_tokens', counting(messages)],
     ['/v1/models', { method: 'GET', handler: modelsRoute(services), errors: MODELS_ERROR_SHAPE }],
     ['/healthz', { method: 'GET', handler: healthzRoute() }],
     ['/readyz', { method: 'GET', handler: readyzRoute(services, () => shuttingDown) }],

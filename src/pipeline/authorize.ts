@@ -23,7 +23,7 @@ export function authorize(models: ModelCatalog, admission: Admission, request: G
     throw gatewayError('model_unavailable', { param: 'model', params: { model: request.chat.model } });
   const effort = checkAccess(admission.key.record, admission.account?.record, model, {
     stream: request.stream,
-    effort: resolveReasoningEffort(request.chat, model),
+    effort: resolveReasoningEffort(request.chat, model, request.effortParam),
     effortParam: request.effortParam,
   });
   return { model, effort };

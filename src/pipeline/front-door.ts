@@ -4,6 +4,8 @@ import type { FrontDoorName } from '../context/request-context.js';
 import type { NativeApi } from '../config/gateway-config.js';
 import type { NativeRequest, ReplySummary } from '../providers/types.js';
 import type { FeatureUse } from '../billing/feature-prices.js';
+import type { LeftOut } from '../billing/unresolved-inputs.js';
+import type { NodeConfig } from '../config/gateway-config.js';
 
 /**
  * The seam between a front door (a client-facing protocol) and the one pipeline that runs
@@ -54,6 +56,29 @@ export interface GatewayRequest {
    * the door's headers and fields, first found. Undefined when none is given.
    */
   readonly sessionKey?: string;
+  /**
+   * What `chat` leaves out of the client's request although a node serving the door's
+   * protocol natively is sent it as it came: the reservation prices it (billing/unresolved-inputs.ts).
+   */
+  readonly leftOut?: LeftOut;
+}
+
+/** What a front door may read of a node: its id and protocols, and whether it takes requests now. */
+export interface DoorNode {
+  readonly node: Pick<NodeConfig, 'id' | 'nativeApis' | 'anthropicVersion'>;
+  isAvailable(): boolean;
+}
+
+/**
+ * The read-only view of the nodes the pipeline gives front doors, for the decisions a door
+ * makes from a model's nodes (native or translated, what a node's API version refuses);
+ * doors never read the route table or the node registry themselves.
+ */
+export interface ModelNodesView {
+  /** The nodes that serve the model (by its id), in the route table's order. */
+  nodesOf(modelId: string): readonly DoorNode[];
+  /** A node by its id, whether or not it serves a given model. */
+  node(nodeId: string): DoorNode | undefined;
 }
 
 /**

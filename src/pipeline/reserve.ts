@@ -1,5 +1,6 @@
 import type { RequestCharge } from '../billing/billing.js';
 import type { FeatureUse } from '../billing/feature-prices.js';
+import type { LeftOut } from '../billing/unresolved-inputs.js';
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
@@ -20,8 +21,9 @@ export function reserve(
   effort: ReasoningEffort | undefined,
   features?: FeatureUse,
   endUser?: string,
+  leftOut?: LeftOut,
 ): RequestCharge | Promise<RequestCharge> {
   if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
   // The effort sizes the output cap of a request without one (PRODUCT.md decisions 19, 20).
-  return services.billing.reserve(admission.key, admission.account, model, request, effort, features, endUser);
+  return services.billing.reserve(admission.key, admission.account, model, request, effort, features, endUser, leftOut);
 }

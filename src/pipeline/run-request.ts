@@ -40,7 +40,16 @@ export async function runRequest(
   context.record.modelServed = model.id;
   // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
   if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
-  const reserved = reserve(services, admission, model, chat, effort, request.features, request.endUser);
+  const reserved = reserve(
+    services,
+    admission,
+    model,
+    chat,
+    effort,
+    request.features,
+    request.endUser,
+    request.leftOut,
+  );
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
   const { config } = services;
   let stream: StreamSink | undefined;

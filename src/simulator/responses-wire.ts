@@ -6,7 +6,7 @@ import { ResponseObject } from '../front-doors/responses/response-object.js';
 import { ResponseStreamEvents } from '../front-doors/responses/response-stream-events.js';
 import { ToolNames } from '../front-doors/responses/tool-names.js';
 import type { ChatCompletion, Usage } from '../protocol/openai/chat-response-types.js';
-import type { CreateResponseRequest } from '../protocol/responses/create-response-schema.js';
+import type { CreateResponseRequest } from '../front-doors/responses/create-response-schema.js';
 import type { ChatStreamEvents } from './chat-stream-events.js';
 import { completionUsage, type CompletionUsage } from './completion-usage.js';
 import { SimulatorError } from './simulator-error.js';

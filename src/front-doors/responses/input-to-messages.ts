@@ -1,7 +1,8 @@
 import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
-import type { ReasoningArtifact } from './reasoning-artifact.js';
+import { isRecord } from '../../protocol/is-record.js';
+import { reasoningArtifactOf, type ReasoningArtifact } from './reasoning-artifact.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { namespacedFunctionName } from './tool-names.js';
 
@@ -28,7 +29,12 @@ export interface TranslatedInput {
 const HOSTED_ITEM =
   /^(file_search_call|web_search_call|computer_call|computer_call_output|image_generation_call|code_interpreter_call|local_shell_call|local_shell_call_output|shell_call|shell_call_output|apply_patch_call|apply_patch_call_output|mcp_\w+|tool_search_\w+|compaction|program\w*)$/;
 
-const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
+const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant', 'system', 'developer']);
+
+/** A role a message item may have. */
+function isMessageRole(role: unknown): role is 'user' | 'assistant' | 'system' | 'developer' {
+  return ROLES.has(role);
+}
 
 /**
  * Maps Responses input items to chat messages (inbound-protocols 3.5): messages keep their
@@ -76,7 +82,7 @@ export function inputToMessages(
     switch (type) {
       case 'message': {
         const role = item.role;
-        if (typeof role !== 'string' || !ROLES.has(role)) {
+        if (!isMessageRole(role)) {
           throw invalidParameter(`${path}.role`, 'must_be_message_role');
         }
         if (role === 'assistant') {
@@ -86,7 +92,7 @@ export function inputToMessages(
           messages.push(message);
         } else {
           pendingReasoning = undefined;
-          messages.push({ role: role as ChatMessage['role'], content: userContent(item.content, `${path}.content`) });
+          messages.push({ role, content: userContent(item.content, `${path}.content`) });
         }
         return;
       }
@@ -100,8 +106,11 @@ export function inputToMessages(
             ? requiredString(item.arguments, `${path}.arguments`, true)
             : JSON.stringify({ input: requiredString(item.input, `${path}.input`, true) });
         const message = assistantMessage();
-        const calls = (message.tool_calls ??= []) as Item[];
-        calls.push({ id: callId, type: 'function', function: { name: functionName, arguments: args } });
+        (message.tool_calls ??= []).push({
+          id: callId,
+          type: 'function',
+          function: { name: functionName, arguments: args },
+        });
         return;
       }
       case 'function_call_output':
@@ -116,7 +125,7 @@ export function inputToMessages(
       case 'reasoning': {
         const opened = envelope.open(item.encrypted_content);
         if (opened !== undefined && readsReasoning(opened.node)) {
-          pendingReasoning = mergeArtifacts(pendingReasoning, opened.payload as ReasoningArtifact);
+          pendingReasoning = mergeArtifacts(pendingReasoning, reasoningArtifactOf(opened.payload));
           reasoningNode = opened.node;
         } else leaveOut(item);
         return;
@@ -164,10 +173,8 @@ function requiredString(value: unknown, path: string, emptyAllowed = false): str
 function partsOf(content: unknown, path: string): Item[] {
   if (!Array.isArray(content)) throw invalidParameter(path, 'must_be_string_or_parts');
   return content.map((part, index) => {
-    if (part === null || typeof part !== 'object' || typeof (part as Item).type !== 'string') {
-      throw invalidParameter(`${path}[${index}].type`, 'required');
-    }
-    return part as Item;
+    if (!isRecord(part) || typeof part.type !== 'string') throw invalidParameter(`${path}[${index}].type`, 'required');
+    return part;
   });
 }
 
@@ -236,7 +243,7 @@ function toolOutput(output: unknown, path: string): { text: string; images: Part
   let text = '';
   partsOf(output, path).forEach((part, index) => {
     const mapped = inputPart(part, `${path}[${index}]`);
-    if (mapped.type === 'text') text += mapped.text as string;
+    if (mapped.type === 'text') text += typeof mapped.text === 'string' ? mapped.text : '';
     else images.push(mapped);
   });
   return { text, images };

@@ -26,7 +26,7 @@ export interface NativeResponsesFeatures {
  * unchanged when nothing applies.
  */
 export function nativeResponsesFeatures(body: Item, model: ModelConfig): NativeResponsesFeatures {
-  const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+  const tools: readonly unknown[] = Array.isArray(body.tools) ? body.tools : [];
   const offered: string[] = [];
   const withdrawn = new Set<string>();
   const kept = tools.filter((tool) => {

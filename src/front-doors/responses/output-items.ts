@@ -2,6 +2,7 @@ import type { ReasoningArtifact } from './reasoning-artifact.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { outputItemId } from './response-ids.js';
 import type { ToolNames } from './tool-names.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 type Item = Record<string, unknown>;
 
@@ -79,9 +80,8 @@ export function toolCallItem(
 /** The `input` string of a custom tool call from the arguments of the function it was offered as. */
 export function customToolInput(args: string): string {
   try {
-    const parsed = JSON.parse(args) as unknown;
-    if (parsed !== null && typeof parsed === 'object' && typeof (parsed as Item).input === 'string')
-      return (parsed as Item).input as string;
+    const parsed: unknown = JSON.parse(args);
+    if (isRecord(parsed) && typeof parsed.input === 'string') return parsed.input;
   } catch {
     // Not JSON: the node wrote the input itself.
   }

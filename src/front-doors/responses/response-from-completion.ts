@@ -2,6 +2,7 @@ import type { ChatCompletion, Usage } from '../../protocol/openai/chat-response-
 import { messageItem, reasoningArtifact, reasoningItem, toolCallItem, type OutputShaping } from './output-items.js';
 import { outputItemId } from './response-ids.js';
 import { responseUsage, terminalStatus, type ResponseObject } from './response-object.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 type Item = Record<string, unknown>;
 
@@ -22,7 +23,7 @@ export function responseFromCompletion(
   const output: Item[] = [];
   if (message !== undefined) {
     const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : '';
-    const blocks = Array.isArray(message.thinking_blocks) ? (message.thinking_blocks as Item[]) : undefined;
+    const blocks = Array.isArray(message.thinking_blocks) ? message.thinking_blocks.filter(isRecord) : undefined;
     if (reasoning !== '' || blocks !== undefined) {
       output.push(reasoningItem(shaping, output.length, reasoning, reasoningArtifact(reasoning, blocks), node));
     }
@@ -31,9 +32,9 @@ export function responseFromCompletion(
     if (text !== undefined || refusal !== undefined) {
       output.push(messageItem(outputItemId('msg', shaping.responseId, output.length), text, refusal, 'completed'));
     }
-    const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Item[]) : [];
+    const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
     calls.forEach((call, callIndex) => {
-      const fn = (call.function ?? {}) as Item;
+      const fn: Item = isRecord(call.function) ? call.function : {};
       const callId =
         typeof call.id === 'string' && call.id !== '' ? call.id : `call_${shaping.responseId.slice(5)}_${callIndex}`;
       output.push(

@@ -25,5 +25,5 @@ export function outputItemId(prefix: string, responseId: string, index: number):
 /** The response an item id of ours belongs to; undefined for an id we did not make. */
 export function responseIdOfItem(itemId: string): string | undefined {
   const match = ITEM_ID.exec(itemId);
-  return match === null ? undefined : `${RESPONSE_PREFIX}${match[1] as string}`;
+  return match?.[1] === undefined ? undefined : `${RESPONSE_PREFIX}${match[1]}`;
 }

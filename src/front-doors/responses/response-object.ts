@@ -1,5 +1,5 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
 
 type Item = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
 import { randomPieces } from '../../../test/support/adapter-fixtures.js';
 import { assertResponsesEventOrder, parseResponsesEvents } from '../../../test/support/responses-events.js';
 import type { OutputShaping } from './output-items.js';

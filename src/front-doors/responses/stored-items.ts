@@ -37,7 +37,8 @@ export async function referencedItems(
   const found = new Map<string, Item>();
   const wanted = referencesOf(input);
   if (wanted.size === 0) return found;
-  const known = new Map(history.filter((item) => typeof item.id === 'string').map((item) => [item.id as string, item]));
+  const known = new Map<string, Item>();
+  for (const item of history) if (typeof item.id === 'string') known.set(item.id, item);
   // Items of one response are often referenced together (its message and its reasoning): one read each.
   const responses = new Map<string, readonly Item[] | undefined>();
   const nodeIds: string[] = [];

@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import { reservedPromptTokens, unresolvedInputsOf } from '../../billing/unresolved-inputs.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
 import { isGatewayError } from '../../errors/gateway-error.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
-import { parseCreateResponse } from '../../protocol/responses/parse-create-response.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
+import { parseCreateResponse } from './parse-create-response.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { toChatRequest, type ConversationContext } from './to-chat-request.js';
 
@@ -238,16 +238,18 @@ test('the stored conversation comes before the input, item references are resolv
     { ...none, servedNatively: true },
   );
   assert.deepEqual(forNative.chat.messages, [{ role: 'user', content: 'next' }], 'left for the native node to resolve');
-  assert.equal(unresolvedInputsOf(forNative.chat), 1, 'and counted, for the reservation to bound');
+  assert.equal(unresolvedInputsOf(forNative.chat, forNative.leftOut), 1, 'and counted, for the reservation to bound');
   const storedUnresolved = translate(
     { input: 'next' },
     { ...none, history: [{ type: 'item_reference', id: 'msg_openai_own' }], servedNatively: true },
   );
-  assert.equal(unresolvedInputsOf(storedUnresolved.chat), 1, 'one in the stored conversation counts the same');
   assert.equal(
-    unresolvedInputsOf(translate({ input: [{ type: 'item_reference', id: 'msg_9' }] }, conversation).chat),
-    0,
+    unresolvedInputsOf(storedUnresolved.chat, storedUnresolved.leftOut),
+    1,
+    'one in the stored conversation counts the same',
   );
+  const stored = translate({ input: [{ type: 'item_reference', id: 'msg_9' }] }, conversation);
+  assert.equal(unresolvedInputsOf(stored.chat, stored.leftOut), 0);
 });
 
 test('for a native node, hosted-tool turns and reasoning not given back are left out of the chat form but priced as their text', () => {
@@ -256,14 +258,14 @@ test('for a native node, hosted-tool turns and reasoning not given back are left
   const body = { input: [hosted, foreign, { role: 'user', content: 'next' }] };
   const model = { id: 'm', contextLength: undefined } as ModelConfig;
   const characters = (text: string) => text.length;
-  const native = translate(body, { ...none, servedNatively: true }).chat;
-  assert.deepEqual(native.messages, [{ role: 'user', content: 'next' }]);
+  const native = translate(body, { ...none, servedNatively: true });
+  assert.deepEqual(native.chat.messages, [{ role: 'user', content: 'next' }]);
   assert.equal(
-    reservedPromptTokens(native, model, 0, characters),
+    reservedPromptTokens(native.chat, model, 0, characters, native.leftOut),
     JSON.stringify(hosted).length + JSON.stringify(foreign).length,
   );
   assert.equal(
-    reservedPromptTokens(translate(body).chat, model, 0, characters),
+    reservedPromptTokens(translate(body).chat, model, 0, characters, translate(body).leftOut),
     0,
     'a translated node never gets them',
   );

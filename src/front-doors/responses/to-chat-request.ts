@@ -1,7 +1,7 @@
-import { markLeftOut } from '../../billing/unresolved-inputs.js';
+import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import type { CreateResponseRequest } from './create-response-schema.js';
 import { inputToMessages, type LocatedItem } from './input-to-messages.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import type { ToolNames } from './tool-names.js';
@@ -33,6 +33,8 @@ export interface TranslatedResponsesRequest {
   readonly toolNames: ToolNames;
   /** The node that made the reasoning replayed in the input, to be tried first (PRODUCT.md decision 17). */
   readonly reasoningNode: string | undefined;
+  /** What `chat` leaves out that a native node is sent: the reservation prices it (GatewayRequest.leftOut). */
+  readonly leftOut: LeftOut;
 }
 
 /**
@@ -49,7 +51,7 @@ export function toChatRequest(
   if (typeof request.input === 'string') {
     located.push({ item: { type: 'message', role: 'user', content: request.input }, path: 'input' });
   } else {
-    request.input.forEach((item, index) => located.push({ item: item as Item, path: `input[${index}]` }));
+    request.input.forEach((item, index) => located.push({ item, path: `input[${index}]` }));
   }
   const { messages, reasoningNode, leftOut } = inputToMessages(
     located,
@@ -59,13 +61,12 @@ export function toChatRequest(
     conversation.servedNatively === true,
   );
   if (typeof request.instructions === 'string' && request.instructions !== '') {
-    messages.unshift({ role: 'system', content: request.instructions } as ChatMessage);
+    const system: ChatMessage = { role: 'system', content: request.instructions };
+    messages.unshift(system);
   }
   if (messages.length === 0) throw invalidParameter('input', 'at_least_one_message');
   const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
   const chat: ChatRequest = { model: request.model, messages };
-  // A native node is sent what this form leaves out: the reservation must price it.
-  markLeftOut(chat, leftOut);
   if (tools.tools !== undefined) {
     chat.tools = tools.tools;
     if (tools.toolChoice !== undefined) chat.tool_choice = tools.toolChoice;
@@ -90,7 +91,7 @@ export function toChatRequest(
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
-  return { chat, toolNames: tools.names, reasoningNode };
+  return { chat, toolNames: tools.names, reasoningNode, leftOut };
 }
 
 /** `text.format` as `response_format` (rule B10); undefined for plain text. */
@@ -107,7 +108,8 @@ function responseFormat(format: Item | null | undefined): ChatRequest['response_
     const jsonSchema: Item = { name: format.name, schema: format.schema };
     if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict;
     if (typeof format.description === 'string') jsonSchema.description = format.description;
-    return { type: 'json_schema', json_schema: jsonSchema } as ChatRequest['response_format'];
+    const schemaFormat = { type: 'json_schema', json_schema: jsonSchema };
+    return schemaFormat;
   }
   throw invalidParameter('text.format.type', 'format_unsupported', { type: String(format.type) });
 }

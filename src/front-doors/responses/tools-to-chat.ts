@@ -1,5 +1,6 @@
 import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import { isRecord } from '../../protocol/is-record.js';
 import { namespacedFunctionName, ToolNames } from './tool-names.js';
 
 type Item = Record<string, unknown>;
@@ -38,8 +39,9 @@ export function toolsToChat(
   (tools ?? []).forEach((tool, index) => {
     const path = `tools[${index}]`;
     if (tool.type === 'function') {
-      offered.push(functionTool(tool, tool.name, path));
-      functionNames.add(tool.name as string);
+      const name = toolName(tool.name, `${path}.name`);
+      offered.push(functionTool(tool, name, path));
+      functionNames.add(name);
     } else if (tool.type === 'custom') {
       const name = toolName(tool.name, `${path}.name`);
       offered.push({ type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } });
@@ -48,9 +50,10 @@ export function toolsToChat(
     } else if (tool.type === 'namespace') {
       const namespace = toolName(tool.name, `${path}.name`);
       if (!Array.isArray(tool.tools)) throw invalidParameter(`${path}.tools`, 'must_be_function_tools');
-      (tool.tools as Item[]).forEach((inner, innerIndex) => {
+      tool.tools.forEach((value: unknown, innerIndex) => {
         const innerPath = `${path}.tools[${innerIndex}]`;
-        const name = toolName(inner?.name, `${innerPath}.name`);
+        const inner: Item = isRecord(value) ? value : {};
+        const name = toolName(inner.name, `${innerPath}.name`);
         const functionName = namespacedFunctionName(namespace, name);
         offered.push(functionTool(inner, functionName, innerPath));
         names.add(functionName, { kind: 'namespaced', namespace, name });
@@ -93,13 +96,15 @@ function chatToolChoice(
 ): ChatRequest['tool_choice'] {
   if (choice === undefined || choice === null) return undefined;
   if (typeof choice === 'string') return anyTools ? choice : undefined;
-  const object = choice as Item;
+  if (!isRecord(choice)) return undefined;
+  const object = choice;
   if (object.type === 'function' || object.type === 'custom') {
     const name = toolName(object.name, 'tool_choice.name');
     if (!functionNames.has(name)) {
       throw invalidParameter('tool_choice.name', 'tool_not_offered', { type: String(object.type), name });
     }
-    return { type: 'function', function: { name } } as ChatRequest['tool_choice'];
+    const forced = { type: 'function', function: { name } };
+    return forced;
   }
   if (object.type === 'allowed_tools') {
     const mode = object.mode === 'required' ? 'required' : 'auto';

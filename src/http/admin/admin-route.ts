@@ -9,7 +9,7 @@ import { authenticateAdmin } from './authenticate-admin.js';
 import { modelRoutes } from './model-routes.js';
 import { nodeRoutes, type AdminHandler } from './node-routes.js';
 import { readJsonObject } from './read-json-body.js';
-import { sendJson } from '../send-json.js';
+import { sendJson } from '../../reply/send-json.js';
 
 const ADMIN_BODY_LIMIT = 64 * 1024;
 

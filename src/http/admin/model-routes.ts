@@ -2,7 +2,7 @@ import { CORE_EFFORTS, REASONING_EFFORTS } from '../../config/reasoning-efforts.
 import type { ModelConfig } from '../../config/gateway-config.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { AdminHandler } from './node-routes.js';
-import { sendJson } from '../send-json.js';
+import { sendJson } from '../../reply/send-json.js';
 
 /** What an operator sees of a model: its limits, prices (USD per million tokens), reasoning settings and routes now. */
 function modelView(services: GatewayServices, model: ModelConfig) {

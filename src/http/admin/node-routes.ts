@@ -8,7 +8,7 @@ import { schemaValidationFailed } from '../../protocol/openai/validate-chat-requ
 import type { NodeState } from '../../routing/node-state.js';
 import { validateAddNode } from '../../validation/generated/validate-add-node.js';
 import { readJsonObject } from './read-json-body.js';
-import { sendJson } from '../send-json.js';
+import { sendJson } from '../../reply/send-json.js';
 
 const ADMIN_BODY_LIMIT = 64 * 1024;
 

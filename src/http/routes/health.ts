@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../context/request-context.js';
-import { sendJson } from '../send-json.js';
+import { sendJson } from '../../reply/send-json.js';
 
 /** GET /healthz: the process is alive and its event loop turns. No auth, no node traffic. */
 export function healthzRoute() {

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../context/request-context.js';
 import { clientIp } from '../../limits/client-ip.js';
 import { authenticateLimited } from '../../pipeline/auth-failures.js';
 import { authenticateAdmin } from '../admin/authenticate-admin.js';
-import { responseHeaders } from '../response-headers.js';
+import { responseHeaders } from '../../reply/response-headers.js';
 
 /**
  * GET /metrics in the Prometheus text format. On the main listener it needs the admin key

@@ -4,12 +4,13 @@ import type { ModelConfig } from '../../config/gateway-config.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
-import { anthropicCredentialsOf } from '../credentials.js';
+import { apiKeyAuthorization } from '../../front-doors/messages/api-key-authorization.js';
+import { credentialsOf } from '../credentials.js';
 import type { RequestContext } from '../../context/request-context.js';
-import { sendJsonText } from '../send-json.js';
-import { errorEnvelopeJson } from '../error-envelope.js';
-import type { ErrorShape } from '../error-shape.js';
-import { messagesErrorBody } from '../../front-doors/anthropic/messages-error.js';
+import { sendJsonText } from '../../reply/send-json.js';
+import { errorEnvelopeJson } from '../../reply/error-envelope.js';
+import type { ErrorShape } from '../../reply/error-shape.js';
+import { messagesErrorBody } from '../../front-doors/messages/messages-error.js';
 import { decodePathSegment } from '../../protocol/decode-path-segment.js';
 
 /** A model record (PRODUCT.md decision 13): OpenAI's list entry plus what a caller needs to choose. */
@@ -113,7 +114,7 @@ export function modelsRoute(services: GatewayServices) {
     context: RequestContext,
   ): Promise<void> {
     const anthropic = wantsAnthropicShape(request, context);
-    const admitted = admit(services, anthropicCredentialsOf(request, services), context);
+    const admitted = admit(services, credentialsOf(request, services, apiKeyAuthorization(request)), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     if (renderedFor !== services.models) {
       renderedFor = services.models;
@@ -163,7 +164,7 @@ export function modelRoute(services: GatewayServices) {
     path: string,
   ): Promise<void> {
     const anthropic = wantsAnthropicShape(request, context);
-    const admitted = admit(services, anthropicCredentialsOf(request, services), context);
+    const admitted = admit(services, credentialsOf(request, services, apiKeyAuthorization(request)), context);
     const { key, account } = admitted instanceof Promise ? await admitted : admitted;
     const id = modelIdOfPath(path);
     const model = services.models.resolve(id);

@@ -5,7 +5,7 @@ import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
 import { inputItemsPage, type InputItemsQuery } from '../../responses-state/input-items-page.js';
 import { responseOwner } from '../../responses-state/response-owner.js';
-import { sendJson } from '../send-json.js';
+import { sendJson } from '../../reply/send-json.js';
 import { credentialsOf } from '../credentials.js';
 import { decodePathSegment } from '../../protocol/decode-path-segment.js';
 

@@ -7,16 +7,18 @@ import { invalidParameter } from '../../errors/gateway-error.js';
  * The effort to send upstream (spec 2.4, PRODUCT.md decisions 6 and 19): the client's value
  * from either form, else the model's default; undefined for a model without reasoning,
  * whose low/medium/high are dropped. `none`, `minimal`, `xhigh` and `max` are taken only by
- * a model whose `reasoning.efforts` lists them: elsewhere a 400 naming the parameter.
+ * a model whose `reasoning.efforts` lists them: elsewhere a 400 naming the parameter where
+ * the client set it (`effortParam`, from its front door: GatewayRequest.effortParam).
  */
-export function resolveReasoningEffort(request: ChatRequest, model: ModelConfig): ReasoningEffort | undefined {
+export function resolveReasoningEffort(
+  request: ChatRequest,
+  model: ModelConfig,
+  effortParam?: string,
+): ReasoningEffort | undefined {
   const asked = request.reasoning_effort ?? request.reasoning?.effort ?? undefined;
   // low, medium and high: every reasoning model takes them, and a model without reasoning drops them.
   if (asked !== undefined && !CORE_EFFORTS.has(asked) && model.reasoning?.efforts?.has(asked) !== true) {
-    const param =
-      request.reasoning_effort !== undefined && request.reasoning_effort !== null
-        ? 'reasoning_effort'
-        : 'reasoning.effort';
+    const param = effortParam ?? 'reasoning_effort';
     const efforts =
       model.reasoning === undefined
         ? undefined

@@ -5,6 +5,7 @@ import { scanJsonText } from '../../validation/scan-json-text.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
 import type { ChatRequest } from './chat-request-schema.js';
+import { isRecord } from '../is-record.js';
 
 /** 400 validation_failed for a body a compiled schema rejected, naming the field. */
 export function schemaValidationFailed(errors: readonly ErrorObject[] | null | undefined): GatewayError {
@@ -34,10 +35,8 @@ const NO_CAPS: ChatRequestCaps = {
  */
 export function parseChatRequest(body: string, caps: ChatRequestCaps = NO_CAPS): ChatRequest {
   const parsed = parseJsonBody(body, caps.maxJsonDepth);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationFailed(null, 'body_not_object');
-  }
-  checkCaps(parsed as Record<string, unknown>, caps);
+  if (!isRecord(parsed)) throw validationFailed(null, 'body_not_object');
+  checkCaps(parsed, caps);
   if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
   checkMessages(parsed, caps.maxJsonDepth);
   checkReasoningConflict(parsed);
@@ -66,7 +65,8 @@ function checkMessages(request: ChatRequest, maxJsonDepth: number): void {
     }
     message.tool_calls?.forEach((call, callIndex) => {
       // Arguments are JSON inside a string: translators parse them, so they get the body's depth bound.
-      const args = (call as { function?: { arguments?: unknown } }).function?.arguments;
+      const fields: Record<string, unknown> = call;
+      const args = isRecord(fields.function) ? fields.function.arguments : undefined;
       if (typeof args === 'string' && scanJsonText(args, maxJsonDepth).tooDeep) {
         throw invalidValue(`messages[${index}].tool_calls[${callIndex}].function.arguments`, 'nested_too_deep', {
           limit: maxJsonDepth,

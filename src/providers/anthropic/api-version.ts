@@ -14,7 +14,7 @@ const STRICT_VERSION: AnthropicVersion = '2026-10-21';
 export const SAMPLING_FIELDS = ['temperature', 'top_p', 'top_k'] as const;
 
 /** Whether the node speaks an API version that refuses sampling fields and the content `refusedContent` finds. */
-export function isStrictVersion(node: NodeConfig): boolean {
+export function isStrictVersion(node: Pick<NodeConfig, 'anthropicVersion'>): boolean {
   return node.anthropicVersion >= STRICT_VERSION;
 }
 

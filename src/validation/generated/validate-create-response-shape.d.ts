@@ -2,6 +2,6 @@
 // Regenerate with `npm run generate:validators` after changing a schema.
 
 import type { ValidateFunction } from 'ajv';
-import type { CreateResponseRequest } from '../../protocol/responses/create-response-schema.js';
+import type { CreateResponseRequest } from '../../front-doors/responses/create-response-schema.js';
 
 export declare const validateCreateResponseShape: ValidateFunction<CreateResponseRequest>;

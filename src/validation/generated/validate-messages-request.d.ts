@@ -2,7 +2,7 @@
 // Regenerate with `npm run generate:validators` after changing a schema.
 
 import type { ValidateFunction } from 'ajv';
-import type { CountTokensRequest, MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';
+import type { CountTokensRequest, MessagesRequest } from '../../front-doors/messages/messages-request-schema.js';
 
 export declare const validateMessagesRequestShape: ValidateFunction<MessagesRequest>;
 export declare const validateCountTokensRequestShape: ValidateFunction<CountTokensRequest>;

@@ -1,4 +1,5 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 /** Usage in Anthropic's shape (inbound-protocols 1.6). */
 export interface MessagesUsage {
@@ -62,9 +63,7 @@ export function toolInput(argumentsText: unknown): Record<string, unknown> {
   if (typeof argumentsText !== 'string' || argumentsText.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(argumentsText);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
+    return isRecord(parsed) ? parsed : {};
   } catch {
     return {};
   }

@@ -18,13 +18,3 @@ export const OPENAI_ERROR_SHAPE: ErrorShape = {
   body: errorEnvelopeJson,
   passesThrough: () => true,
 };
-
-/**
- * The Responses door: the same envelope; a node's own error body passes through only from
- * an OpenAI-protocol node (inbound-protocols 3.11), others are rendered in the envelope
- * with the node's status.
- */
-export const RESPONSES_ERROR_SHAPE: ErrorShape = {
-  body: errorEnvelopeJson,
-  passesThrough: (upstream) => upstream.protocol === undefined || upstream.protocol === 'openai',
-};

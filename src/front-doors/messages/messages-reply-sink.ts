@@ -1,18 +1,14 @@
 import type { ServerResponse } from 'node:http';
-import { asGatewayError } from '../errors/gateway-error.js';
-import {
-  MessagesStreamTranslator,
-  PING_EVENT,
-  usageSoFarEvent,
-} from '../front-doors/anthropic/messages-stream-translator.js';
-import { messagesErrorBody } from '../front-doors/anthropic/messages-error.js';
-import type { ThinkingSignatures } from '../front-doors/anthropic/thinking-signatures.js';
-import type { SignatureAffinity } from '../front-doors/anthropic/signature-affinity.js';
-import { toMessagesReply } from '../front-doors/anthropic/to-messages-reply.js';
-import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
-import type { RequestContext } from '../context/request-context.js';
-import { sendJsonText } from './send-json.js';
-import { SseResponse, SseStreamSink } from './sse-response.js';
+import { asGatewayError } from '../../errors/gateway-error.js';
+import { MessagesStreamTranslator, PING_EVENT, usageSoFarEvent } from './messages-stream-translator.js';
+import { messagesErrorBody } from './messages-error.js';
+import type { ThinkingSignatures } from './thinking-signatures.js';
+import type { SignatureAffinity } from './signature-affinity.js';
+import { toMessagesReply } from './to-messages-reply.js';
+import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../../pipeline/front-door.js';
+import type { RequestContext } from '../../context/request-context.js';
+import { sendJsonText } from '../../reply/send-json.js';
+import { SseResponse, SseStreamSink } from '../../reply/sse-response.js';
 
 /** What the Messages door's way out needs besides the response. */
 export interface MessagesSinkOptions {

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { asGatewayError } from '../errors/gateway-error.js';
-import type { Usage } from '../protocol/openai/chat-response-types.js';
-import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
-import type { RequestContext } from '../context/request-context.js';
-import { errorEnvelopeJson } from './error-envelope.js';
-import { sendJsonText } from './send-json.js';
-import { SseResponse, SseStreamSink } from './sse-response.js';
+import { asGatewayError } from '../../errors/gateway-error.js';
+import type { Usage } from '../../protocol/openai/chat-response-types.js';
+import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../../pipeline/front-door.js';
+import type { RequestContext } from '../../context/request-context.js';
+import { errorEnvelopeJson } from '../../reply/error-envelope.js';
+import { sendJsonText } from '../../reply/send-json.js';
+import { SseResponse, SseStreamSink } from '../../reply/sse-response.js';
 
 const DONE = 'data: [DONE]\n\n';
 /** Events the usage rides on, or that carry it: a finish reason, usage. Keys only (quotes in strings are escaped). */

@@ -1,3 +1,4 @@
+import { isRecord } from '../../protocol/is-record.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { remadeOnChange } from '../remade-on-change.js';
 
@@ -40,7 +41,7 @@ export function thinkingSignaturesOf(envelope: () => ReasoningEnvelope): () => T
 }
 
 function readSignatures(value: unknown): Record<string, string> | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const signatures: Record<string, string> = {};
   for (const [id, signature] of Object.entries(value)) if (typeof signature === 'string') signatures[id] = signature;
   return Object.keys(signatures).length === 0 ? undefined : signatures;

@@ -5,8 +5,9 @@ import {
   validateMessagesRequestShape,
 } from '../../validation/generated/validate-messages-request.js';
 import { invalidParameter, validationFailed } from '../../errors/gateway-error.js';
-import { schemaValidationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import { schemaValidationFailed, type ChatRequestCaps } from '../../protocol/openai/validate-chat-request.js';
 import type { CountTokensRequest, MessagesRequest } from './messages-request-schema.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 /**
  * Parses and checks a POST /v1/messages body (inbound-protocols 1.3): JSON depth, the
@@ -27,10 +28,8 @@ function parseWith<T extends { messages: unknown[] }>(
   validate: ValidateFunction<T>,
 ): T {
   const parsed = parseJsonBody(body, caps.maxJsonDepth);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationFailed(null, 'body_not_object');
-  }
-  const messages = (parsed as { messages?: unknown }).messages;
+  if (!isRecord(parsed)) throw validationFailed(null, 'body_not_object');
+  const messages = parsed.messages;
   if (Array.isArray(messages) && messages.length > caps.maxMessages) {
     throw validationFailed('messages', 'too_many_messages', { count: messages.length, limit: caps.maxMessages });
   }

@@ -1,8 +1,9 @@
 import { parseJsonBody } from '../../validation/parse-json-body.js';
 import { validateCreateResponseShape as validateShape } from '../../validation/generated/validate-create-response-shape.js';
 import { validationFailed } from '../../errors/gateway-error.js';
-import { schemaValidationFailed, type ChatRequestCaps } from '../openai/validate-chat-request.js';
+import { schemaValidationFailed, type ChatRequestCaps } from '../../protocol/openai/validate-chat-request.js';
 import type { CreateResponseRequest } from './create-response-schema.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 /** Fields of the Responses API that Switchyard does not serve: a 400 naming them (inbound-protocols 2.3). */
 const UNSUPPORTED = ['conversation', 'prompt'] as const;
@@ -14,13 +15,11 @@ const UNSUPPORTED = ['conversation', 'prompt'] as const;
  */
 export function parseCreateResponse(body: string, caps: ChatRequestCaps): CreateResponseRequest {
   const parsed = parseJsonBody(body, caps.maxJsonDepth);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw validationFailed(null, 'body_not_object');
+  if (!isRecord(parsed)) throw validationFailed(null, 'body_not_object');
+  if (Array.isArray(parsed.input) && parsed.input.length > caps.maxMessages) {
+    throw validationFailed('input', 'too_many_input_items', { count: parsed.input.length, limit: caps.maxMessages });
   }
-  const record = parsed as Record<string, unknown>;
-  if (Array.isArray(record.input) && record.input.length > caps.maxMessages) {
-    throw validationFailed('input', 'too_many_input_items', { count: record.input.length, limit: caps.maxMessages });
-  }
+  const record = parsed;
   if (!validateShape(parsed)) throw schemaValidationFailed(validateShape.errors);
   for (const field of UNSUPPORTED) {
     if (record[field] !== undefined && record[field] !== null) throw unsupported(field);

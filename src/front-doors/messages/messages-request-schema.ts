@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MAX_TOKEN_COUNT } from '../openai/chat-request-schema.js';
+import { MAX_TOKEN_COUNT } from '../../protocol/openai/chat-request-schema.js';
 
 /**
  * What we accept at POST /v1/messages (Anthropic Messages, inbound-protocols 1.3). Known

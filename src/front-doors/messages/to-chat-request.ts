@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
-import { CACHE_BREAKPOINTS_MARKED } from '../../billing/estimate-request.js';
 import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { invalidParameter, invalidValue } from '../../errors/gateway-error.js';
-import type {
-  MessagesBlock,
-  MessagesMessage,
-  MessagesRequest,
-} from '../../protocol/anthropic/messages-request-schema.js';
+import { isRecord } from '../../protocol/is-record.js';
+import type { MessagesBlock, MessagesMessage, MessagesRequest } from './messages-request-schema.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 
 /** A Messages request in the pipeline's form, and what the door read from it. */
@@ -17,6 +13,8 @@ export interface TranslatedMessagesRequest {
   readonly effortParam: string | undefined;
   /** The node that made the reasoning the history carries back (its newest envelope), if any. */
   readonly affinityNode: string | undefined;
+  /** The request marks prompt-cache breakpoints, which `chat` leaves out (an Anthropic node reached natively gets them). */
+  readonly cacheBreakpoints: boolean;
 }
 
 /** `safety_identifier` / `user` takes at most 64 characters (rule A19): longer ids are hashed. */
@@ -33,8 +31,14 @@ function cannotCarry(param: string, what: string): never {
   throw invalidParameter(param, 'not_for_this_node', { what });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A content block: a record with a string `type`. */
+function isBlock(value: unknown): value is MessagesBlock {
+  return isRecord(value) && typeof value.type === 'string';
+}
+
+/** The value when it is an array. */
+function arrayOf(value: unknown): readonly unknown[] | undefined {
+  return Array.isArray(value) ? value : undefined;
 }
 
 function blocksOf(content: string | MessagesBlock[]): MessagesBlock[] {
@@ -107,8 +111,7 @@ export function toChatRequest(request: MessagesRequest, envelopes: ThinkingSigna
   if (request.container !== undefined && request.container !== null)
     cannotCarry('container', 'a code-execution container');
   // The markers are dropped here, but an Anthropic node gets them: the reservation must see them.
-  if (marksCache(request)) (chat as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] = true;
-  return { chat, effortParam, affinityNode };
+  return { chat, effortParam, affinityNode, cacheBreakpoints: marksCache(request) };
 }
 
 /** Whether the request marks a prompt-cache breakpoint anywhere: top level, system, message blocks, tools. */
@@ -137,7 +140,8 @@ function systemContent(blocks: MessagesBlock[], param: string): string | Part[] 
     if (block.type !== 'text') cannotCarry(`${param}[${index}]`, `a "${block.type}" block in a system prompt`);
     return textOf(block, `${param}[${index}]`);
   });
-  return texts.length === 1 ? (texts[0] as string) : texts.map((text) => ({ type: 'text', text }));
+  const [only] = texts;
+  return texts.length === 1 && only !== undefined ? only : texts.map((text) => ({ type: 'text', text }));
 }
 
 /**
@@ -161,8 +165,10 @@ function userMessages(message: MessagesMessage, param: string): ChatMessage[] {
   });
   const content = [...parts, ...resultImages];
   if (content.length === 0) return tools;
-  const onlyText = content.length === 1 && content[0]?.type === 'text';
-  return [...tools, { role: 'user', content: onlyText ? (content[0]?.text as string) : content }];
+  const [first] = content;
+  const onlyText =
+    content.length === 1 && first?.type === 'text' && typeof first.text === 'string' ? first.text : undefined;
+  return [...tools, { role: 'user', content: onlyText ?? content }];
 }
 
 /** One content block of a user turn (or of a tool result) as chat parts. */
@@ -225,9 +231,9 @@ function documentParts(block: MessagesBlock, param: string): Part[] {
     if (!Array.isArray(inner)) throw invalidValue(`${param}.source.content`, 'must_be_string_or_blocks');
     return inner.flatMap((item: unknown, index) => {
       const where = `${param}.source.content[${index}]`;
-      if (!isRecord(item) || (item.type !== 'text' && item.type !== 'image'))
+      if (!isBlock(item) || (item.type !== 'text' && item.type !== 'image'))
         return cannotCarry(where, 'a block other than text or image in a document');
-      return userParts(item as MessagesBlock, where);
+      return userParts(item, where);
     });
   }
   return cannotCarry(`${param}.source`, `a document source of type "${String(source.type)}"`);
@@ -244,9 +250,10 @@ function toolMessage(block: MessagesBlock, param: string): { tool: ChatMessage; 
   else if (Array.isArray(content)) {
     content.forEach((item: unknown, index) => {
       const where = `${param}.content[${index}]`;
-      if (!isRecord(item) || typeof item.type !== 'string') throw invalidValue(where, 'must_be_content_block');
-      for (const part of userParts(item as MessagesBlock, where)) {
-        if (part.type === 'text') texts.push(part.text as string);
+      if (!isBlock(item)) throw invalidValue(where, 'must_be_content_block');
+      for (const part of userParts(item, where)) {
+        // A text part's text is a string (textOf checked it).
+        if (part.type === 'text') texts.push(typeof part.text === 'string' ? part.text : '');
         else images.push(part);
       }
     });
@@ -308,7 +315,7 @@ function assistantMessage(
     }
   });
   for (const call of toolCalls) {
-    const signature = signatures[call.id as string];
+    const signature = typeof call.id === 'string' ? signatures[call.id] : undefined;
     if (signature !== undefined) call.extra_content = { google: { thought_signature: signature } };
   }
   if (text === '' && toolCalls.length === 0 && reasoning === '') return { chat: undefined, node };
@@ -342,7 +349,8 @@ function applyTools(request: MessagesRequest, chat: ChatRequest): void {
     if (!isRecord(tool.input_schema)) throw invalidParameter(`tools[${index}].input_schema`, 'input_schema_required');
     const fn: Record<string, unknown> = { name: tool.name, parameters: tool.input_schema };
     if (typeof tool.description === 'string') fn.description = tool.description;
-    const strict = (tool as Record<string, unknown>).strict;
+    const fields: Record<string, unknown> = tool;
+    const strict = fields.strict;
     if (typeof strict === 'boolean') fn.strict = strict;
     tools.push({ type: 'function', function: fn });
     offered.add(tool.name);
@@ -359,7 +367,8 @@ function applyTools(request: MessagesRequest, chat: ChatRequest): void {
     if (choice.name === undefined) throw invalidValue('tool_choice.name', 'required_with_tool_type');
     if (!offered.has(choice.name))
       cannotCarry('tool_choice.name', `forcing the tool "${choice.name}", which is not a client tool`);
-    chat.tool_choice = { type: 'function', function: { name: choice.name } } as ChatRequest['tool_choice'];
+    const forced = { type: 'function', function: { name: choice.name } };
+    chat.tool_choice = forced;
   } else {
     chat.tool_choice = { auto: 'auto', any: 'required', none: 'none' }[choice.type];
   }
@@ -372,10 +381,8 @@ function applyFormat(request: MessagesRequest, chat: ChatRequest): void {
   if (format === undefined) return;
   if (format.type !== 'json_schema' || format.schema === undefined)
     cannotCarry('output_config.format', `an output format of type "${format.type}"`);
-  chat.response_format = {
-    type: 'json_schema',
-    json_schema: { name: 'output', schema: format.schema, strict: true },
-  } as ChatRequest['response_format'];
+  const jsonSchema = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
+  chat.response_format = jsonSchema;
 }
 
 /** Blocks the chat form carries (the others are Anthropic's own: server-tool turns, search results, uploads). */
@@ -428,26 +435,21 @@ export function leftOutBlocks(request: MessagesRequest): LeftOut {
   const text: string[] = [];
   const visit = (block: unknown): void => {
     if (carried(block)) {
-      if (isRecord(block) && block.type === 'tool_result' && Array.isArray(block.content))
-        (block.content as unknown[]).forEach(visit);
+      if (isRecord(block) && block.type === 'tool_result') arrayOf(block.content)?.forEach(visit);
     } else if (namesUnseenContent(block)) unresolved++;
     else text.push(JSON.stringify(block));
   };
-  for (const message of request.messages)
-    if (Array.isArray(message.content)) (message.content as unknown[]).forEach(visit);
+  for (const message of request.messages) if (Array.isArray(message.content)) message.content.forEach(visit);
   if (Array.isArray(request.system)) request.system.filter((block) => block.type !== 'text').forEach(visit);
   return { unresolved, text };
 }
 
-function carriedContent<T>(content: T): T {
+function carriedContent(content: string | MessagesBlock[]): string | MessagesBlock[] {
   if (!Array.isArray(content)) return content;
-  return content
-    .filter(carried)
-    .map((block: Record<string, unknown>) =>
-      block.type === 'tool_result' && Array.isArray(block.content)
-        ? { ...block, content: (block.content as unknown[]).filter(carried) }
-        : block,
-    ) as T;
+  return content.filter(carried).map((block) => {
+    const inner = block.type === 'tool_result' ? arrayOf(block.content) : undefined;
+    return inner === undefined ? block : { ...block, content: inner.filter(carried) };
+  });
 }
 
 /**

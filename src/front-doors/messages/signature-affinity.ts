@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 /** Signatures remembered at most; the oldest are forgotten first. */
 const DEFAULT_CAPACITY = 10_000;
@@ -31,7 +32,8 @@ export class SignatureAffinity {
     if (node === undefined || !text.includes('"signature":"')) return;
     SIGNATURE.lastIndex = 0;
     for (let match = SIGNATURE.exec(text); match !== null; match = SIGNATURE.exec(text)) {
-      const key = fingerprint(match[1] as string);
+      const [, signature = ''] = match;
+      const key = fingerprint(signature);
       if (!this.nodes.has(key)) {
         const evicted = this.ring[this.next];
         if (evicted !== undefined) this.nodes.delete(evicted);
@@ -45,8 +47,8 @@ export class SignatureAffinity {
   /** The node that made the newest remembered Anthropic signature among `signatures`, if any. */
   nodeOf(signatures: readonly string[]): string | undefined {
     for (let index = signatures.length - 1; index >= 0; index--) {
-      const signature = signatures[index] as string;
-      if (isEnvelope(signature)) continue;
+      const signature = signatures[index];
+      if (signature === undefined || isEnvelope(signature)) continue;
       const node = this.nodes.get(fingerprint(signature));
       if (node !== undefined) return node;
     }
@@ -59,10 +61,9 @@ export function thinkingSignatures(messages: ReadonlyArray<{ role: string; conte
   const signatures: string[] = [];
   for (const message of messages) {
     if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
-    for (const block of message.content as unknown[]) {
-      const signature = (block as { type?: unknown; signature?: unknown } | null)?.signature;
-      if ((block as { type?: unknown }).type === 'thinking' && typeof signature === 'string' && signature !== '')
-        signatures.push(signature);
+    for (const block of message.content) {
+      if (!isRecord(block) || block.type !== 'thinking') continue;
+      if (typeof block.signature === 'string' && block.signature !== '') signatures.push(block.signature);
     }
   }
   return signatures;

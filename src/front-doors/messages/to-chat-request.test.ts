@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isGatewayError } from '../../errors/gateway-error.js';
-import { parseMessagesRequest } from '../../protocol/anthropic/validate-messages-request.js';
+import { parseMessagesRequest } from './validate-messages-request.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { ThinkingSignatures } from './thinking-signatures.js';
 import { carriedByChat, leftOutBlocks, toChatRequest } from './to-chat-request.js';

@@ -1,6 +1,7 @@
 import type { ChatCompletion, Usage } from '../../protocol/openai/chat-response-types.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 import { messageIdFor, toMessagesStop, toMessagesUsage, toolInput } from './usage-and-stop.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 /** What the reply mapper needs besides the reply. */
 export interface MessagesReplyContext {
@@ -18,8 +19,8 @@ type Block = Record<string, unknown>;
 function toolSignatures(calls: readonly Record<string, unknown>[]): Record<string, string> | undefined {
   let signatures: Record<string, string> | undefined;
   for (const call of calls) {
-    const google = (call.extra_content as { google?: { thought_signature?: unknown } } | undefined)?.google;
-    if (typeof call.id === 'string' && typeof google?.thought_signature === 'string') {
+    const google = isRecord(call.extra_content) ? call.extra_content.google : undefined;
+    if (typeof call.id === 'string' && isRecord(google) && typeof google.thought_signature === 'string') {
       signatures ??= {};
       signatures[call.id] = google.thought_signature;
     }
@@ -54,7 +55,7 @@ export function toMessagesReply(body: string, context: MessagesReplyContext): st
   const completion = JSON.parse(body) as ChatCompletion;
   const choice = completion.choices[0];
   const message = choice?.message;
-  const calls = Array.isArray(message?.tool_calls) ? (message.tool_calls as Record<string, unknown>[]) : [];
+  const calls = Array.isArray(message?.tool_calls) ? message.tool_calls.filter(isRecord) : [];
   const content: Block[] = [];
   const reasoning = typeof message?.reasoning_content === 'string' ? message.reasoning_content : '';
   const signatures = toolSignatures(calls);
@@ -63,7 +64,7 @@ export function toMessagesReply(body: string, context: MessagesReplyContext): st
   const text = typeof message?.content === 'string' ? message.content : '';
   if (text !== '') content.push({ type: 'text', text });
   for (const call of calls) {
-    const fn = (call.function ?? {}) as { name?: unknown; arguments?: unknown };
+    const fn = isRecord(call.function) ? call.function : {};
     content.push({
       type: 'tool_use',
       id: typeof call.id === 'string' && call.id !== '' ? call.id : `toolu_${context.requestId}_${content.length}`,

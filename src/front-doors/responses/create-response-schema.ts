@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { REASONING_EFFORTS } from '../../config/reasoning-efforts.js';
-import { MAX_TOKEN_COUNT } from '../openai/chat-request-schema.js';
+import { MAX_TOKEN_COUNT } from '../../protocol/openai/chat-request-schema.js';
 
 /**
  * What we accept at POST /v1/responses (inbound-protocols 2.3–2.5). Known fields are

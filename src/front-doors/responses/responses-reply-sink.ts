@@ -1,15 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import { wireCodeOf } from '../errors/codes.js';
-import { asGatewayError } from '../errors/gateway-error.js';
-import type { OutputShaping } from '../front-doors/responses/output-items.js';
-import { responseFromCompletion } from '../front-doors/responses/response-from-completion.js';
-import type { ResponseObject } from '../front-doors/responses/response-object.js';
-import { ResponseStreamEvents } from '../front-doors/responses/response-stream-events.js';
-import type { ChatCompletion } from '../protocol/openai/chat-response-types.js';
-import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../pipeline/front-door.js';
-import type { RequestContext } from '../context/request-context.js';
-import { sendJsonText } from './send-json.js';
-import { SseResponse, SseStreamSink } from './sse-response.js';
+import { wireCodeOf } from '../../errors/codes.js';
+import { asGatewayError } from '../../errors/gateway-error.js';
+import type { OutputShaping } from './output-items.js';
+import { responseFromCompletion } from './response-from-completion.js';
+import type { ResponseObject } from './response-object.js';
+import { ResponseStreamEvents } from './response-stream-events.js';
+import type { ChatCompletion } from '../../protocol/openai/chat-response-types.js';
+import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../../pipeline/front-door.js';
+import type { RequestContext } from '../../context/request-context.js';
+import { sendJsonText } from '../../reply/send-json.js';
+import { SseResponse, SseStreamSink } from '../../reply/sse-response.js';
 
 type Item = Record<string, unknown>;
 

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
+import { isRecord } from '../../protocol/is-record.js';
 
 /** Anthropic's error types by status (PRODUCT.md decision 16; inbound-protocols 1.9). */
 const TYPE_BY_STATUS: Readonly<Record<number, string>> = {
@@ -30,13 +31,11 @@ const CONTEXT_OVERFLOW =
 /** The message of a node's own error body in another protocol (OpenAI `error.message`, Gemini `error.message`, a bare `message`). */
 function nodeMessage(body: Buffer): string | undefined {
   try {
-    const parsed = JSON.parse(body.subarray(0, 65_536).toString('utf8')) as {
-      error?: { message?: unknown; code?: unknown } | string;
-      message?: unknown;
-    };
+    const parsed: unknown = JSON.parse(body.subarray(0, 65_536).toString('utf8'));
+    if (!isRecord(parsed)) return undefined;
     const error = parsed.error;
-    const message = typeof error === 'object' && error !== null ? error.message : (error ?? parsed.message);
-    const code = typeof error === 'object' && error !== null ? error.code : undefined;
+    const message = isRecord(error) ? error.message : (error ?? parsed.message);
+    const code = isRecord(error) ? error.code : undefined;
     if (typeof message !== 'string' || message === '') return undefined;
     const text = message.slice(0, MAX_NODE_MESSAGE_CHARS);
     // Claude Code compacts and retries only on Anthropic's wording (rule A18).
@@ -54,10 +53,14 @@ function nodeMessage(body: Buffer): string | undefined {
  */
 export function messagesErrorBody(error: GatewayError, context: RequestContext): string {
   const upstream = error.upstream;
-  const passed = upstream?.passThrough === true && upstream.status !== undefined && upstream.body !== undefined;
-  const status = passed ? (upstream.status as number) : error.status;
+  // A node's own client error passed through: its status, and its message when it has one.
+  const passed =
+    upstream?.passThrough === true && upstream.status !== undefined && upstream.body !== undefined
+      ? { status: upstream.status, body: upstream.body }
+      : undefined;
+  const status = passed?.status ?? error.status;
   const message =
-    (passed ? nodeMessage(upstream.body as Buffer) : undefined) ?? error.localizedMessage(context.language);
+    (passed === undefined ? undefined : nodeMessage(passed.body)) ?? error.localizedMessage(context.language);
   return JSON.stringify({
     type: 'error',
     error: { type: messagesErrorType(status), message },

@@ -1,6 +1,6 @@
 import type { FeatureUse } from '../../billing/feature-prices.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
-import type { MessagesRequest } from '../../protocol/anthropic/messages-request-schema.js';
+import type { MessagesRequest } from './messages-request-schema.js';
 import {
   allowsServerTool,
   forwardedBetas,
@@ -44,7 +44,8 @@ export function nativeMessagesFeatures(
         return [];
       }
       const maxCalls = model.pricedFeatures?.serverTools.get(name)?.maxCalls ?? 0;
-      const asked = (tool as Record<string, unknown>).max_uses;
+      const fields: Record<string, unknown> = tool;
+      const asked = fields.max_uses;
       const calls = typeof asked === 'number' && asked >= 0 && asked < maxCalls ? asked : maxCalls;
       toolCalls.push({ tools: [name], calls });
       return [CAPPED_BY_MAX_USES.has(name) ? { ...tool, max_uses: calls } : tool];
@@ -60,7 +61,7 @@ export function nativeMessagesFeatures(
   let native: MessagesRequest = withoutUnlistedTier(body, model);
   if (tools !== (body.tools ?? undefined)) {
     const { tools: _offered, ...rest } = native;
-    native = (tools === undefined || tools.length === 0 ? rest : { ...rest, tools }) as MessagesRequest;
+    native = tools === undefined || tools.length === 0 ? rest : { ...rest, tools };
     if (native.tools === undefined && native.tool_choice?.type !== 'none') delete native.tool_choice;
   }
   const betas = forwardedBetas(headers['anthropic-beta'], model.pricedFeatures);

@@ -1,0 +1,54 @@
+import type { FrontDoor } from '../../front-doors/front-door.js';
+import type { GatewayServices } from '../../gateway-services.js';
+import type { Logger } from '../../observability/logger.js';
+import { countInputTokens } from '../../pipeline/count-input-tokens.js';
+import { modelNodesView } from '../../pipeline/model-nodes-view.js';
+import { runRequest } from '../../pipeline/run-request.js';
+import { sendJsonText } from '../../reply/send-json.js';
+import { admitAndRead } from '../admit-and-read.js';
+import type { BodyBudget } from '../body-budget.js';
+import { credentialsOf } from '../credentials.js';
+import type { Route, RouteHandler } from '../server.js';
+
+/**
+ * The one route every front door runs through: admission from the headers with the door's
+ * credentials (401, 429), the body read within the budgets (413, 408, 429, 503), the door's
+ * parse (400), then the pipeline, whose reply goes out through the door's sink. The route
+ * decides nothing itself: what depends on the model's nodes is the door's, read through the
+ * pipeline's node view.
+ */
+export function doorRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget, door: FrontDoor): Route {
+  const nodes = modelNodesView(services);
+  const handleDoor: RouteHandler = async (request, response, context) => {
+    context.record.frontDoor = door.name;
+    const credentials = credentialsOf(request, services, door.authorization(request));
+    const { admission, body } = await admitAndRead(services, bodies, request, context, credentials);
+    const { gatewayRequest, replyNeeds } = await door.parse({ services, nodes, request, context, admission, body });
+    const output = { response, context, keepaliveMs: services.config.http.sseKeepaliveMs };
+    await runRequest(services, logger, context, admission, gatewayRequest, door.sink(output, replyNeeds));
+  };
+  return { method: 'POST', handler: handleDoor, frontDoor: door.name, errors: door.errors };
+}
+
+/**
+ * The one count-tokens route (POST /v1/messages/count_tokens, POST
+ * /v1/responses/input_tokens): admission charging the key's counting budget up front, the
+ * body read, the door's counting request, then the count with the one policy every door
+ * shares (`countInputTokens`: the model must exist and the key may use it); never sent to
+ * a node. The door only maps its body in and the count out.
+ */
+export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, door: FrontDoor): Route {
+  const counting = door.tokenCounting;
+  if (counting === undefined) throw new Error(`the ${door.name} door counts no tokens`);
+  const nodes = modelNodesView(services);
+  const handleCountTokens: RouteHandler = async (request, response, context) => {
+    context.record.frontDoor = door.name;
+    const credentials = credentialsOf(request, services, door.authorization(request));
+    const { admission, body } = await admitAndRead(services, bodies, request, context, credentials, true);
+    const chat = await counting.parse({ services, nodes, request, context, admission, body });
+    context.record.model = chat.model;
+    const tokens = await countInputTokens(services, admission, chat);
+    sendJsonText(response, context, 200, counting.reply(tokens));
+  };
+  return { method: 'POST', handler: handleCountTokens, frontDoor: door.name, errors: door.errors };
+}
