@@ -112,13 +112,21 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
   }
 
   /**
-   * What goes out of one chunk (`data`: the node's text of it, if it came as text): nothing
-   * for the node's usage chunk (its usage, booked, rides on the finish chunk instead); a
-   * finish chunk is held, and the one held before goes out; any other as it is.
+   * What goes out of one chunk (`data`: the node's text of it, when it came as text and
+   * carries a finish reason or usage): nothing for the node's usage chunk (its usage,
+   * booked, rides on the finish chunk instead); a finish chunk is held, and the one held
+   * before goes out; any other as it is (a chunk of no choices and no usage too: Azure's
+   * prompt filter results).
    */
   private passed(chunk: ChatCompletionChunk, data: string | undefined): string {
     const choices = chunk.choices as unknown;
-    if (Array.isArray(choices) && choices.length === 0) return '';
+    const usage = chunk.usage as unknown;
+    if (
+      Array.isArray(choices) &&
+      choices.length === 0 &&
+      (data !== undefined || (usage !== null && typeof usage === 'object'))
+    )
+      return '';
     if (
       Array.isArray(choices) &&
       choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)
