@@ -6,7 +6,7 @@
 // main and ./dist) rounds alternate between them in one process; the door's text must be
 // the same (sealed signatures and clocks aside). Reports CPU µs (user + system) per stream.
 //
-//   npm run build && node bench/door-stream-cpu.mjs [DIST_A [DIST_B]] [iterations per round] [rounds]
+//   npm run build && [DOOR_PATHS=<part of a name>] node bench/door-stream-cpu.mjs [DIST_A [DIST_B]] [iterations per round] [rounds]
 //
 // Trees from before typed stream events (the door re-parsed the internal SSE text) and
 // after (the door maps chunk objects) are both read.
@@ -108,13 +108,14 @@ async function load(root) {
   const { ResponseStreamEvents } = await module('front-doors/responses/response-stream-events.js');
   const { ResponseObject } = await module('front-doors/responses/response-object.js');
   const { ToolNames } = await module('front-doors/responses/tool-names.js');
+  // The chat door's framing of chunk objects, in a tree that has them.
+  const streamEvents = await module('streaming/stream-events.js').catch(() => undefined);
   const envelope = new ReasoningEnvelope(Buffer.from('bench-secret'));
   const envelopes = new ThinkingSignatures(envelope);
 
   /** A batch as the door of a tree takes it: chunk objects (typed events) or the internal text (before). */
   const eventsOf = (batch) => (batch.form === 'chunks' ? batch.chunks : batch.text);
-  const textOf = (batch) =>
-    batch.form === 'chunks' ? batch.chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') : batch.text;
+  const textOf = (batch) => (batch.form === undefined ? batch.text : streamEvents.textOf(batch));
 
   async function oneStream(bytes, mapper, door) {
     const call = new UpstreamCall(new Cancellation());
@@ -172,7 +173,8 @@ async function load(root) {
 
 const trees = [];
 for (const root of roots) trees.push({ root, paths: await load(root) });
-const names = Object.keys(trees[0].paths);
+// DOOR_PATHS=<text>: only the paths whose name holds it.
+const names = Object.keys(trees[0].paths).filter((name) => name.includes(process.env.DOOR_PATHS ?? ''));
 for (const name of names) {
   const outputs = await Promise.all(trees.map((tree) => tree.paths[name]()));
   if (outputs.some((output) => comparable(output) !== comparable(outputs[0])))
