@@ -28,6 +28,8 @@ const context = {
   model: {},
   effort: undefined,
   stream: true,
+  // The chat door's form: an OpenAI node's events pass through as text.
+  streamForm: 'text',
   retryOnStatus: new Set(),
 };
 const controller = { paused: false, aborted: false, reason: null, pause() {}, resume() {}, abort() {} };

@@ -10,6 +10,7 @@ import type { ReplyFormat } from './front-door.js';
 import { withoutReasoningBody, withoutReasoningStream } from '../providers/without-reasoning-text.js';
 import type { NodeCandidate } from '../routing/router.js';
 import { UpstreamEventReader, type MappedBatch } from '../streaming/upstream-event-reader.js';
+import { isEmpty } from '../streaming/stream-events.js';
 import { asNodeFailure, invalidReply } from '../upstream/node-failure.js';
 import { firstByteDeadlineMs } from '../upstream/first-byte-deadline.js';
 import { retryAfterHint } from '../upstream/retry-after-hint.js';
@@ -137,6 +138,9 @@ async function attempt(
     outputCap: options.outputCap,
     effort: options.effort,
     stream: options.stream,
+    // The chat door sends chunk events on as text (an OpenAI node's pass through); a door that
+    // maps them, or a stream filtered chunk by chunk (`reasoning.exclude`), takes objects.
+    streamForm: context.record.frontDoor === 'chat' && options.request.reasoning?.exclude !== true ? 'text' : 'chunks',
     retryOnStatus: options.retryOnStatus,
   };
   context.trace?.startAttempt(callContext, options.request);
@@ -204,7 +208,7 @@ async function attempt(
     );
     try {
       const first = await reader.read();
-      if (first.done && first.text === '') throw invalidReply(node.id, 'the stream ended without any event');
+      if (first.done && isEmpty(first)) throw invalidReply(node.id, 'the stream ended without any event');
       keepSlot = true;
       return succeed(context, candidate, started, status, firstByteMs, {
         kind: 'stream',

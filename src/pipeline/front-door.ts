@@ -6,6 +6,7 @@ import type { NativeRequest, ReplySummary } from '../providers/types.js';
 import type { FeatureUse } from '../billing/feature-prices.js';
 import type { LeftOut } from '../billing/unresolved-inputs.js';
 import type { NodeConfig } from '../config/gateway-config.js';
+import type { StreamEvents } from '../streaming/stream-events.js';
 
 /**
  * The seam between a front door (a client-facing protocol) and the one pipeline that runs
@@ -15,12 +16,13 @@ import type { NodeConfig } from '../config/gateway-config.js';
  *
  * The internal request is a chat-completions request (`ChatRequest`): every node adapter
  * translates from it. The internal reply is a `chat.completion` (JSON text), and an
- * internal stream is a sequence of `chat.completion.chunk` events (`data: <json>\n\n`
- * text): a chat front door sends them as they are, another door maps them. A door whose
- * protocol the chosen node speaks natively also hands its request as it came
- * (`NativeRequest`); the node's reply then comes back `native`, in the door's protocol.
+ * internal stream is a sequence of `chat.completion.chunk`s: objects for a door that maps
+ * them, and for the chat door, which serializes them, objects or, from an OpenAI-protocol
+ * node, its events passed through as text (`data: <json>\n\n`). A door whose protocol the
+ * chosen node speaks natively also hands its request as it came (`NativeRequest`); the
+ * node's reply then comes back `native`, in the door's protocol (text).
  */
-export type { FrontDoorName, NativeApi, NativeRequest };
+export type { FrontDoorName, NativeApi, NativeRequest, StreamEvents };
 
 /** A request as a front door hands it to the pipeline. */
 export interface GatewayRequest {
@@ -105,8 +107,8 @@ export interface StreamEnd {
   readonly format: ReplyFormat;
   /** The node that streamed. */
   readonly node: string;
-  /** Internal stream events still to send before the closing ones. */
-  readonly lastEvents: string;
+  /** Stream events still to send before the closing ones, in the stream's form (see StreamSink.write). */
+  readonly lastEvents: StreamEvents;
   /** The usage booked for the stream. */
   readonly usage: Usage | undefined;
   /** The node's own usage already went out in the stream; else the front door sends `usage` itself. */
@@ -126,12 +128,13 @@ export interface StreamSink {
   startKeepalive(): void;
   stopKeepalive(): void;
   /**
-   * Stream events: `internal` ones are `chat.completion.chunk`s (`data: <json>\n\n` each),
-   * `native` ones are the node's own events in the door's protocol, framed. One stream's
-   * events all have one format. Returns a promise when the client is slow, to await before
-   * writing more.
+   * Stream events: `internal` ones are `chat.completion.chunk`s, as objects (form
+   * `chunks`) or, for the chat door fed by an OpenAI-protocol node, as that node's text
+   * (form `text`, `data: <json>\n\n` each); `native` ones are the node's own events in the
+   * door's protocol, framed text. One stream's events all have one format and one form.
+   * Returns a promise when the client is slow, to await before writing more.
    */
-  write(events: string, format: ReplyFormat): Promise<void> | undefined;
+  write(events: StreamEvents, format: ReplyFormat): Promise<void> | undefined;
   /** The stream is over: its closing events (usage, end marker), and the end of the response. */
   end(end: StreamEnd): void;
   /** The stream failed after it started: the usage so far, one error event in the door's format, the end (PRODUCT.md decision 4). */

@@ -6,6 +6,7 @@ import { asNodeFailure } from '../upstream/node-failure.js';
 import type { StreamExecution } from './execute.js';
 import type { StreamEnd, StreamSink } from './front-door.js';
 import type { RequestContext } from '../context/request-context.js';
+import { NO_EVENTS, type StreamEvents } from '../streaming/stream-events.js';
 
 /** How a relayed stream ended: whole, failed after its start (the failure to report), or its client left. */
 export type RelayOutcome =
@@ -33,12 +34,12 @@ export async function relayStream(
   try {
     let batch = execution.first;
     while (!batch.done) {
-      const pending = sink.write(batch.text, execution.format);
+      const pending = sink.write(batch, execution.format);
       if (pending !== undefined) await pending;
       if (context.cancellation.aborted) throw context.cancellation.reason;
       batch = await reader.read();
     }
-    return { kind: 'ended', end: streamEnd(context, execution, request, batch.text) };
+    return { kind: 'ended', end: streamEnd(context, execution, request, batch) };
   } catch (error) {
     reader.release();
     if (context.cancellation.aborted && context.abortCause === 'client') {
@@ -63,7 +64,7 @@ function streamEnd(
   context: RequestContext,
   execution: StreamExecution,
   request: ChatRequest,
-  lastEvents = '',
+  lastEvents: StreamEvents = NO_EVENTS,
 ): StreamEnd {
   const { summary, identity } = execution.reader.mapper;
   context.record.finishReason = summary.finishReason;

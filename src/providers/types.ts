@@ -4,6 +4,7 @@ import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { StreamMapper } from '../streaming/stream-mapper.js';
+import type { StreamForm } from '../streaming/stream-events.js';
 
 /** A wire format a node can speak (the keys of the registry). Groq, vLLM, OpenRouter… are all `openai` nodes. */
 export type { WireProtocol } from '../config/wire-protocols.js';
@@ -24,6 +25,13 @@ export interface CallContext {
   /** Effort to request, already resolved; undefined for a model without reasoning. */
   readonly effort: ReasoningEffort | undefined;
   readonly stream: boolean;
+  /**
+   * The form the client's door takes a translated stream in: `text` (the chat door, which
+   * sends chunk events on as they are: a same-protocol node's events may pass through as
+   * text) or `chunks` (objects, the default: for a door that maps them, or a stream
+   * filtered chunk by chunk). A native relay gives text whatever this says.
+   */
+  readonly streamForm?: StreamForm;
   /** Node statuses that mean "try another node" (PRODUCT.md decision 1). */
   readonly retryOnStatus: ReadonlySet<number>;
 }

@@ -1,4 +1,5 @@
-import type { StreamMapper } from '../streaming/stream-mapper.js';
+import type { ChatCompletionChunk } from '../protocol/openai/chat-response-types.js';
+import type { EmitChunk, StreamMapper } from '../streaming/stream-mapper.js';
 
 /**
  * Fields of a message or delta that carry reasoning text: ours (`reasoning_content`, and the
@@ -45,16 +46,16 @@ export function withoutReasoningBody(body: string): string {
 }
 
 /**
- * One chunk without its reasoning text; undefined when nothing is left of it (a delta that
- * carried only reasoning, with no finish reason, log probabilities or usage).
+ * One chunk without its reasoning text (its deltas changed in place: the stream's own
+ * object); undefined when nothing is left of it (a delta that carried only reasoning, with
+ * no finish reason, log probabilities or usage).
  */
-export function withoutReasoningChunk(json: string): string | undefined {
-  if (!MAY_CARRY_REASONING.test(json)) return json;
-  const chunk = JSON.parse(json) as { choices?: Choice[]; usage?: unknown };
-  if (!Array.isArray(chunk.choices)) return json;
+export function withoutReasoningChunk(chunk: ChatCompletionChunk): ChatCompletionChunk | undefined {
+  const choices = chunk.choices as unknown;
+  if (!Array.isArray(choices)) return chunk;
   let removed = false;
   let left = chunk.usage !== undefined && chunk.usage !== null;
-  for (const choice of chunk.choices) {
+  for (const choice of choices as Choice[]) {
     if (strip(choice?.delta)) removed = true;
     const delta = choice?.delta;
     if (
@@ -64,27 +65,27 @@ export function withoutReasoningChunk(json: string): string | undefined {
     )
       left = true;
   }
-  if (!removed) return json;
-  return left ? JSON.stringify(chunk) : undefined;
+  return !removed || left ? chunk : undefined;
 }
 
 /**
  * The adapter's stream mapper, with every chunk read and its reasoning text left out
- * (`reasoning.exclude`). Relaying unread (`relayEvents`) is off: an event passed unread
- * could carry reasoning. The summary is the adapter's: it still counts the reasoning, so a
- * stream cut short is estimated with it.
+ * (`reasoning.exclude`). It takes a mapper of form `chunks` (an event passed through as
+ * text could carry reasoning). The summary is the adapter's: it still counts the
+ * reasoning, so a stream cut short is estimated with it.
  */
 export function withoutReasoningStream(mapper: StreamMapper): StreamMapper {
   const filtered =
-    (emit: (chunkJson: string) => void) =>
-    (json: string): void => {
-      const kept = withoutReasoningChunk(json);
+    (emit: EmitChunk): EmitChunk =>
+    (chunk): void => {
+      const kept = withoutReasoningChunk(chunk);
       if (kept !== undefined) emit(kept);
     };
   const finish = mapper.finish?.bind(mapper);
   return {
+    form: mapper.form,
     map: (record, emit, write) => mapper.map(record, filtered(emit), write),
-    ...(finish === undefined ? {} : { finish: (emit: (chunkJson: string) => void) => finish(filtered(emit)) }),
+    ...(finish === undefined ? {} : { finish: (emit: EmitChunk) => finish(filtered(emit)) }),
     get summary() {
       return mapper.summary;
     },

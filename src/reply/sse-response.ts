@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
-import type { ReplyFormat, StreamEnd, StreamSink } from '../pipeline/front-door.js';
+import type { ReplyFormat, StreamEnd, StreamEvents, StreamSink } from '../pipeline/front-door.js';
 import { captureReply } from './reply-capture.js';
 import { withResponseHeaders } from './response-headers.js';
 
@@ -109,7 +109,7 @@ export abstract class SseStreamSink implements StreamSink {
     this.sse.stopKeepalive();
   }
 
-  abstract write(events: string, format: ReplyFormat): Promise<void> | undefined;
+  abstract write(events: StreamEvents, format: ReplyFormat): Promise<void> | undefined;
   abstract end(end: StreamEnd): void;
   abstract fail(error: unknown, end: StreamEnd | undefined): void;
 }

@@ -7,6 +7,7 @@ import { ResponseStreamEvents } from '../front-doors/responses/response-stream-e
 import { ToolNames } from '../front-doors/responses/tool-names.js';
 import type { ChatCompletion, Usage } from '../protocol/openai/chat-response-types.js';
 import type { CreateResponseRequest } from '../front-doors/responses/create-response-schema.js';
+import { chunksOf } from '../streaming/stream-events.js';
 import type { ChatStreamEvents } from './chat-stream-events.js';
 import { completionUsage, type CompletionUsage } from './completion-usage.js';
 import { SimulatorError } from './simulator-error.js';
@@ -106,9 +107,12 @@ export function responsesStreamEvents(
 ): ChatStreamEvents {
   const { object, shaping } = replyParts(body, requestNumber);
   const mapper = new ResponseStreamEvents(object, shaping, () => undefined);
-  const events = chat.events.map((event, index) =>
-    index === chat.events.length - 1 ? mapper.end(event, usage as unknown as Usage).events : mapper.write(event),
-  );
+  const events = chat.events.map((event, index) => {
+    const chunks = chunksOf({ form: 'text', text: event });
+    return index === chat.events.length - 1
+      ? mapper.end(chunks, usage as unknown as Usage).events
+      : mapper.write(chunks);
+  });
   return { events, tokenCount: chat.tokenCount };
 }
 

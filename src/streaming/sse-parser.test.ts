@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SseRecord } from './stream-mapper.js';
-import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL, SseParser } from './sse-parser.js';
+import {
+  countSseEvents,
+  eachPlainEvent,
+  PLAIN_EVENT_HEAD,
+  PLAIN_EVENT_TAIL,
+  plainEventAround,
+  plainEventData,
+  SseParser,
+} from './sse-parser.js';
 
 function parseInPieces(pieces: string[]): SseRecord[] {
   const parser = new SseParser();
@@ -145,4 +153,33 @@ test('an event longer than the limit throws, for one long line and for many data
   const records: SseRecord[] = [];
   ok.push(`data: ${'w'.repeat(1000)}\n\n`, (record) => records.push(record));
   assert.equal(records.length, 1);
+});
+
+test('the plain-event helpers cut a run the parser handed over, and find the event around a position', () => {
+  const run = 'data: {"a":1}\n\ndata: [DONE]\n\ndata: {"b":"x\\n"}\n\n';
+  const seen: string[] = [];
+  assert.equal(
+    eachPlainEvent(run, (data) => {
+      seen.push(data);
+    }),
+    false,
+  );
+  assert.deepEqual(seen, ['{"a":1}', '[DONE]', '{"b":"x\\n"}']);
+  const stopped: string[] = [];
+  assert.equal(
+    eachPlainEvent(run, (data) => {
+      stopped.push(data);
+      return data === '[DONE]';
+    }),
+    true,
+  );
+  assert.deepEqual(stopped, ['{"a":1}', '[DONE]']);
+  const at = run.indexOf('[DONE]');
+  const event = plainEventAround(run, at);
+  assert.equal(run.slice(event.start, event.end), 'data: [DONE]\n\n');
+  assert.equal(plainEventData(run, event.start, event.end), '[DONE]');
+  assert.deepEqual(plainEventAround(run, 3), { start: 0, end: 'data: {"a":1}\n\n'.length });
+  assert.equal(countSseEvents(run), 3);
+  assert.equal(countSseEvents('event: a\ndata: 1\n\n'), 1);
+  assert.equal(countSseEvents(''), 0);
 });

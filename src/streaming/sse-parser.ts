@@ -128,11 +128,7 @@ export class SseParser {
   }
 
   private recordsOf(buffer: string, start: number, end: number, onRecord: (record: SseRecord) => void): void {
-    for (let at = start; at < end;) {
-      const lineEnd = buffer.indexOf('\n', at + PLAIN_EVENT_HEAD);
-      onRecord({ event: undefined, data: buffer.slice(at + PLAIN_EVENT_HEAD, lineEnd) });
-      at = lineEnd + PLAIN_EVENT_TAIL;
-    }
+    eachPlainEvent(buffer, (data) => onRecord({ event: undefined, data }), start, end);
   }
 
   private keepPending(piece: string): void {
@@ -160,6 +156,49 @@ export class SseParser {
       if (this.data.length > this.maxEventLength) throw sseEventTooLarge(this.maxEventLength);
     } else if (field === 'event') this.eventName = value;
   }
+}
+
+/**
+ * Calls `onData` with the data of each event of a run in the plain framing (see
+ * OnPlainEvents) between `from` and `to`, in order; stops early when it returns `true`
+ * (and says so). The one way a run the parser handed over is cut into events again.
+ */
+export function eachPlainEvent(
+  events: string,
+  onData: (data: string) => boolean | void,
+  from = 0,
+  to = events.length,
+): boolean {
+  for (let at = from; at < to;) {
+    const lineEnd = events.indexOf('\n', at + PLAIN_EVENT_HEAD);
+    if (onData(events.slice(at + PLAIN_EVENT_HEAD, lineEnd)) === true) return true;
+    at = lineEnd + PLAIN_EVENT_TAIL;
+  }
+  return false;
+}
+
+/**
+ * Where the event of a run in the plain framing that holds position `at` starts, and
+ * where it ends (past its `\n\n`): for reading one event found by a search over the run.
+ */
+export function plainEventAround(events: string, at: number): { readonly start: number; readonly end: number } {
+  const previousEnd = events.lastIndexOf('\n\n', at);
+  return {
+    start: previousEnd === -1 ? 0 : previousEnd + PLAIN_EVENT_TAIL,
+    end: events.indexOf('\n\n', at) + PLAIN_EVENT_TAIL,
+  };
+}
+
+/** The data of the plain event from `start` to `end` (past its `\n\n`), as plainEventAround gives them. */
+export function plainEventData(events: string, start: number, end: number): string {
+  return events.slice(start + PLAIN_EVENT_HEAD, end - PLAIN_EVENT_TAIL);
+}
+
+/** How many events a run of SSE text framed by the gateway or a node (LF line ends) holds. */
+export function countSseEvents(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n', at + PLAIN_EVENT_TAIL)) count += 1;
+  return count;
 }
 
 function hasLineEnd(text: string): boolean {

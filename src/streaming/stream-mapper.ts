@@ -1,4 +1,6 @@
+import type { ChatCompletionChunk } from '../protocol/openai/chat-response-types.js';
 import type { ReplySummary } from '../providers/types.js';
+import type { StreamForm } from './stream-events.js';
 
 /** One Server-Sent Event as parsed from a node's stream. */
 export interface SseRecord {
@@ -9,28 +11,40 @@ export interface SseRecord {
 /** `more`: keep reading; `end`: the node finished its stream normally. */
 export type StreamSignal = 'more' | 'end';
 
-/** Stateful per call: maps the node's stream events to OpenAI chunk JSON texts. */
+/** Takes one translated chunk; the mapper hands it over and builds no other reference to it. */
+export type EmitChunk = (chunk: ChatCompletionChunk) => void;
+
+/** Takes SSE text already framed for the client. */
+export type WriteText = (text: string) => void;
+
+/** Stateful per call: maps the node's stream events to the client's: chunk objects, or framed text. */
 export interface StreamMapper {
   /**
-   * Maps one event, handing each resulting chunk (serialized) to `emit`, or text already
-   * framed for the client to `write` (a native relay: the node's own events). Throws a
-   * GatewayError when the node reports an error inside the stream.
+   * What the mapper gives: `chunks` (through `emit`: a translated stream) or `text`
+   * (through `write`: a native relay's events, or chunk events passed through as an
+   * OpenAI-protocol node sent them to the chat door). One mapper uses one of the two.
    */
-  map(record: SseRecord, emit: (chunkJson: string) => void, write: (text: string) => void): StreamSignal;
+  readonly form: StreamForm;
   /**
-   * Optional, for a node that speaks the client's own protocol: relays a run of whole
-   * events in the plain framing (`data: <data>\n\n` each) to `write` as the client's SSE
-   * text, changing only what must change. The same text, summary and signal as `map` gives
-   * event by event (differential tests hold the two together); lets a same-protocol stream
-   * pass without each event being cut out, read and framed again.
+   * Maps one event, handing each resulting chunk to `emit`, or text already framed for the
+   * client to `write`, as `form` says. Throws a GatewayError when the node reports an
+   * error inside the stream.
    */
-  relayEvents?(events: string, write: (text: string) => void): StreamSignal;
+  map(record: SseRecord, emit: EmitChunk, write: WriteText): StreamSignal;
+  /**
+   * Optional, for a node that speaks the client's own protocol (form `text`): relays a run
+   * of whole events in the plain framing (`data: <data>\n\n` each) to `write` as the
+   * client's SSE text, changing only what must change. The same text, summary and signal
+   * as `map` gives event by event (differential tests hold the two together); lets a
+   * same-protocol stream pass without each event being cut out, read and framed again.
+   */
+  relayEvents?(events: string, write: WriteText): StreamSignal;
   /**
    * The node's body ended without an end signal from `map`. Protocols whose streams just
    * stop (Gemini) emit their last chunks here; a mapper throws a GatewayError when the
    * stream was cut short (no finish reason seen).
    */
-  finish?(emit: (chunkJson: string) => void): void;
+  finish?(emit: EmitChunk): void;
   /** What the stream carried so far, including the node's usage if it sent one. */
   readonly summary: ReplySummary;
   /** Identity fields for chunks the gateway adds itself (the final usage chunk). */

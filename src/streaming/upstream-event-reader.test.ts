@@ -4,6 +4,7 @@ import type { SseRecord, StreamMapper } from './stream-mapper.js';
 import { emptySummary } from '../providers/types.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import { UpstreamEventReader, type ByteStream } from './upstream-event-reader.js';
+import { textOf } from './stream-events.js';
 
 /** A node body delivering `chunks` one by one. */
 function body(chunks: Buffer[]): ByteStream {
@@ -16,14 +17,15 @@ function body(chunks: Buffer[]): ByteStream {
   };
 }
 
-/** A mapper that forwards every event's data and ends at [DONE]. */
+/** A mapper that forwards every event's data (framed) and ends at [DONE]. */
 function echoMapper(): StreamMapper {
   return {
+    form: 'text',
     summary: emptySummary(),
     identity: { id: '', created: 0, model: 'm' },
-    map(record: SseRecord, emit) {
+    map(record: SseRecord, _emit, write) {
       if (record.data === '[DONE]') return 'end';
-      emit(record.data);
+      write(`data: ${record.data}\n\n`);
       return 'more';
     },
   };
@@ -35,7 +37,7 @@ test('a UTF-8 character split across network chunks arrives whole', async () => 
     const reader = new UpstreamEventReader(body([bytes.subarray(0, cut), bytes.subarray(cut)]), echoMapper());
     let text = '';
     for (let batch = await reader.read(); ; batch = await reader.read()) {
-      text += batch.text;
+      text += textOf(batch);
       if (batch.done) break;
     }
     assert.equal(text, 'data: {"t":"é日本"}\n\n', `cut at byte ${cut}`);
@@ -63,8 +65,8 @@ test('after a first batch went out, events ahead of an in-stream error are retur
     ]),
     failingMapper(),
   );
-  assert.deepEqual(await reader.read(), { text: 'data: {"n":1}\n\n', done: false });
-  assert.deepEqual(await reader.read(), { text: 'data: {"n":2}\n\ndata: {"n":3}\n\n', done: false });
+  assert.deepEqual(await reader.read(), { form: 'text', text: 'data: {"n":1}\n\n', done: false });
+  assert.deepEqual(await reader.read(), { form: 'text', text: 'data: {"n":2}\n\ndata: {"n":3}\n\n', done: false });
   await assert.rejects(reader.read(), /node error: \{"error":"overloaded"\}/);
 });
 
@@ -103,4 +105,47 @@ test("an event over the size limit ends the stream as the node's failure, whethe
       );
     });
   }
+});
+
+/** A mapper of form `chunks` that makes one chunk of every event's data and ends at [DONE]. */
+function chunkMapper(): StreamMapper {
+  return {
+    form: 'chunks',
+    summary: emptySummary(),
+    identity: { id: '', created: 0, model: 'm' },
+    map(record: SseRecord, emit) {
+      if (record.data === '[DONE]') return 'end';
+      emit({ id: record.data, object: 'chat.completion.chunk', created: 0, model: 'm', choices: [] });
+      return 'more';
+    },
+  };
+}
+
+test('a mapper of form chunks gives batches of chunk objects, whatever the network cuts', async () => {
+  const text = 'data: a\n\ndata: b\n\ndata: c\n\ndata: [DONE]\n\n';
+  for (let cut = 1; cut < text.length; cut++) {
+    const reader = new UpstreamEventReader(
+      body([Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))]),
+      chunkMapper(),
+    );
+    const ids: string[] = [];
+    for (let batch = await reader.read(); ; batch = await reader.read()) {
+      assert.equal(batch.form, 'chunks');
+      if (batch.form === 'chunks') ids.push(...batch.chunks.map((chunk) => chunk.id));
+      if (batch.done) break;
+    }
+    assert.deepEqual(ids, ['a', 'b', 'c'], `cut at ${cut}`);
+  }
+});
+
+test('a mapper that gives the other form than it declared is an internal error', async () => {
+  const wrong: StreamMapper = {
+    ...chunkMapper(),
+    map(record, _emit, write) {
+      write(`data: ${record.data}\n\n`);
+      return 'more';
+    },
+  };
+  const reader = new UpstreamEventReader(body([Buffer.from('data: a\n\n')]), wrong);
+  await assert.rejects(reader.read(), (error: unknown) => (error as { code?: string }).code === 'internal_error');
 });

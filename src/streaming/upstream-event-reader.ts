@@ -1,7 +1,9 @@
 import { StringDecoder } from 'node:string_decoder';
 import { ownFault } from '../errors/gateway-error.js';
-import type { StreamMapper } from './stream-mapper.js';
+import type { ChatCompletionChunk } from '../protocol/openai/chat-response-types.js';
+import type { EmitChunk, StreamMapper, WriteText } from './stream-mapper.js';
 import { SseParser, type OnPlainEvents } from './sse-parser.js';
+import type { StreamEvents } from './stream-events.js';
 
 /** A node's response body: an async iterable of byte chunks that can be drained or torn down. */
 export interface ByteStream extends AsyncIterable<Buffer> {
@@ -10,12 +12,18 @@ export interface ByteStream extends AsyncIterable<Buffer> {
   dump(options?: { limit: number }): Promise<void>;
 }
 
-/** SSE text for the client, mapped from one or more network chunks of the node's stream. */
-export interface MappedBatch {
-  /** Framed `data: …\n\n` events, possibly empty. */
-  readonly text: string;
+/**
+ * The client's events mapped from one or more network chunks of the node's stream (possibly
+ * none), in the mapper's form: chunk objects, or framed text.
+ */
+export type MappedBatch = StreamEvents & {
   /** The node finished its stream (`[DONE]`, its end event, or end of body). */
   readonly done: boolean;
+};
+
+/** A mapper that gave the other form than it declared: a defect of the gateway's own code. */
+function mixedForms(form: string): Error {
+  return new Error(`a stream mapper of form ${form} gave events of the other form`);
 }
 
 /**
@@ -29,20 +37,18 @@ export class UpstreamEventReader {
   private readonly decoder = new StringDecoder('utf8');
   private readonly parser: SseParser;
   private done = false;
-  /** A batch of text has been returned. */
+  /** A batch with events in it has been returned. */
   private delivered = false;
   /** A node error met after events that are still to be returned: thrown by the next read. */
   private failure: { readonly error: unknown } | undefined = undefined;
   private bodyEnded = false;
   private released = false;
-  /** The client's text for the events mapped since the last batch went out. */
+  /** The client's text for the events mapped since the last batch went out (form `text`). */
   private out = '';
-  private readonly write = (text: string): void => {
-    this.out += text;
-  };
-  private readonly emit = (chunkJson: string): void => {
-    this.out += `data: ${chunkJson}\n\n`;
-  };
+  /** The chunks mapped since the last batch went out (form `chunks`). */
+  private chunks: ChatCompletionChunk[] = [];
+  private readonly write: WriteText;
+  private readonly emit: EmitChunk;
   private readonly onRecord = (record: { event: string | undefined; data: string }): void => {
     if (this.done) return;
     if (this.mapper.map(record, this.emit, this.write) === 'end') this.done = true;
@@ -56,6 +62,21 @@ export class UpstreamEventReader {
     maxEventLength?: number,
   ) {
     this.parser = new SseParser(maxEventLength);
+    if (mapper.form === 'text') {
+      this.write = (text) => {
+        this.out += text;
+      };
+      this.emit = () => {
+        throw mixedForms('text');
+      };
+    } else {
+      this.write = () => {
+        throw mixedForms('chunks');
+      };
+      this.emit = (chunk) => {
+        this.chunks.push(chunk);
+      };
+    }
     const relay = mapper.relayEvents?.bind(mapper);
     if (relay !== undefined) {
       this.onPlainEvents = (events) => {
@@ -94,20 +115,31 @@ export class UpstreamEventReader {
         // Past the network read, a throw is the parser's or mapper's: a node error it found
         // (a GatewayError) or a fault of the gateway's own code, never the node's.
         const error = ownFault(thrown);
-        if (!this.delivered || this.out === '') {
+        if (!this.delivered || !this.hasOutput()) {
           this.out = '';
+          this.chunks = [];
           throw error;
         }
         this.failure = { error };
         break;
       }
-      if (this.out !== '') break;
+      if (this.hasOutput()) break;
     }
-    const text = this.out;
-    this.out = '';
-    if (text !== '') this.delivered = true;
-    if (this.done && this.failure === undefined) this.drain();
-    return { text, done: this.done && this.failure === undefined };
+    if (this.hasOutput()) this.delivered = true;
+    const done = this.done && this.failure === undefined;
+    if (done) this.drain();
+    if (this.mapper.form === 'text') {
+      const text = this.out;
+      this.out = '';
+      return { form: 'text', text, done };
+    }
+    const chunks = this.chunks;
+    this.chunks = [];
+    return { form: 'chunks', chunks, done };
+  }
+
+  private hasOutput(): boolean {
+    return this.out !== '' || this.chunks.length > 0;
   }
 
   /** Stops reading and closes the node's response (client gone, error): the connection is not reused. */

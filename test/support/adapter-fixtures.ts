@@ -6,6 +6,7 @@ import { outputCapOf } from '../../src/billing/estimate-request.js';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../../src/config/gateway-config.js';
 import { isGatewayError } from '../../src/errors/gateway-error.js';
 import type { ChatRequest } from '../../src/protocol/openai/chat-request-schema.js';
+import type { ChatCompletionChunk } from '../../src/protocol/openai/chat-response-types.js';
 import type { CallContext, ProviderAdapter } from '../../src/providers/types.js';
 import { SseParser } from '../../src/streaming/sse-parser.js';
 
@@ -119,8 +120,8 @@ export function mapStream(adapter: ProviderAdapter, context: CallContext, pieces
   const mapper = adapter.streamMapper(context);
   const parser = new SseParser();
   const lines: string[] = [];
-  const emit = (json: string): void => {
-    lines.push(`data: ${JSON.stringify(normalize(JSON.parse(json)))}`);
+  const emit = (chunk: ChatCompletionChunk): void => {
+    lines.push(`data: ${JSON.stringify(normalize(chunk))}`);
   };
   let ended = false;
   const onRecord = (record: { event: string | undefined; data: string }): void => {
@@ -205,7 +206,7 @@ export function runFixtureCases(adapter: ProviderAdapter, directory: string): vo
   }
 }
 
-/** The `write` of a translating stream mapper, which only emits chunks: a framed write is a defect. */
+/** The `write` of a translating stream mapper (form `chunks`), which only emits chunks: a framed write is a defect. */
 export function unexpectedWrite(text: string): never {
   throw new Error(`a translating stream mapper wrote framed text: ${text.slice(0, 80)}`);
 }

@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { asGatewayError } from '../../errors/gateway-error.js';
-import type { Usage } from '../../protocol/openai/chat-response-types.js';
-import type { GatewayReply, ReplySink, StreamEnd, StreamSink } from '../../pipeline/front-door.js';
+import type { ChatCompletionChunk, Usage } from '../../protocol/openai/chat-response-types.js';
+import type { GatewayReply, ReplySink, StreamEnd, StreamEvents, StreamSink } from '../../pipeline/front-door.js';
+import { plainEventAround, plainEventData } from '../../streaming/sse-parser.js';
+import { textOf } from '../../streaming/stream-events.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { errorEnvelopeJson } from '../../reply/error-envelope.js';
 import { sendJsonText } from '../../reply/send-json.js';
@@ -14,7 +16,8 @@ const FINISH_OR_USAGE = /"finish_reason":"|"usage":\{/g;
 /**
  * The chat-completions front door's way out. The pipeline's reply and stream are already
  * in this protocol: JSON goes out as it is (with the booked usage added when the node sent
- * none), stream events too. The door adds `data: [DONE]`,
+ * none), stream events too (chunk objects serialized, an OpenAI node's text as it came).
+ * The door adds `data: [DONE]`,
  * in-stream errors in the spec's format (PRODUCT.md decisions 4, 7), and the usage: the
  * last usage a client reads is always the one booked (PRODUCT.md decision 18). A client
  * that asked for it (`stream_options.include_usage`) gets OpenAI's separate last chunk
@@ -53,7 +56,7 @@ class ChatStreamSink extends SseStreamSink {
     super(sse);
   }
 
-  write(events: string): Promise<void> | undefined {
+  write(events: StreamEvents): Promise<void> | undefined {
     return this.sse.write(this.outgoing(events));
   }
 
@@ -69,13 +72,13 @@ class ChatStreamSink extends SseStreamSink {
   }
 
   /** The events as the client gets them. */
-  protected outgoing(events: string): string {
-    return events;
+  protected outgoing(events: StreamEvents): string {
+    return textOf(events);
   }
 
   /** What goes out before `[DONE]` or the error event: the last events and the usage. */
   protected closing(end: StreamEnd): string {
-    return end.lastEvents + usageChunk(end);
+    return this.outgoing(end.lastEvents) + usageChunk(end);
   }
 }
 
@@ -84,36 +87,55 @@ class ChatStreamSink extends SseStreamSink {
  * carries a finish reason held back, to go out last with the booked usage on it.
  */
 class UsageOnFinishStreamSink extends ChatStreamSink {
-  /** The last finish chunk seen, as the node's text and parsed, not sent yet. */
-  private heldFinish: { readonly data: string; readonly chunk: Record<string, unknown> } | undefined;
+  /** The last finish chunk seen, not sent yet, and the node's text of it when it came as text. */
+  private heldFinish: { readonly data: string | undefined; readonly chunk: Record<string, unknown> } | undefined;
 
-  protected override outgoing(events: string): string {
+  protected override outgoing(events: StreamEvents): string {
+    if (events.form === 'chunks') {
+      let out = '';
+      for (const chunk of events.chunks) out += this.passed(chunk, undefined);
+      return out;
+    }
+    const text = events.text;
     FINISH_OR_USAGE.lastIndex = 0;
     let out = '';
     let from = 0;
-    for (let match = FINISH_OR_USAGE.exec(events); match !== null; match = FINISH_OR_USAGE.exec(events)) {
-      const previousEnd = events.lastIndexOf('\n\n', match.index);
-      const start = previousEnd === -1 ? 0 : previousEnd + 2;
-      const stop = events.indexOf('\n\n', match.index) + 2;
-      out += events.slice(from, start);
-      const data = events.slice(start + 6, stop - 2);
-      const chunk = JSON.parse(data) as Record<string, unknown>;
-      const choices = chunk.choices;
-      if (Array.isArray(choices) && choices.length === 0) {
-        // The node's usage chunk: its usage (booked) rides on the finish chunk instead.
-      } else if (
-        Array.isArray(choices) &&
-        choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)
-      ) {
-        if (this.heldFinish !== undefined) out += `data: ${this.heldFinish.data}\n\n`;
-        this.heldFinish = { data, chunk };
-      } else {
-        out += events.slice(start, stop);
-      }
-      from = stop;
-      FINISH_OR_USAGE.lastIndex = stop;
+    for (let match = FINISH_OR_USAGE.exec(text); match !== null; match = FINISH_OR_USAGE.exec(text)) {
+      const event = plainEventAround(text, match.index);
+      out += text.slice(from, event.start);
+      const data = plainEventData(text, event.start, event.end);
+      out += this.passed(JSON.parse(data) as ChatCompletionChunk, data);
+      from = event.end;
+      FINISH_OR_USAGE.lastIndex = from;
     }
-    return from === 0 ? events : out + events.slice(from);
+    return from === 0 ? text : out + text.slice(from);
+  }
+
+  /**
+   * What goes out of one chunk (`data`: the node's text of it, when it came as text and
+   * carries a finish reason or usage): nothing for the node's usage chunk (its usage,
+   * booked, rides on the finish chunk instead); a finish chunk is held, and the one held
+   * before goes out; any other as it is (a chunk of no choices and no usage too: Azure's
+   * prompt filter results).
+   */
+  private passed(chunk: ChatCompletionChunk, data: string | undefined): string {
+    const choices = chunk.choices as unknown;
+    const usage = chunk.usage as unknown;
+    if (
+      Array.isArray(choices) &&
+      choices.length === 0 &&
+      (data !== undefined || (usage !== null && typeof usage === 'object'))
+    )
+      return '';
+    if (
+      Array.isArray(choices) &&
+      choices.some((choice) => (choice as { finish_reason?: unknown } | null)?.finish_reason)
+    ) {
+      const before = this.heldFinish === undefined ? '' : framed(this.heldFinish);
+      this.heldFinish = { data, chunk };
+      return before;
+    }
+    return `data: ${data ?? JSON.stringify(chunk)}\n\n`;
   }
 
   /** The held finish chunk with the booked usage on it (or a chunk of an empty delta, when there was none). */
@@ -132,6 +154,11 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
     if (end.usage !== undefined) chunk.usage = end.usage;
     return `${last}data: ${JSON.stringify(chunk)}\n\n`;
   }
+}
+
+/** A held chunk as it goes out: the node's text when it came as text, else serialized. */
+function framed(held: { readonly data: string | undefined; readonly chunk: Record<string, unknown> }): string {
+  return `data: ${held.data ?? JSON.stringify(held.chunk)}\n\n`;
 }
 
 /** The usage chunk the gateway adds when the node's own did not go out (an estimate, marked so). */

@@ -5,7 +5,15 @@ import { messagesErrorBody } from './messages-error.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 import type { SignatureAffinity } from './signature-affinity.js';
 import { toMessagesReply } from './to-messages-reply.js';
-import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../../pipeline/front-door.js';
+import type {
+  GatewayReply,
+  ReplyFormat,
+  ReplySink,
+  StreamEnd,
+  StreamEvents,
+  StreamSink,
+} from '../../pipeline/front-door.js';
+import { chunksOf, textOf } from '../../streaming/stream-events.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { sendJsonText } from '../../reply/send-json.js';
 import { SseResponse, SseStreamSink } from '../../reply/sse-response.js';
@@ -77,15 +85,21 @@ class MessagesStreamSink extends SseStreamSink {
     });
   }
 
-  write(events: string, format: ReplyFormat): Promise<void> | undefined {
-    if (format === 'internal') return this.sse.write(this.translator.write(events));
-    this.options.signatures.record(events, this.context.record.attempts.at(-1)?.node);
-    return this.sse.write(events);
+  write(events: StreamEvents, format: ReplyFormat): Promise<void> | undefined {
+    if (format === 'internal') return this.sse.write(this.translator.write(chunksOf(events)));
+    const text = textOf(events);
+    this.options.signatures.record(text, this.context.record.attempts.at(-1)?.node);
+    return this.sse.write(text);
   }
 
   end(end: StreamEnd): void {
-    if (end.format === 'native') this.options.signatures.record(end.lastEvents, end.node);
-    this.sse.end(end.format === 'native' ? end.lastEvents : this.translator.end(end.lastEvents, end.usage));
+    if (end.format === 'internal') {
+      this.sse.end(this.translator.end(chunksOf(end.lastEvents), end.usage));
+      return;
+    }
+    const last = textOf(end.lastEvents);
+    this.options.signatures.record(last, end.node);
+    this.sse.end(last);
   }
 
   fail(error: unknown, end: StreamEnd | undefined): void {
@@ -100,13 +114,12 @@ class MessagesStreamSink extends SseStreamSink {
       upstream.status === undefined
         ? upstream.body.toString('utf8')
         : messagesErrorBody(failure, this.context);
-    const last = end?.lastEvents ?? '';
     // The usage so far goes out before the error event, as the other doors send theirs.
     const usage = end?.usage;
     this.sse.end(
       end?.format === 'native'
-        ? `${last}${usage === undefined ? '' : usageSoFarEvent(usage)}event: error\ndata: ${body}\n\n`
-        : this.translator.fail(last, body, usage),
+        ? `${textOf(end.lastEvents)}${usage === undefined ? '' : usageSoFarEvent(usage)}event: error\ndata: ${body}\n\n`
+        : this.translator.fail(end === undefined ? [] : chunksOf(end.lastEvents), body, usage),
     );
   }
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomPieces } from '../../../test/support/adapter-fixtures.js';
+import { chunkBatches, chunksOfText } from '../../../test/support/chunk-batches.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { ThinkingSignatures } from './thinking-signatures.js';
@@ -27,15 +28,15 @@ function translator(node = 'node-a'): MessagesStreamTranslator {
   });
 }
 
-/** Runs a whole internal stream through a translator, fed in `pieces`; returns the Anthropic events parsed. */
+/** Runs a whole internal stream through a translator, fed in the batches `pieces` of its text make; returns the Anthropic events parsed. */
 function run(
   pieces: readonly string[],
   usage?: Record<string, unknown>,
 ): Array<{ event: string; data: Record<string, unknown> }> {
   const stream = translator();
   let out = '';
-  for (const piece of pieces) out += stream.write(piece);
-  out += stream.end('', usage as never);
+  for (const batch of chunkBatches(pieces)) out += stream.write(batch);
+  out += stream.end([], usage as never);
   return parseEvents(out);
 }
 
@@ -317,9 +318,9 @@ test('Gemini thought signatures on calls are sealed into a thinking block before
 
 test('a failure after the start ends with an Anthropic error event, no message_stop', () => {
   const stream = translator();
-  let out = stream.write(chunk({ content: 'partial' }));
+  let out = stream.write(chunksOfText(chunk({ content: 'partial' })));
   out += stream.fail(
-    '',
+    [],
     JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'node failed' }, request_id: 'REQ1' }),
   );
   const list = parseEvents(out);

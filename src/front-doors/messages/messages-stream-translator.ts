@@ -60,10 +60,9 @@ export function usageSoFarEvent(usage: Usage): string {
  * `message_delta` with the stop reason (3.10, `tool_use` whenever a tool was called, A2)
  * and the booked usage, and `message_stop`.
  *
- * Fed the internal SSE text in any splits; returns the Anthropic SSE text to send.
+ * Fed the internal chunks in any batches; returns the Anthropic SSE text to send.
  */
 export class MessagesStreamTranslator {
-  private pending = '';
   private started = false;
   private nextIndex = 0;
   private open: Open | undefined;
@@ -80,22 +79,16 @@ export class MessagesStreamTranslator {
     this.model = context.model;
   }
 
-  /** Maps a piece of internal SSE text; whole events are translated, a cut one waits for the rest. */
-  write(text: string): string {
-    this.pending += text;
+  /** Maps a batch of internal chunks. */
+  write(chunks: readonly ChatCompletionChunk[]): string {
     let out = '';
-    let boundary = this.pending.indexOf('\n\n');
-    while (boundary !== -1) {
-      out += this.event(this.pending.slice(0, boundary));
-      this.pending = this.pending.slice(boundary + 2);
-      boundary = this.pending.indexOf('\n\n');
-    }
+    for (const chunk of chunks) out += this.chunk(chunk);
     return out;
   }
 
-  /** The closing events of a stream that ended normally, with the booked usage. */
-  end(lastEvents: string, usage: Usage | undefined): string {
-    let out = this.write(lastEvents.endsWith('\n\n') || lastEvents === '' ? lastEvents : `${lastEvents}\n\n`);
+  /** The closing events of a stream that ended normally (after its last chunks), with the booked usage. */
+  end(lastChunks: readonly ChatCompletionChunk[], usage: Usage | undefined): string {
+    let out = this.write(lastChunks);
     out += this.start();
     out += this.closeOpen();
     out += this.sealLateSignatures();
@@ -113,17 +106,13 @@ export class MessagesStreamTranslator {
    * A failure after the stream started: what is still pending, the usage so far when it is
    * known (usageSoFarEvent), then the error event (rule C1).
    */
-  fail(lastEvents: string, errorBody: string, usage?: Usage): string {
-    let out = lastEvents === '' ? '' : this.write(lastEvents.endsWith('\n\n') ? lastEvents : `${lastEvents}\n\n`);
+  fail(lastChunks: readonly ChatCompletionChunk[], errorBody: string, usage?: Usage): string {
+    let out = this.write(lastChunks);
     if (usage !== undefined) out += this.start() + usageSoFarEvent(usage);
     return `${out}event: error\ndata: ${errorBody}\n\n`;
   }
 
-  private event(raw: string): string {
-    let data = '';
-    for (const line of raw.split('\n')) if (line.slice(0, 5) === 'data:') data += line.slice(line[5] === ' ' ? 6 : 5);
-    if (data === '' || data === '[DONE]') return '';
-    const chunk = JSON.parse(data) as ChatCompletionChunk;
+  private chunk(chunk: ChatCompletionChunk): string {
     if (typeof chunk.model === 'string' && chunk.model !== '') this.model = chunk.model;
     if (chunk.usage !== undefined && chunk.usage !== null) this.usage = chunk.usage;
     let out = this.start();

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import type { CreateResponseRequest } from './create-response-schema.js';
 import { randomPieces } from '../../../test/support/adapter-fixtures.js';
+import { chunkBatches, chunksOfText } from '../../../test/support/chunk-batches.js';
 import { assertResponsesEventOrder, parseResponsesEvents } from '../../../test/support/responses-events.js';
 import type { OutputShaping } from './output-items.js';
 import { ReasoningEnvelope } from '../reasoning-envelope.js';
@@ -31,8 +32,9 @@ function run(pieces: readonly string[], summaryMode: boolean, responseId: string
     () => 'node-a',
   );
   let out = '';
-  // The pipeline keeps the last run of events back for the end (StreamEnd.lastEvents): the last piece here.
-  for (const piece of pieces.slice(0, -1)) out += mapper.write(piece);
+  // The pipeline keeps the last batch back for the end (StreamEnd.lastEvents): the last piece's here.
+  const batches = chunkBatches(pieces);
+  for (const batch of batches.slice(0, -1)) out += mapper.write(batch);
   const usage: Usage = {
     prompt_tokens: 420,
     completion_tokens: 57,
@@ -40,7 +42,7 @@ function run(pieces: readonly string[], summaryMode: boolean, responseId: string
     prompt_tokens_details: { cached_tokens: 128 },
     completion_tokens_details: { reasoning_tokens: 12 },
   };
-  return out + mapper.end(pieces[pieces.length - 1] ?? '', usage).events;
+  return out + mapper.end(batches[batches.length - 1] ?? [], usage).events;
 }
 
 for (const file of readdirSync(FIXTURES).filter((name) => name.endsWith('.sse'))) {
@@ -138,8 +140,10 @@ test('a failure mid-stream is an error event in both forms, then response.failed
     shaping,
     () => undefined,
   );
-  let out = mapper.write('data: {"choices":[{"index":0,"delta":{"content":"Hal"},"finish_reason":null}]}\n\n');
-  out += mapper.fail('', { type: 'server_error', code: 'bad_gateway', message: 'The node stopped.' }, undefined).events;
+  let out = mapper.write(
+    chunksOfText('data: {"choices":[{"index":0,"delta":{"content":"Hal"},"finish_reason":null}]}\n\n'),
+  );
+  out += mapper.fail([], { type: 'server_error', code: 'bad_gateway', message: 'The node stopped.' }, undefined).events;
   const events = parseResponsesEvents(out);
   const error = events[events.length - 2] as { name: string; data: Record<string, unknown> };
   assert.equal(error.name, 'error');

@@ -1,5 +1,4 @@
-import type { Usage } from '../../protocol/openai/chat-response-types.js';
-import { SseParser } from '../../streaming/sse-parser.js';
+import type { ChatCompletionChunk, Usage } from '../../protocol/openai/chat-response-types.js';
 import {
   customToolInput,
   messageItem,
@@ -37,14 +36,13 @@ interface ToolCall {
 }
 
 /**
- * Maps the pipeline's internal stream (`data: <chat.completion.chunk>\n\n`, in any splits)
+ * Maps the pipeline's internal stream (`chat.completion.chunk` objects, in any batches)
  * to the Responses event sequence (inbound-protocols 2.7, 3.6): `response.created` and
  * `response.in_progress` first, items opened before their deltas (rule B1), every event
  * with the next `sequence_number`, a terminal event with the full output and usage (rule
  * B2), or `error` + `response.failed` (2.10, rule B12). Writes framed SSE text.
  */
 export class ResponseStreamEvents {
-  private readonly parser = new SseParser();
   private sequence = 0;
   private began = false;
   private readonly output: Item[] = [];
@@ -64,9 +62,9 @@ export class ResponseStreamEvents {
     return this.output;
   }
 
-  /** The events for a run of internal stream text. */
-  write(text: string): string {
-    this.feed(text);
+  /** The events for a batch of internal chunks. */
+  write(chunks: readonly ChatCompletionChunk[]): string {
+    this.feed(chunks);
     return this.take();
   }
 
@@ -78,8 +76,8 @@ export class ResponseStreamEvents {
   }
 
   /** The closing events of a stream that ended: open items closed, then `response.completed` or `response.incomplete`. */
-  end(lastEvents: string, usage: Usage | undefined): { events: string; response: Item } {
-    this.feed(lastEvents);
+  end(lastChunks: readonly ChatCompletionChunk[], usage: Usage | undefined): { events: string; response: Item } {
+    this.feed(lastChunks);
     this.closeAll();
     const terminal = terminalStatus(this.finishReason);
     const response = this.response.finished(this.output, responseUsage(usage ?? ZERO_USAGE), terminal);
@@ -93,12 +91,12 @@ export class ResponseStreamEvents {
    * (a native node's).
    */
   fail(
-    lastEvents: string,
+    lastChunks: readonly ChatCompletionChunk[],
     error: { code: string; message: string; type: string },
     usage: Usage | undefined,
     responseId?: string,
   ): { events: string; response: Item } {
-    this.feed(lastEvents);
+    this.feed(lastChunks);
     this.closeAll();
     const { code, message, type } = error;
     this.emit('error', { code, message, param: null, error: { type, code, message, param: null } });
@@ -124,14 +122,12 @@ export class ResponseStreamEvents {
   ): string {
     this.began = true;
     this.sequence = sentEvents;
-    return this.fail('', error, undefined, nodeResponseId).events;
+    return this.fail([], error, undefined, nodeResponseId).events;
   }
 
-  private feed(text: string): void {
+  private feed(chunks: readonly ChatCompletionChunk[]): void {
     this.begin();
-    this.parser.push(text, (record) => {
-      if (record.data !== '[DONE]') this.chunk(JSON.parse(record.data) as Item);
-    });
+    for (const chunk of chunks) this.chunk(chunk);
   }
 
   private begin(): void {
@@ -141,7 +137,7 @@ export class ResponseStreamEvents {
     this.emit('response.in_progress', { response: this.response.inProgress() });
   }
 
-  private chunk(chunk: Item): void {
+  private chunk(chunk: ChatCompletionChunk): void {
     const choice = Array.isArray(chunk.choices) ? (chunk.choices[0] as Item | undefined) : undefined;
     if (choice === undefined) return;
     const delta = (choice.delta ?? {}) as Item;

@@ -6,7 +6,16 @@ import { responseFromCompletion } from './response-from-completion.js';
 import type { ResponseObject } from './response-object.js';
 import { ResponseStreamEvents } from './response-stream-events.js';
 import type { ChatCompletion } from '../../protocol/openai/chat-response-types.js';
-import type { GatewayReply, ReplyFormat, ReplySink, StreamEnd, StreamSink } from '../../pipeline/front-door.js';
+import type {
+  GatewayReply,
+  ReplyFormat,
+  ReplySink,
+  StreamEnd,
+  StreamEvents,
+  StreamSink,
+} from '../../pipeline/front-door.js';
+import { countSseEvents } from '../../streaming/sse-parser.js';
+import { chunksOf, textOf } from '../../streaming/stream-events.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { sendJsonText } from '../../reply/send-json.js';
 import { SseResponse, SseStreamSink } from '../../reply/sse-response.js';
@@ -91,23 +100,25 @@ class ResponsesStreamSink extends SseStreamSink {
   /** The terminal `response` of a native stream, once it went by. */
   private nativeResponse: Item | undefined;
 
-  write(events: string, format: ReplyFormat): Promise<void> | undefined {
-    if (format === 'internal') return this.sse.write(this.events.write(events));
-    if (this.onFinished !== undefined) this.noteNativeTerminal(events);
-    this.nativeEvents += countEvents(events);
-    return this.sse.write(events);
+  write(events: StreamEvents, format: ReplyFormat): Promise<void> | undefined {
+    if (format === 'internal') return this.sse.write(this.events.write(chunksOf(events)));
+    const text = textOf(events);
+    if (this.onFinished !== undefined) this.noteNativeTerminal(text);
+    this.nativeEvents += countSseEvents(text);
+    return this.sse.write(text);
   }
 
   end(end: StreamEnd): void {
     if (end.format === 'native') {
-      if (this.onFinished !== undefined) this.noteNativeTerminal(end.lastEvents);
+      const last = textOf(end.lastEvents);
+      if (this.onFinished !== undefined) this.noteNativeTerminal(last);
       const response = this.nativeResponse;
-      const send = () => this.sse.end(end.lastEvents);
+      const send = () => this.sse.end(last);
       if (response === undefined) send();
       else afterFinished(this.onFinished?.({ response, node: end.node }), send);
       return;
     }
-    const { events, response } = this.events.end(end.lastEvents, end.usage);
+    const { events, response } = this.events.end(chunksOf(end.lastEvents), end.usage);
     afterFinished(this.onFinished?.({ response, node: end.node }), () => this.sse.end(events));
   }
 
@@ -134,20 +145,14 @@ class ResponsesStreamSink extends SseStreamSink {
       // The node's own events so far, then the failure in the same protocol.
       // The node's id from its `response.created`, as the stream mapper read it ('' before it).
       const nodeResponseId = end.identity.id === '' ? undefined : end.identity.id;
-      this.nativeEvents += countEvents(end.lastEvents);
-      this.sse.end(end.lastEvents + this.events.nativeFailure(this.nativeEvents, errorFields, nodeResponseId));
+      const last = textOf(end.lastEvents);
+      this.nativeEvents += countSseEvents(last);
+      this.sse.end(last + this.events.nativeFailure(this.nativeEvents, errorFields, nodeResponseId));
       return;
     }
-    const { events } = this.events.fail(end?.lastEvents ?? '', errorFields, end?.usage);
+    const { events } = this.events.fail(end === undefined ? [] : chunksOf(end.lastEvents), errorFields, end?.usage);
     this.sse.end(events);
   }
-}
-
-/** How many events a run of framed SSE text holds. */
-function countEvents(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n', at + 2)) count += 1;
-  return count;
 }
 
 /** Runs `send` once `saving` settled (at once when there is nothing to wait for). */

@@ -15,7 +15,7 @@ import {
   type ReplySummary,
   type UpstreamCall,
 } from '../types.js';
-import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, serverToolCallsOf, type AnthropicUsage } from './map-usage.js';
 import { FALLBACK_MAX_TOKENS, nodeHeaders } from './to-upstream.js';
@@ -144,7 +144,7 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
     return `event: ${type}\ndata: ${data}\n\n`;
   }
 
-  function map(record: SseRecord, _emit: (chunkJson: string) => void, write: (text: string) => void): StreamSignal {
+  function map(record: SseRecord, _emit: EmitChunk, write: WriteText): StreamSignal {
     const type = record.event ?? typeOf(record.data);
     switch (type) {
       case 'message_start': {
@@ -211,7 +211,7 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
     throw invalidReply(context.node.id, 'the stream ended before message_stop');
   }
 
-  return { map, finish, summary, identity };
+  return { form: 'text', map, finish, summary, identity };
 }
 
 /** The `type` of an event the node sent without an `event:` line. */

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { fixtureContext, fixtureNode, unexpectedWrite } from '../../../test/support/adapter-fixtures.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { anthropicAdapter } from './adapter.js';
 
 // PRODUCT.md decision 21: cache_control (ttl included) reaches Anthropic nodes on system
@@ -202,14 +203,14 @@ test('anthropic: cache reads and 5-minute and 1-hour writes map into prompt_toke
     ['message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 40 } }],
     ['message_stop', {}],
   ];
-  const chunks: string[] = [];
+  const chunks: ChatCompletionChunk[] = [];
   for (const [event, data] of events)
     mapper.map(
       { event, data: JSON.stringify({ type: event, ...data }) },
       (chunk) => chunks.push(chunk),
       unexpectedWrite,
     );
-  assert.deepEqual((JSON.parse(chunks.at(-1) as string) as { usage: unknown }).usage, MAPPED);
+  assert.deepEqual(chunks.at(-1)?.usage, MAPPED);
   assert.deepEqual(mapper.summary.usage, MAPPED);
 
   // Only 5-minute writes: no 1-hour field.

@@ -3,7 +3,7 @@ import { inStreamNodeError } from '../classify-node-error.js';
 import { ChunkBuilder } from '../chunk-builder.js';
 import { isRecord } from '../translate-content.js';
 import { parseNodeObject } from '../translated-reply.js';
-import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import type { EmitChunk, SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
 import { emptySummary, type CallContext } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
@@ -45,7 +45,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
   let stopReason: unknown;
   let sawThinking = false;
 
-  function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
+  function map(record: SseRecord, emit: EmitChunk): StreamSignal {
     const event = parseNodeObject(record.data, context, 'event');
     const type = typeof event.type === 'string' ? event.type : record.event;
     switch (type) {
@@ -89,7 +89,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     }
   }
 
-  function startBlock(event: Record<string, unknown>, emit: (chunkJson: string) => void): void {
+  function startBlock(event: Record<string, unknown>, emit: EmitChunk): void {
     const index = typeof event.index === 'number' ? event.index : -1;
     const block = isRecord(event.content_block) ? event.content_block : {};
     const type = typeof block.type === 'string' ? block.type : 'unknown';
@@ -117,7 +117,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     }
   }
 
-  function applyDelta(event: Record<string, unknown>, emit: (chunkJson: string) => void): void {
+  function applyDelta(event: Record<string, unknown>, emit: EmitChunk): void {
     const delta = isRecord(event.delta) ? event.delta : {};
     const open = blocks.get(typeof event.index === 'number' ? event.index : -1);
     switch (delta.type) {
@@ -143,7 +143,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     }
   }
 
-  function stopBlock(event: Record<string, unknown>, emit: (chunkJson: string) => void): void {
+  function stopBlock(event: Record<string, unknown>, emit: EmitChunk): void {
     const index = typeof event.index === 'number' ? event.index : -1;
     const open = blocks.get(index);
     blocks.delete(index);
@@ -156,12 +156,12 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     }
   }
 
-  function sendText(text: string, emit: (chunkJson: string) => void): void {
+  function sendText(text: string, emit: EmitChunk): void {
     summary.contentCharacters += text.length;
     emit(chunks.delta({ content: text }));
   }
 
-  function sendThinking(open: OpenBlock, text: string, emit: (chunkJson: string) => void): void {
+  function sendThinking(open: OpenBlock, text: string, emit: EmitChunk): void {
     open.thinking += text;
     summary.reasoningCharacters += text.length;
     emit(chunks.delta({ reasoning_content: text }));
@@ -172,5 +172,5 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     throw invalidReply(context.node.id, 'the stream ended before message_stop');
   }
 
-  return { map, finish, summary, identity: chunks.identity };
+  return { form: 'chunks', map, finish, summary, identity: chunks.identity };
 }

@@ -3,7 +3,7 @@ import { inStreamNodeError } from '../classify-node-error.js';
 import { ChunkBuilder } from '../chunk-builder.js';
 import { isRecord } from '../translate-content.js';
 import { parseNodeObject } from '../translated-reply.js';
-import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import type { EmitChunk, SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
 import { emptySummary, type CallContext } from '../types.js';
 import { firstCandidate } from './from-upstream.js';
 import { mapFinishReason } from './map-finish-reason.js';
@@ -30,7 +30,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
   let usage: GeminiUsage | undefined;
   let finished = false;
 
-  function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
+  function map(record: SseRecord, emit: EmitChunk): StreamSignal {
     const event = parseNodeObject(record.data, context, 'event');
     if (isRecord(event.error)) {
       const error = event.error;
@@ -69,7 +69,7 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     return 'more';
   }
 
-  function finish(emit: (chunkJson: string) => void): void {
+  function finish(emit: EmitChunk): void {
     if (!finished) throw invalidReply(context.node.id, 'the stream ended without a finish reason');
     if (usage !== undefined) {
       summary.usage = mapUsage(usage);
@@ -77,5 +77,5 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     }
   }
 
-  return { map, finish, summary, identity: chunks.identity };
+  return { form: 'chunks', map, finish, summary, identity: chunks.identity };
 }

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import type { ModelConfig, NodeConfig } from '../../config/gateway-config.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
+import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { SseParser } from '../../streaming/sse-parser.js';
 import type { CallContext } from '../types.js';
 import { openaiAdapter } from './adapter.js';
@@ -158,17 +159,40 @@ test('fromUpstream: a body that is not a completion is a retryable bad_gateway',
   }
 });
 
+/** The chunk texts the chat door's mapper (form `text`) writes, event by event (the `data: ` framing taken off). */
 function mapFixture(pieces: string[]) {
-  const mapper = openaiAdapter.streamMapper(context());
+  const mapper = openaiAdapter.streamMapper(context({ streamForm: 'text' }));
   const parser = new SseParser();
   const out: string[] = [];
   let ended = false;
+  const write = (text: string) => {
+    assert.ok(text.startsWith('data: ') && text.endsWith('\n\n'), text);
+    out.push(text.slice('data: '.length, -2));
+  };
   const onRecord = (record: { event: string | undefined; data: string }) => {
-    if (mapper.map(record, (json) => out.push(json), unexpectedWrite) === 'end') ended = true;
+    if (mapper.map(record, unexpectedEmit, write) === 'end') ended = true;
   };
   for (const piece of pieces) parser.push(piece, onRecord);
   parser.end(onRecord);
   return { out, ended, summary: mapper.summary, identity: mapper.identity };
+}
+
+/** The chunks a door that maps them gets (form `chunks`). */
+function mapFixtureToChunks(pieces: string[]) {
+  const mapper = openaiAdapter.streamMapper(context());
+  const parser = new SseParser();
+  const out: ChatCompletionChunk[] = [];
+  let ended = false;
+  const onRecord = (record: { event: string | undefined; data: string }) => {
+    if (mapper.map(record, (chunk) => out.push(chunk), unexpectedWrite) === 'end') ended = true;
+  };
+  for (const piece of pieces) parser.push(piece, onRecord);
+  parser.end(onRecord);
+  return { out, ended, summary: mapper.summary, identity: mapper.identity };
+}
+
+function unexpectedEmit(): never {
+  throw new Error('the chat door mapper (form text) emitted a chunk');
 }
 
 test('stream mapper: renames vLLM `reasoning` deltas, shows the client model id, keeps other bytes as sent, collects usage', () => {
@@ -192,6 +216,12 @@ test('stream mapper: renames vLLM `reasoning` deltas, shows the client model id,
   assert.deepEqual(whole.identity, { id: 'chatcmpl-v1', created: 1767225600, model: 'qwen3' });
   const bytewise = mapFixture([...fixture]);
   assert.deepEqual(bytewise.out, whole.out, 'same result when the stream arrives one character at a time');
+  const objects = mapFixtureToChunks([fixture]);
+  assert.equal(objects.ended, true);
+  assert.deepEqual(objects.out, chunks, 'a door that maps chunks gets the same chunks, as objects');
+  for (const field of ['usage', 'finishReason', 'reasoningCharacters', 'contentCharacters'] as const)
+    assert.deepEqual(objects.summary[field], whole.summary[field], field);
+  assert.deepEqual(objects.identity, whole.identity);
 });
 
 test('stream mapper: an error event from the node is thrown as a gateway error', () => {

@@ -13,7 +13,7 @@ import {
   type ReplySummary,
   type UpstreamCall,
 } from '../types.js';
-import type { SseRecord, StreamMapper } from '../../streaming/stream-mapper.js';
+import type { EmitChunk, SseRecord, StreamMapper, WriteText } from '../../streaming/stream-mapper.js';
 
 type Item = Record<string, unknown>;
 
@@ -47,9 +47,10 @@ export const nativeResponsesAdapter: NativeAdapter = {
     const summary = emptySummary();
     const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
     return {
+      form: 'text',
       summary,
       identity,
-      map(record: SseRecord, _emit: (chunkJson: string) => void, write: (text: string) => void) {
+      map(record: SseRecord, _emit: EmitChunk, write: WriteText) {
         const name = record.event === undefined ? '' : `event: ${record.event}\n`;
         // Only lifecycle events name the model (and carry usage): the deltas pass as they came.
         if (!record.data.includes('"response":{')) {

@@ -1,7 +1,7 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
-import { PLAIN_EVENT_HEAD, PLAIN_EVENT_TAIL } from '../../streaming/sse-parser.js';
-import type { SseRecord, StreamMapper, StreamSignal } from '../../streaming/stream-mapper.js';
+import { eachPlainEvent, plainEventAround, plainEventData } from '../../streaming/sse-parser.js';
+import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
 import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceEveryModelField } from '../replace-model-field.js';
@@ -9,9 +9,14 @@ import { withoutNodeSecret } from '../redact-node-secret.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
-  /** false: every event is parsed (`map`): the reference the relay is tested against. */
+  /** false: every event is parsed (`map`): the reference the relay is tested against (form `text`). */
   readonly relay?: boolean;
 }
+
+/** The `emit` of a mapper of form `text`, which never emits. */
+const NO_EMIT: EmitChunk = () => {
+  throw new Error('the OpenAI stream mapper of form text emitted a chunk');
+};
 
 /**
  * What marks an event the relay must read: the end, an error object, a finish reason (also
@@ -71,21 +76,18 @@ class RelaySummary implements ReplySummary {
     const runs = this.uncounted;
     this.uncounted = [];
     this.uncountedLength = 0;
-    for (const run of runs) {
-      for (let at = 0; at < run.length;) {
-        const end = run.indexOf('\n', at);
-        const chunk = parseChunk(run.slice(at + PLAIN_EVENT_HEAD, end));
-        if (Array.isArray(chunk?.choices)) {
-          for (const choice of chunk.choices) {
-            const delta = choice?.delta;
-            if (typeof delta?.content === 'string') this.content += delta.content.length;
-            if (typeof delta?.reasoning_content === 'string') this.reasoning += delta.reasoning_content.length;
-          }
-        }
-        at = end + PLAIN_EVENT_TAIL;
-      }
-    }
+    for (const run of runs) eachPlainEvent(run, this.countEvent);
   }
+
+  private readonly countEvent = (data: string): void => {
+    const chunk = parseChunk(data);
+    if (!Array.isArray(chunk?.choices)) return;
+    for (const choice of chunk.choices) {
+      const delta = choice?.delta;
+      if (typeof delta?.content === 'string') this.content += delta.content.length;
+      if (typeof delta?.reasoning_content === 'string') this.reasoning += delta.reasoning_content.length;
+    }
+  };
 }
 
 /** A relayed event's chunk, or undefined for one that is not JSON (relayed as the node sent it). */
@@ -98,13 +100,16 @@ function parseChunk(data: string): ChatCompletionChunk | undefined {
 }
 
 /**
- * OpenAI-protocol stream → client chunks. The client speaks the node's protocol, so events
- * are relayed as the node sent them, changing only the model id (the one the client asked
- * for). Events that must be read (the end, errors, finish reason, usage, a `reasoning`
- * field renamed to `reasoning_content`) are parsed; the rest pass unread (`relayEvents`).
- * `map` parses every event: the reference path, and the one for events in other framings.
+ * OpenAI-protocol stream → client chunks. For the chat door (`context.streamForm` `text`)
+ * the client speaks the node's protocol, so events are relayed as the node sent them,
+ * changing only the model id (the one the client asked for). Events that must be read (the
+ * end, errors, finish reason, usage, a `reasoning` field renamed to `reasoning_content`)
+ * are parsed; the rest pass unread (`relayEvents`). `map` parses every event: the
+ * reference path, and the one for events in other framings. For a door that maps chunks
+ * (form `chunks`) every event is parsed and handed on as an object, the model id the client's.
  */
 export function createStreamMapper(context: CallContext, options: StreamMapperOptions = {}): StreamMapper {
+  const form = context.streamForm ?? 'chunks';
   const summary = new RelaySummary();
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
   const clientModel = context.clientModel;
@@ -114,35 +119,30 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   /** Whether the node writes `"model":"…"` compactly (else every event is parsed); unknown until an event names it. */
   let relayable: boolean | undefined;
 
-  function map(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
+  function map(record: SseRecord, emit: EmitChunk, write: WriteText): StreamSignal {
     if (record.data === '[DONE]') return 'end';
-    return mapParsed(record, emit);
+    return mapParsed(record, emit, write);
   }
 
-  function relayEvents(events: string, write: (text: string) => void): StreamSignal {
+  function relayEvents(events: string, write: WriteText): StreamSignal {
     let from = 0;
-    const emit = (json: string) => write(`data: ${json}\n\n`);
     while ((relayable === undefined || identity.id === '') && from < events.length) {
       // Events are read until the stream's identity and the node's model are known, and how the
       // node writes its model id (compactly: swapped in place; otherwise every event is read).
-      const end = events.indexOf('\n\n', from) + PLAIN_EVENT_TAIL;
-      const data = events.slice(from + PLAIN_EVENT_HEAD, end - PLAIN_EVENT_TAIL);
-      if (mapRead(data, emit) === 'end') return 'end';
+      const end = plainEventAround(events, from).end;
+      const data = plainEventData(events, from, end);
+      if (mapRead(data, write) === 'end') return 'end';
       if (relayable === undefined && nodeModel !== '')
         relayable = nodeModel === clientModel || data.includes(nodeModelField);
       from = end;
     }
-    if (relayable !== true) return mapEachEvent(events, from, emit);
+    if (relayable !== true) return mapEachEvent(events, from, write);
     MARKERS.lastIndex = from;
     for (let match = MARKERS.exec(events); match !== null; match = MARKERS.exec(events)) {
-      const at = match.index;
-      const previousEnd = events.lastIndexOf('\n\n', at);
-      const eventStart = previousEnd === -1 ? 0 : previousEnd + PLAIN_EVENT_TAIL;
-      const eventEnd = events.indexOf('\n\n', at) + PLAIN_EVENT_TAIL;
-      relayUnread(events, from, eventStart, write);
-      if (mapRead(events.slice(eventStart + PLAIN_EVENT_HEAD, eventEnd - PLAIN_EVENT_TAIL), emit) === 'end')
-        return 'end';
-      from = eventEnd;
+      const event = plainEventAround(events, match.index);
+      relayUnread(events, from, event.start, write);
+      if (mapRead(plainEventData(events, event.start, event.end), write) === 'end') return 'end';
+      from = event.end;
       MARKERS.lastIndex = from;
     }
     relayUnread(events, from, events.length, write);
@@ -150,7 +150,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   }
 
   /** Events read by no one: the model id swapped, the text kept for counting later. */
-  function relayUnread(events: string, from: number, to: number, write: (text: string) => void): void {
+  function relayUnread(events: string, from: number, to: number, write: WriteText): void {
     if (from === to) return;
     const stretch = from === 0 && to === events.length ? events : events.slice(from, to);
     summary.keepUncounted(stretch);
@@ -166,21 +166,18 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     return replaceEveryModelField(text, nodeModelField, clientModelField);
   }
 
-  function mapEachEvent(events: string, from: number, emit: (json: string) => void): StreamSignal {
-    for (let at = from; at < events.length;) {
-      const end = events.indexOf('\n', at);
-      if (mapRead(events.slice(at + PLAIN_EVENT_HEAD, end), emit) === 'end') return 'end';
-      at = end + PLAIN_EVENT_TAIL;
-    }
-    return 'more';
+  function mapEachEvent(events: string, from: number, write: WriteText): StreamSignal {
+    const ended = eachPlainEvent(events, (data) => mapRead(data, write) === 'end', from);
+    return ended ? 'end' : 'more';
   }
 
-  function mapRead(data: string, emit: (json: string) => void): StreamSignal {
+  /** One event of a relayed run, read (form `text`). */
+  function mapRead(data: string, write: WriteText): StreamSignal {
     if (data === '[DONE]') return 'end';
-    return mapParsed({ event: undefined, data }, emit);
+    return mapParsed({ event: undefined, data }, NO_EMIT, write);
   }
 
-  function mapParsed(record: SseRecord, emit: (chunkJson: string) => void): StreamSignal {
+  function mapParsed(record: SseRecord, emit: EmitChunk, write: WriteText): StreamSignal {
     const data = record.data;
     let chunk: ChatCompletionChunk & { error?: unknown };
     try {
@@ -217,19 +214,30 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       nodeModel = chunk.model;
       nodeModelField = modelField(nodeModel);
     }
-    if (changed) {
-      chunk.model = context.clientModel;
-      emit(JSON.stringify(chunk));
-    } else if (typeof chunk.model === 'string' && chunk.model !== context.clientModel) {
+    if (form === 'chunks') {
       // The client sees the model id it asked for.
-      emit(data.includes(nodeModelField) ? swapModel(data) : JSON.stringify({ ...chunk, model: context.clientModel }));
+      if (changed || typeof chunk.model === 'string') chunk.model = clientModel;
+      emit(chunk);
+    } else if (changed) {
+      chunk.model = clientModel;
+      write(`data: ${JSON.stringify(chunk)}\n\n`);
+    } else if (typeof chunk.model === 'string' && chunk.model !== clientModel) {
+      // The client sees the model id it asked for.
+      const json = data.includes(nodeModelField) ? swapModel(data) : JSON.stringify({ ...chunk, model: clientModel });
+      write(`data: ${json}\n\n`);
     } else {
-      emit(data);
+      write(`data: ${data}\n\n`);
     }
     return 'more';
   }
 
-  return { map, relayEvents: options.relay === false ? undefined : relayEvents, summary, identity };
+  return {
+    form,
+    map,
+    relayEvents: options.relay === false || form === 'chunks' ? undefined : relayEvents,
+    summary,
+    identity,
+  };
 }
 
 /** A node's `{"error": …}` event mid-stream: reported to the client as the gateway's error event. */
