@@ -3,6 +3,7 @@ import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext, RequestRun } from '../context/request-context.js';
+import { whenReady } from '../context/when-ready.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { ReplySummary } from '../providers/types.js';
 import type { UsageRow } from '../store/records.js';
@@ -298,9 +299,7 @@ export class Billing {
     const demands = this.windowDemandsOf(key, account, endUser, startedAt);
     if (demands.length === 0) return this.reserveIn(key, account, estimate, size, NO_WINDOWS, endUser);
     const windows = this.cache.windows.entriesOf(demands);
-    if (windows instanceof Promise)
-      return windows.then((entries) => this.reserveIn(key, account, estimate, size, entries, endUser));
-    return this.reserveIn(key, account, estimate, size, windows, endUser);
+    return whenReady(windows, (entries) => this.reserveIn(key, account, estimate, size, entries, endUser));
   }
 
   /** The budget windows a request started at `epochMs` falls in. */

@@ -113,8 +113,8 @@ export function modelsRoute(services: GatewayServices) {
     context: RequestContext,
   ): Promise<void> {
     const anthropic = wantsAnthropicShape(request, context);
-    const admitted = admit(services, anthropicCredentialsOf(request, services), context);
-    const { key, account } = admitted instanceof Promise ? await admitted : admitted;
+    // Off the hot path: a plain await, ready or not.
+    const { key, account } = await admit(services, anthropicCredentialsOf(request, services), context);
     if (renderedFor !== services.models) {
       renderedFor = services.models;
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
@@ -163,8 +163,8 @@ export function modelRoute(services: GatewayServices) {
     path: string,
   ): Promise<void> {
     const anthropic = wantsAnthropicShape(request, context);
-    const admitted = admit(services, anthropicCredentialsOf(request, services), context);
-    const { key, account } = admitted instanceof Promise ? await admitted : admitted;
+    // Off the hot path: a plain await, ready or not.
+    const { key, account } = await admit(services, anthropicCredentialsOf(request, services), context);
     const id = modelIdOfPath(path);
     const model = services.models.resolve(id);
     if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {
