@@ -51,18 +51,18 @@ export interface RequestRun {
   /** The model id the client sent. */
   readonly model: string;
   /** The configured model that served it, once resolved. */
-  readonly modelServed: string | undefined;
-  readonly endUser: string | undefined;
+  readonly modelServed?: string;
+  readonly endUser?: string;
   readonly stream: boolean;
   readonly attempts: readonly AttemptRecord[];
-  readonly affinity: AffinityOutcome | undefined;
+  readonly affinity?: AffinityOutcome;
   /** The usage the request is booked on, once a node produced (or was cut producing). */
-  readonly booked: BookedUsage | undefined;
-  readonly finishReason: string | undefined;
+  readonly booked?: BookedUsage;
+  readonly finishReason?: string;
   /** Ms from arrival to the first byte of a successful reply (JSON body or first stream event). */
-  readonly firstByteMs: number | undefined;
+  readonly firstByteMs?: number;
   /** The code of the failure a started stream ended with (its error event); the HTTP edge writes the others. */
-  readonly streamErrorCode: string | undefined;
+  readonly streamErrorCode?: string;
 }
 
 /**

@@ -65,33 +65,19 @@ function refused(
   model: ModelConfig | undefined,
   refusal: unknown,
 ): Promise<never> {
-  writeRecord(context.record, runOf(request, model, NO_ATTEMPTS));
+  writeRecord(context.record, askedRun(request, model));
   return Promise.reject(refusal);
 }
 
-/** The run as far as it went: the request as asked, then what its stages returned. */
-function runOf(
-  request: GatewayRequest,
-  model: ModelConfig | undefined,
-  attempts: readonly AttemptRecord[],
-  affinity?: RequestRun['affinity'],
-  booked?: BookedUsage,
-  finishReason?: string,
-  firstByteMs?: number,
-  streamErrorCode?: string,
-): RequestRun {
+/** The request as it asked, before any stage ran: the start of its run. */
+function askedRun(request: GatewayRequest, model: ModelConfig | undefined): RequestRun {
   return {
     frontDoor: request.frontDoor,
     model: request.chat.model,
     modelServed: model?.id,
     endUser: request.endUser,
     stream: request.stream,
-    attempts,
-    affinity,
-    booked,
-    finishReason,
-    firstByteMs,
-    streamErrorCode,
+    attempts: NO_ATTEMPTS,
   };
 }
 
@@ -112,6 +98,7 @@ async function runCharged(
 ): Promise<void> {
   const { chat } = request;
   const { config } = services;
+  const asked = askedRun(request, model);
   let stream: StreamSink | undefined;
   let outcome: RequestOutcome = { status: 200 };
   /** The reply's last bytes, sent once the charge is settled. */
@@ -144,7 +131,7 @@ async function runCharged(
     });
     attempts = executed.attempts;
     // The reply's headers (x-switchyard-attempts) and the doors' sinks (the answering node) read the attempts.
-    writeRecord(context.record, runOf(request, model, attempts));
+    writeRecord(context.record, { ...asked, attempts });
     if (!executed.ok) {
       booked = executed.usage;
       throw executed.failure;
@@ -166,8 +153,7 @@ async function runCharged(
       return;
     }
     const streamSink = stream as StreamSink;
-    const streaming = runOf(request, model, attempts, undefined, undefined, undefined, firstByteMs);
-    charge.trackStream(context, streaming, chat, execution.reader.mapper.summary);
+    charge.trackStream(context, { ...asked, attempts, firstByteMs }, chat, execution.reader.mapper.summary);
     const relayed = await relayStream(context, execution, streamSink, chat);
     booked = relayed.booked;
     finishReason = relayed.finishReason;
@@ -192,7 +178,7 @@ async function runCharged(
   } finally {
     stream?.stopKeepalive();
     const affinity = affinityOutcome(routing?.preferredNode, attempts);
-    const run = runOf(request, model, attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode);
+    const run: RequestRun = { ...asked, attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode };
     const costUsd = settle(services, logger, context, admission, charge, outcome, run, chat.n ?? 1);
     writeRecord(context.record, run, costUsd);
     lastBytes?.();
