@@ -5,6 +5,7 @@ import { gatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Admission } from './admit.js';
+import type { MaybeAsync } from '../context/when-ready.js';
 
 /**
  * Reserves the request's worst-case cost against the key's spend limit, the account's
@@ -20,7 +21,7 @@ export function reserve(
   effort: ReasoningEffort | undefined,
   features?: FeatureUse,
   endUser?: string,
-): RequestCharge | Promise<RequestCharge> {
+): MaybeAsync<RequestCharge> {
   if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
   // The effort sizes the output cap of a request without one (PRODUCT.md decisions 19, 20).
   return services.billing.reserve(admission.key, admission.account, model, request, effort, features, endUser);
