@@ -2,7 +2,8 @@ import type { Principal } from '../auth/key-registry.js';
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gatewayError, type GatewayError } from '../errors/gateway-error.js';
-import type { RequestContext } from '../context/request-context.js';
+import type { RequestContext, RequestRun } from '../context/request-context.js';
+import { whenReady } from '../context/when-ready.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { ReplySummary } from '../providers/types.js';
 import type { UsageRow } from '../store/records.js';
@@ -77,36 +78,40 @@ export class RequestCharge {
     this.outputCap = estimate.cap;
   }
 
-  settle(context: RequestContext, outcome: RequestOutcome): void {
-    if (this.settled) return;
+  /**
+   * Settles the charge on the run's values; returns the USD booked, when a row was (only a
+   * request that reached a node is booked, issue 4: one row per such request).
+   */
+  settle(context: RequestContext, outcome: RequestOutcome, run: RequestRun): number | undefined {
+    if (this.settled) return undefined;
     this.settled = true;
     // The final row supersedes the stream's progress records; none is written after it.
     this.untrack?.();
     this.key.reservedNano -= this.estimate.costNano;
     if (this.account !== undefined) this.account.reservedNano -= this.estimate.costNano;
     for (const window of this.windows) window.reservedNano -= this.estimate.costNano;
-    const record = context.record;
-    // Only a request that reached a node is booked (issue 4: one row per such request).
-    if (record.attempts.length === 0) return;
-    const tokens = record.usage === undefined ? NO_TOKENS : tokensOf(record.usage);
-    const { costNano, features } = this.costOf(tokens, record.reportedFeatures);
+    if (run.attempts.length === 0) return undefined;
+    const booked = run.booked;
+    const tokens = booked === undefined ? NO_TOKENS : tokensOf(booked.usage);
+    const { costNano, features } = this.costOf(tokens, booked?.reportedFeatures);
     this.key.pendingNano += costNano;
     if (this.account !== undefined) this.account.pendingNano += costNano;
     for (const window of this.windows) window.pendingNano += costNano;
-    record.costUsd = nanoToUsd(costNano);
-    this.ledger.book(this.row(context, tokens, costNano, record.usageEstimated === true, outcome, features));
+    this.ledger.book(this.row(context, run, tokens, costNano, booked?.estimated === true, outcome, features));
+    return nanoToUsd(costNano);
   }
 
   /**
    * Journals the committed stream's usage so far until it settles, so a process killed
    * mid-stream still charges what was streamed (docs/keys-and-money.md, crash guarantee).
+   * `run` is the request as it stands when the stream starts.
    */
-  trackStream(context: RequestContext, request: ChatRequest, summary: ReplySummary): void {
+  trackStream(context: RequestContext, run: RequestRun, request: ChatRequest, summary: ReplySummary): void {
     if (this.settled || this.untrack !== undefined) return;
     this.untrack = this.ledger.trackStream(() => {
       const tokens = tokensOf(streamedUsage(request, summary, this.estimate.promptTokens));
       const { costNano, features } = this.costOf(tokens, summary);
-      return this.row(context, tokens, costNano, true, { status: 200 }, features);
+      return this.row(context, run, tokens, costNano, true, { status: 200 }, features);
     });
   }
 
@@ -134,23 +139,23 @@ export class RequestCharge {
 
   private row(
     context: RequestContext,
+    run: RequestRun,
     tokens: PricedTokens,
     costNano: number,
     estimated: boolean,
     outcome: RequestOutcome,
     features: BookedFeatures | undefined,
   ): UsageRow {
-    const record = context.record;
-    const lastAttempt = record.attempts[record.attempts.length - 1];
+    const lastAttempt = run.attempts[run.attempts.length - 1];
     return {
       requestId: context.requestId,
       correlationId: context.correlationId,
       keyId: this.key.record.id,
       accountId: this.account?.record.id ?? null,
       model: this.estimate.model.id,
-      modelRequested: record.model === undefined || record.model === this.estimate.model.id ? null : record.model,
+      modelRequested: run.model === this.estimate.model.id ? null : run.model,
       node: lastAttempt?.node ?? null,
-      attempts: record.attempts.length,
+      attempts: run.attempts.length,
       promptTokens: tokens.prompt,
       completionTokens: tokens.completion,
       reasoningTokens: tokens.reasoning,
@@ -162,13 +167,13 @@ export class RequestCharge {
       status: outcome.status,
       errorCode: outcome.errorCode ?? null,
       latencyMs: Math.round((performance.now() - context.startedAt) * 100) / 100,
-      firstByteMs: record.firstByteMs ?? null,
-      stream: record.stream,
-      finishReason: record.finishReason ?? null,
-      frontDoor: record.frontDoor,
-      endUser: record.endUser ?? null,
+      firstByteMs: run.firstByteMs ?? null,
+      stream: run.stream,
+      finishReason: run.finishReason ?? null,
+      frontDoor: run.frontDoor,
+      endUser: run.endUser ?? null,
       features: features ?? null,
-      affinity: record.affinity ?? 'none',
+      affinity: run.affinity ?? 'none',
       budgetWindows: this.windows.length === 0 ? null : this.windows.map((window) => window.ref),
       createdAt: isoNow(),
     };
@@ -296,9 +301,7 @@ export class Billing {
     const demands = this.windowDemandsOf(key, account, endUser, startedAt);
     if (demands.length === 0) return this.reserveIn(key, account, estimate, size, NO_WINDOWS, endUser);
     const windows = this.cache.windows.entriesOf(demands);
-    if (windows instanceof Promise)
-      return windows.then((entries) => this.reserveIn(key, account, estimate, size, entries, endUser));
-    return this.reserveIn(key, account, estimate, size, windows, endUser);
+    return whenReady(windows, (entries) => this.reserveIn(key, account, estimate, size, entries, endUser));
   }
 
   /** The budget windows a request started at `epochMs` falls in. */

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RequestRecord } from '../context/request-context.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import { emptySummary } from '../providers/types.js';
-import { bookUsage, countedUsage } from './booked-usage.js';
+import { bookedUsage, countedUsage, unreportedReplyUsage } from './booked-usage.js';
 
 const request = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(40) }] } as ChatRequest;
-const record = (): RequestRecord => ({ frontDoor: 'chat', stream: false, attempts: [], clientAborted: false });
 const usage = (fields: Record<string, unknown>) =>
   ({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, ...fields }) as Usage;
 
@@ -49,15 +47,27 @@ test('counts that are not whole numbers ≥ 0 make the usage unusable', () => {
   assert.equal(countedUsage('lots' as unknown as Usage), undefined);
 });
 
-test('bookUsage: the node usage when counted, else an estimate marked as such; set once', () => {
+test('bookedUsage: the node usage when counted, else an estimate marked as such', () => {
   const summary = { ...emptySummary(), contentCharacters: 20, usage: usage({ completion_tokens: 'many' }) };
-  const bad = record();
-  const booked = bookUsage(bad, request, summary);
-  assert.equal(bad.usageEstimated, true);
-  assert.deepEqual([booked.prompt_tokens, booked.completion_tokens, booked.total_tokens], [13, 5, 18]);
-  assert.equal(bookUsage(bad, request, { ...summary, usage: usage({}) }), booked, 'booked once');
+  const bad = bookedUsage(request, summary);
+  assert.equal(bad.estimated, true);
+  assert.equal(bad.sent, false);
+  assert.deepEqual([bad.usage.prompt_tokens, bad.usage.completion_tokens, bad.usage.total_tokens], [13, 5, 18]);
 
-  const good = record();
-  assert.equal(bookUsage(good, request, { ...summary, usage: usage({}) }).completion_tokens, 5);
-  assert.equal(good.usageEstimated, undefined);
+  const good = bookedUsage(request, { ...summary, usage: usage({}) });
+  assert.equal(good.usage.completion_tokens, 5);
+  assert.equal(good.estimated, false);
+  assert.equal(good.sent, true);
+  assert.equal(good.reportedFeatures, undefined);
+});
+
+test('bookedUsage keeps the priced features the node reported', () => {
+  const booked = bookedUsage(request, { ...emptySummary(), usage: usage({}), serviceTier: 'priority' });
+  assert.deepEqual(booked.reportedFeatures, { serverToolCalls: undefined, serviceTier: 'priority' });
+});
+
+test('unreportedReplyUsage: the prompt estimated, the completion as bounded, marked estimated', () => {
+  const booked = unreportedReplyUsage(request, 7);
+  assert.equal(booked.estimated, true);
+  assert.deepEqual(booked.usage, { prompt_tokens: 13, completion_tokens: 7, total_tokens: 20, estimated: true });
 });

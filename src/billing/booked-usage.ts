@@ -1,7 +1,18 @@
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { ReplySummary } from '../providers/types.js';
-import type { RequestRecord } from '../context/request-context.js';
+import type { ReportedFeatures } from './feature-prices.js';
+
+/** The usage a request is booked on, as a value: what settle prices and the request record shows. */
+export interface BookedUsage {
+  readonly usage: Usage;
+  /** True when the gateway estimated it (the node reported none, or none it could trust). */
+  readonly estimated: boolean;
+  /** Priced features the node reported for the reply (server-tool calls, service tier). */
+  readonly reportedFeatures?: ReportedFeatures;
+  /** Whether the node's own counts are booked (and so were sent to the client as they came). */
+  readonly sent: boolean;
+}
 
 const CHARACTERS_PER_TOKEN = 4;
 
@@ -62,17 +73,17 @@ export function countedUsage(usage: Usage | null | undefined): Usage | undefined
 }
 
 /**
- * Sets the usage the request is booked on, once: the node's (`countedUsage`), or else an
- * estimate from the request and the reply's text, and `usageEstimated`.
+ * The usage the request is booked on: the node's (`countedUsage`), or else an estimate from
+ * the request and the reply's text, marked estimated; with the priced features the node reported.
  */
-export function bookUsage(record: RequestRecord, request: ChatRequest, summary: ReplySummary): Usage {
-  if (record.usage !== undefined) return record.usage;
-  if (summary.serverToolCalls !== undefined || summary.serviceTier !== undefined)
-    record.reportedFeatures = { serverToolCalls: summary.serverToolCalls, serviceTier: summary.serviceTier };
+export function bookedUsage(request: ChatRequest, summary: ReplySummary): BookedUsage {
+  const reportedFeatures =
+    summary.serverToolCalls !== undefined || summary.serviceTier !== undefined
+      ? { serverToolCalls: summary.serverToolCalls, serviceTier: summary.serviceTier }
+      : undefined;
   const counted = countedUsage(summary.usage);
-  if (counted !== undefined) return (record.usage = counted);
-  record.usageEstimated = true;
-  return (record.usage = estimateUsage(request, summary));
+  if (counted !== undefined) return { usage: counted, estimated: false, reportedFeatures, sent: true };
+  return { usage: estimateUsage(request, summary), estimated: true, reportedFeatures, sent: false };
 }
 
 /**
@@ -104,18 +115,21 @@ const NOTHING_RELAYED: ReplySummary = {
 };
 
 /**
- * Books an attempt the request's own shape ended while its node was producing (a time-out
- * while it wrote, a reply over the gateway's cap), with no usage from the node: the prompt
- * estimated from the request, `completionTokens` as the caller bounds them, marked
+ * The usage of an attempt the request's own shape ended while its node was producing (a
+ * time-out while it wrote, a reply over the gateway's cap), with no usage from the node: the
+ * prompt estimated from the request, `completionTokens` as the caller bounds them, marked
  * estimated. Such an attempt is not free (issue 28, finding 9).
  */
-export function bookUnreportedReply(record: RequestRecord, request: ChatRequest, completionTokens: number): void {
+export function unreportedReplyUsage(request: ChatRequest, completionTokens: number): BookedUsage {
   const prompt = estimateUsage(request, NOTHING_RELAYED).prompt_tokens;
-  record.usageEstimated = true;
-  record.usage = {
-    prompt_tokens: prompt,
-    completion_tokens: completionTokens,
-    total_tokens: prompt + completionTokens,
+  return {
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: completionTokens,
+      total_tokens: prompt + completionTokens,
+      estimated: true,
+    },
     estimated: true,
+    sent: false,
   };
 }

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../context/request-context.js';
+import type { RequestRun } from '../context/request-context.js';
 import type { OutputCap } from './estimate-request.js';
 
 /** A node's reply that reported more output than the request reserved. */
@@ -15,12 +15,12 @@ export interface OutputOverCap {
  * node reported, past its reservation (PRODUCT.md decision 20): only a node that ignores its
  * cap can do that, so it is worth a warning. The gateway's own estimates are not the node's word.
  */
-export function outputOverCap(record: RequestRecord, cap: OutputCap, choices: number): OutputOverCap | undefined {
-  const usage = record.usage;
-  if (usage === undefined || record.usageEstimated === true) return undefined;
+export function outputOverCap(run: RequestRun, cap: OutputCap, choices: number): OutputOverCap | undefined {
+  const booked = run.booked;
+  if (booked === undefined || booked.estimated) return undefined;
   const capTokens = cap.tokens * choices;
-  if (!(usage.completion_tokens > capTokens)) return undefined;
-  const node = record.attempts[record.attempts.length - 1]?.node;
+  if (!(booked.usage.completion_tokens > capTokens)) return undefined;
+  const node = run.attempts[run.attempts.length - 1]?.node;
   if (node === undefined) return undefined;
-  return { node, capTokens, completionTokens: usage.completion_tokens };
+  return { node, capTokens, completionTokens: booked.usage.completion_tokens };
 }

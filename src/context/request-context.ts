@@ -3,6 +3,7 @@ import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { Cancellation } from '../upstream/cancellation.js';
 import type { ReportedFeatures } from '../billing/feature-prices.js';
 import type { RequestTrace } from '../telemetry/request-trace.js';
+import type { BookedUsage } from '../billing/booked-usage.js';
 
 /** A client-facing protocol: Chat Completions, Anthropic Messages, OpenAI Responses (docs/architecture.md). */
 export type FrontDoorName = 'chat' | 'messages' | 'responses';
@@ -41,7 +42,34 @@ export interface BodyCapture {
   readonly limit: number;
 }
 
-/** What the request's log line reports; filled in by the stages as they run. */
+/**
+ * What the pipeline learned of a request it ran, as values: what settle books and what the
+ * request record shows of it (the pipeline writes it there in one step, writeRecord).
+ */
+export interface RequestRun {
+  readonly frontDoor: FrontDoorName;
+  /** The model id the client sent. */
+  readonly model: string;
+  /** The configured model that served it, once resolved. */
+  readonly modelServed?: string;
+  readonly endUser?: string;
+  readonly stream: boolean;
+  readonly attempts: readonly AttemptRecord[];
+  readonly affinity?: AffinityOutcome;
+  /** The usage the request is booked on, once a node produced (or was cut producing). */
+  readonly booked?: BookedUsage;
+  readonly finishReason?: string;
+  /** Ms from arrival to the first byte of a successful reply (JSON body or first stream event). */
+  readonly firstByteMs?: number;
+  /** The code of the failure a started stream ended with (its error event); the HTTP edge writes the others. */
+  readonly streamErrorCode?: string;
+}
+
+/**
+ * What the request's log line, request record, trace and metrics report. The pipeline's
+ * part is written in one step from a `RequestRun` (pipeline/write-record.ts); the HTTP edge
+ * writes what only it knows (the status sent, a client gone, the bodies, the key).
+ */
 export interface RequestRecord {
   /** The client-facing protocol the request came through (its route's; `chat` for the others). */
   frontDoor: FrontDoorName;
@@ -58,7 +86,7 @@ export interface RequestRecord {
   /** Whether the session's preferred node took the request (PRODUCT decision 26); undefined before routing. */
   affinity?: AffinityOutcome;
   stream: boolean;
-  attempts: AttemptRecord[];
+  attempts: readonly AttemptRecord[];
   status?: number;
   errorCode?: string;
   usage?: Usage;
@@ -69,7 +97,7 @@ export interface RequestRecord {
   /** Ms from arrival to the first byte of a successful reply (JSON body or first stream event). */
   firstByteMs?: number;
   clientAborted: boolean;
-  /** USD booked for this request; set by the money code when it settles (logged as `cost_usd`). */
+  /** USD booked for this request when it settled (logged as `cost_usd`). */
   costUsd?: number;
   /** The W3C trace id of the request's span when tracing is on (PRODUCT decision 29), for the request record. */
   traceId?: string;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
+import { whenReady } from '../context/when-ready.js';
 import type { GatewayServices } from '../gateway-services.js';
 import { admit, type Admission, type Credentials } from '../pipeline/admit.js';
 import type { BodyBudget } from './body-budget.js';
@@ -10,7 +11,7 @@ import { readBody } from './read-body.js';
  * a byte of the body is read, then the body within the key's, the account's, the client
  * address's and the gateway's body budgets (413, 408, 429, 503), kept for the log line when `log.bodies` is on.
  */
-export async function admitAndRead(
+export function admitAndRead(
   services: GatewayServices,
   bodies: BodyBudget,
   request: IncomingMessage,
@@ -18,14 +19,29 @@ export async function admitAndRead(
   credentials: Credentials,
   countingTokens = false,
 ): Promise<{ readonly admission: Admission; readonly body: string }> {
+  try {
+    const admitted = admit(
+      services,
+      credentials,
+      context,
+      countingTokens ? countingCostUpFront(request, services.config.http.bodyLimitBytes) : undefined,
+    );
+    return whenReady(admitted, (admission) => readAdmitted(services, bodies, request, context, credentials, admission));
+  } catch (refusal) {
+    return Promise.reject(refusal);
+  }
+}
+
+/** The body of an admitted request, and the bodies its request record keeps. */
+async function readAdmitted(
+  services: GatewayServices,
+  bodies: BodyBudget,
+  request: IncomingMessage,
+  context: RequestContext,
+  credentials: Credentials,
+  admission: Admission,
+): Promise<{ readonly admission: Admission; readonly body: string }> {
   const { config } = services;
-  const admitted = admit(
-    services,
-    credentials,
-    context,
-    countingTokens ? countingCostUpFront(request, config.http.bodyLimitBytes) : undefined,
-  );
-  const admission = admitted instanceof Promise ? await admitted : admitted;
   const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, {
     keyId: admission.key.record.id,
     accountId: admission.account?.record.id,

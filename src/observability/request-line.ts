@@ -72,7 +72,7 @@ function attemptJson(attempt: AttemptRecord): string {
   return `${json}}`;
 }
 
-/** The billed tokens (`bookUsage`: the node's counts or an estimate); cached and reasoning 0 when not given. */
+/** The billed tokens (`bookedUsage`: the node's counts or an estimate); cached and reasoning 0 when not given. */
 function usageJson(usage: Usage): string {
   return (
     `{"prompt_tokens":${number(usage.prompt_tokens)},"completion_tokens":${number(usage.completion_tokens)}` +

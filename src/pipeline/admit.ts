@@ -6,6 +6,7 @@ import { refuseFailedAuthentication } from './auth-failures.js';
 import { authenticate } from './authenticate.js';
 import { applyRateLimitsNow, rateLimitSubject } from './rate-limit.js';
 import type { RequestContext } from '../context/request-context.js';
+import type { MaybeAsync } from '../context/when-ready.js';
 
 /** Who is asking, established from the request's headers alone. */
 export interface Admission {
@@ -36,7 +37,7 @@ export function admit(
   credentials: Credentials,
   context: RequestContext,
   countingTokens?: number,
-): Admission | Promise<Admission> {
+): MaybeAsync<Admission> {
   let principal: Principal;
   try {
     principal = authenticate(credentials.authorization, services.accounts, context);

@@ -24,8 +24,7 @@ export async function countInputTokens(
   const model = services.models.resolve(chat.model);
   if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
     throw gatewayError('model_unavailable', { param: 'model', params: { model: chat.model } });
-  const counter = tokenCounter();
-  const tokens = countPromptTokens(chat, counter instanceof Promise ? await counter : counter);
+  const tokens = countPromptTokens(chat, await tokenCounter());
   void services.limiter.chargeTokenCounting(admission.subject, tokens).catch(() => undefined);
   return tokens;
 }

@@ -1,5 +1,4 @@
-import { performance } from 'node:perf_hooks';
-import { bookUsage, countedUsage } from '../billing/booked-usage.js';
+import { bookedUsage, type BookedUsage } from '../billing/booked-usage.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { asNodeFailure } from '../upstream/node-failure.js';
@@ -8,20 +7,33 @@ import type { StreamEnd, StreamSink } from './front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { NO_EVENTS, type StreamEvents } from '../streaming/stream-events.js';
 
-/** How a relayed stream ended: whole, failed after its start (the failure to report), or its client left. */
-export type RelayOutcome =
-  | { readonly kind: 'ended'; readonly end: StreamEnd }
-  | { readonly kind: 'failed'; readonly failure: unknown; readonly end: StreamEnd }
-  | { readonly kind: 'client-gone' };
+/** What a relayed stream produced: the usage it is booked on and the node's finish reason. */
+interface Relayed {
+  readonly booked: BookedUsage;
+  readonly finishReason: string | undefined;
+}
+
+/** How a relayed stream ended: whole, failed after its start (the failure to report), or its client left; with what it produced. */
+export type RelayOutcome = Relayed &
+  (
+    | { readonly kind: 'ended'; readonly end: StreamEnd }
+    | {
+        readonly kind: 'failed';
+        readonly failure: unknown;
+        /** The failure's error code, for the usage row. */
+        readonly errorCode: string;
+        readonly end: StreamEnd;
+      }
+    | { readonly kind: 'client-gone' }
+  );
 
 /**
  * Relays a committed stream to the sink chunk by chunk, waiting for the client when it is
- * slow, and books its usage in the request record: the node's, or an estimate when it sent
- * none or the stream was cut. A node failure mid-stream, the request deadline or the end
- * of the shutdown grace ends it without a retry (spec 8.4, PRODUCT.md decision 4); the
- * front door then writes the usage so far and one error event. A client that leaves stops
- * the node's stream at once. The stream's last bytes are left to the caller, which sends
- * them once the charge is settled.
+ * slow, and returns its usage: the node's, or an estimate when it sent none or the stream
+ * was cut. A node failure mid-stream, the request deadline or the end of the shutdown grace
+ * ends it without a retry (spec 8.4, PRODUCT.md decision 4); the front door then writes the
+ * usage so far and one error event. A client that leaves stops the node's stream at once.
+ * The stream's last bytes are left to the caller, which sends them once the charge is settled.
  */
 export async function relayStream(
   context: RequestContext,
@@ -30,7 +42,6 @@ export async function relayStream(
   request: ChatRequest,
 ): Promise<RelayOutcome> {
   const { reader } = execution;
-  context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
   try {
     let batch = execution.first;
     while (!batch.done) {
@@ -39,42 +50,39 @@ export async function relayStream(
       if (context.cancellation.aborted) throw context.cancellation.reason;
       batch = await reader.read();
     }
-    return { kind: 'ended', end: streamEnd(context, execution, request, batch) };
+    const produced = producedBy(execution, request);
+    return { kind: 'ended', ...produced, end: streamEnd(execution, produced.booked, batch) };
   } catch (error) {
     reader.release();
-    if (context.cancellation.aborted && context.abortCause === 'client') {
-      streamEnd(context, execution, request);
-      return { kind: 'client-gone' };
-    }
+    const produced = producedBy(execution, request);
+    if (context.cancellation.aborted && context.abortCause === 'client') return { kind: 'client-gone', ...produced };
     // The gateway cut the stream (deadline, shutdown), or the node failed.
     const failure = context.cancellation.aborted
       ? context.cancellation.reason
       : (error as { name?: unknown } | null)?.name === 'TimeoutError'
         ? gatewayError('upstream_timeout', { params: { timeout_ms: execution.node.timeouts.totalMs } })
         : asNodeFailure(execution.node.id, error);
-    context.record.errorCode = (failure as { code?: string } | null)?.code ?? 'internal_error';
-    return { kind: 'failed', failure, end: streamEnd(context, execution, request) };
+    const errorCode = (failure as { code?: string } | null)?.code ?? 'internal_error';
+    return { kind: 'failed', ...produced, failure, errorCode, end: streamEnd(execution, produced.booked) };
   } finally {
     execution.release();
   }
 }
 
-/** Books the stream's usage in the record and says how the front door closes it. */
-function streamEnd(
-  context: RequestContext,
-  execution: StreamExecution,
-  request: ChatRequest,
-  lastEvents: StreamEvents = NO_EVENTS,
-): StreamEnd {
-  const { summary, identity } = execution.reader.mapper;
-  context.record.finishReason = summary.finishReason;
-  const usage = bookUsage(context.record, request, summary);
+/** The stream's usage (the node's, else an estimate of what it streamed) and finish reason, as it stands. */
+function producedBy(execution: StreamExecution, request: ChatRequest): Relayed {
+  const { summary } = execution.reader.mapper;
+  return { booked: bookedUsage(request, summary), finishReason: summary.finishReason };
+}
+
+/** How the front door closes the stream. */
+function streamEnd(execution: StreamExecution, booked: BookedUsage, lastEvents: StreamEvents = NO_EVENTS): StreamEnd {
   return {
     format: execution.format,
     node: execution.node.id,
     lastEvents,
-    usage,
-    usageSent: countedUsage(summary.usage) !== undefined,
-    identity,
+    usage: booked.usage,
+    usageSent: booked.sent,
+    identity: execution.reader.mapper.identity,
   };
 }

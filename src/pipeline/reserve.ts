@@ -6,6 +6,7 @@ import { gatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Admission } from './admit.js';
+import type { MaybeAsync } from '../context/when-ready.js';
 
 /**
  * Reserves the request's worst-case cost against the key's spend limit, the account's
@@ -22,7 +23,7 @@ export function reserve(
   features?: FeatureUse,
   endUser?: string,
   leftOut?: LeftOut,
-): RequestCharge | Promise<RequestCharge> {
+): MaybeAsync<RequestCharge> {
   if (services.usage.full) throw gatewayError('usage_backlog_full', { retryAfter: 1 });
   // The effort sizes the output cap of a request without one (PRODUCT.md decisions 19, 20).
   return services.billing.reserve(admission.key, admission.account, model, request, effort, features, endUser, leftOut);

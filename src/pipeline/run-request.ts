@@ -1,6 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { bookUsage, countedUsage } from '../billing/booked-usage.js';
+import { bookedUsage, type BookedUsage } from '../billing/booked-usage.js';
 import type { RequestCharge, RequestOutcome } from '../billing/billing.js';
+import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
+import type { AttemptRecord, RequestContext, RequestRun } from '../context/request-context.js';
+import { whenReady } from '../context/when-ready.js';
 import { asGatewayError, isClientGone } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Logger } from '../observability/logger.js';
@@ -9,21 +12,26 @@ import { authorize } from './authorize.js';
 import { execute } from './execute.js';
 import type { GatewayRequest, ReplySink, StreamSink } from './front-door.js';
 import { relayStream } from './relay-stream.js';
-import type { RequestContext } from '../context/request-context.js';
 import { reserve } from './reserve.js';
 import { affinityOutcome, route, type Routing } from './route.js';
 import { settle } from './settle.js';
+import { writeRecord } from './write-record.js';
+
+const NO_ATTEMPTS: readonly AttemptRecord[] = [];
 
 /**
  * Runs an admitted request that a front door has mapped in (docs/architecture.md):
  * authorize (404, 403) → reserve (402, 503) → route → execute with failover → relay →
  * settle, exactly once, in the one `finally`, however the request ends (success, node
- * failure, client gone, deadline, shutdown) → the reply's last bytes. The charge is
- * settled (and its usage row journaled) before the last bytes leave, so a client that has
- * its whole reply has been charged for it (docs/keys-and-money.md, crash guarantee). An error before the
- * first byte of a reply is thrown, for the front door's error renderer.
+ * failure, client gone, deadline, shutdown) → the reply's last bytes. The stages hand back
+ * values (execute its attempts and execution, relay the usage and how the stream ended);
+ * settle books from them and the request record is written from them in one step. The
+ * charge is settled (and its usage row journaled) before the last bytes leave, so a client
+ * that has its whole reply has been charged for it (docs/keys-and-money.md, crash
+ * guarantee). An error before the first byte of a reply is a rejection, for the front
+ * door's error renderer.
  */
-export async function runRequest(
+export function runRequest(
   services: GatewayServices,
   logger: Logger,
   context: RequestContext,
@@ -31,39 +39,92 @@ export async function runRequest(
   request: GatewayRequest,
   sink: ReplySink,
 ): Promise<void> {
+  let served: ModelConfig | undefined;
+  try {
+    const { model, effort } = authorize(services.models, admission, request);
+    served = model;
+    // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
+    if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
+    const { chat } = request;
+    const reserved = reserve(
+      services,
+      admission,
+      model,
+      chat,
+      effort,
+      request.features,
+      request.endUser,
+      request.leftOut,
+    );
+    // A reservation that had to wait (budget windows not cached) goes on when it is made.
+    return whenReady(
+      reserved,
+      (charge) => runCharged(services, logger, context, admission, request, sink, model, effort, charge),
+      (refusal) => refused(context, request, model, refusal),
+    );
+  } catch (refusal) {
+    return refused(context, request, served, refusal);
+  }
+}
+
+/** A request refused before it was charged (404, 403, 402, 503): its record says what it asked for. */
+function refused(
+  context: RequestContext,
+  request: GatewayRequest,
+  model: ModelConfig | undefined,
+  refusal: unknown,
+): Promise<never> {
+  writeRecord(context.record, askedRun(request, model));
+  return Promise.reject(refusal);
+}
+
+/** The request as it asked, before any stage ran: the start of its run. */
+function askedRun(request: GatewayRequest, model: ModelConfig | undefined): RequestRun {
+  return {
+    frontDoor: request.frontDoor,
+    model: request.chat.model,
+    modelServed: model?.id,
+    endUser: request.endUser,
+    stream: request.stream,
+    attempts: NO_ATTEMPTS,
+  };
+}
+
+/**
+ * The charged part of a request: route, execute, relay; then, in the one `finally`, settle
+ * and the record from the values the stages returned, and the reply's last bytes.
+ */
+async function runCharged(
+  services: GatewayServices,
+  logger: Logger,
+  context: RequestContext,
+  admission: Admission,
+  request: GatewayRequest,
+  sink: ReplySink,
+  model: ModelConfig,
+  effort: ReasoningEffort | undefined,
+  charge: RequestCharge,
+): Promise<void> {
   const { chat } = request;
-  context.record.frontDoor = request.frontDoor;
-  context.record.model = chat.model;
-  context.record.stream = request.stream;
-  context.record.endUser = request.endUser;
-  const { model, effort } = authorize(services.models, admission, request);
-  context.record.modelServed = model.id;
-  // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
-  if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
-  const reserved = reserve(
-    services,
-    admission,
-    model,
-    chat,
-    effort,
-    request.features,
-    request.endUser,
-    request.leftOut,
-  );
-  const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
   const { config } = services;
+  const asked = askedRun(request, model);
   let stream: StreamSink | undefined;
   let outcome: RequestOutcome = { status: 200 };
   /** The reply's last bytes, sent once the charge is settled. */
   let lastBytes: (() => void) | undefined;
   let routing: Routing | undefined;
+  let attempts = NO_ATTEMPTS;
+  let booked: BookedUsage | undefined;
+  let finishReason: string | undefined;
+  let firstByteMs: number | undefined;
+  let streamErrorCode: string | undefined;
   try {
     if (request.stream) {
       stream = sink.stream();
       stream.startKeepalive();
     }
     routing = route(services, model, request);
-    const execution = await execute(context, {
+    const executed = await execute(context, {
       request: chat,
       native: request.native,
       clientModel: chat.model,
@@ -77,31 +138,39 @@ export async function runRequest(
       maxRetryAfterSeconds: config.failover.maxRetryAfterSeconds,
       totalTimeoutMs: config.timeouts.totalMs,
     });
+    attempts = executed.attempts;
+    // The reply's headers (x-switchyard-attempts) and the doors' sinks (the answering node) read the attempts.
+    writeRecord(context.record, { ...asked, attempts });
+    if (!executed.ok) {
+      booked = executed.usage;
+      throw executed.failure;
+    }
+    const { execution } = executed;
+    firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
     if (execution.kind === 'json') {
-      const usage = bookUsage(context.record, chat, execution.summary);
-      const usageSent = countedUsage(execution.summary.usage) !== undefined;
-      context.record.finishReason = execution.summary.finishReason;
-      context.record.status = 200;
-      context.record.firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+      booked = bookedUsage(chat, execution.summary);
+      finishReason = execution.summary.finishReason;
       const reply = {
         format: execution.format,
         body: execution.body,
         node: execution.node.id,
         summary: execution.summary,
-        usage,
-        usageSent,
+        usage: booked.usage,
+        usageSent: booked.sent,
       };
       lastBytes = () => sink.json(reply);
       return;
     }
     const streamSink = stream as StreamSink;
-    charge.trackStream(context, chat, execution.reader.mapper.summary);
+    charge.trackStream(context, { ...asked, attempts, firstByteMs }, chat, execution.reader.mapper.summary);
     const relayed = await relayStream(context, execution, streamSink, chat);
+    booked = relayed.booked;
+    finishReason = relayed.finishReason;
     if (relayed.kind === 'ended') {
-      outcome = { status: 200, errorCode: context.record.errorCode };
       lastBytes = () => streamSink.end(relayed.end);
     } else if (relayed.kind === 'failed') {
-      outcome = { status: 200, errorCode: context.record.errorCode };
+      outcome = { status: 200, errorCode: relayed.errorCode };
+      streamErrorCode = asGatewayError(relayed.failure).code;
       lastBytes = () => streamSink.fail(relayed.failure, relayed.end);
     } else {
       // A client that left mid-stream: what was produced is booked.
@@ -112,12 +181,15 @@ export async function runRequest(
     if (stream?.started !== true) throw error;
     // Once a keep-alive went out the status is 200: the error can only be an event.
     outcome = { ...outcome, status: 200 };
+    streamErrorCode = asGatewayError(error).code;
     const streamSink = stream;
     lastBytes = () => streamSink.fail(error, undefined);
   } finally {
     stream?.stopKeepalive();
-    context.record.affinity = affinityOutcome(routing?.preferredNode, context.record.attempts);
-    settle(services, logger, context, admission, charge, outcome, chat.n ?? 1);
+    const affinity = affinityOutcome(routing?.preferredNode, attempts);
+    const run: RequestRun = { ...asked, attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode };
+    const costUsd = settle(services, logger, context, admission, charge, outcome, run, chat.n ?? 1);
+    writeRecord(context.record, run, costUsd);
     lastBytes?.();
   }
 }

@@ -145,26 +145,25 @@ keys:
           messages: [{ role: 'user', content: 'hi' }],
           x_unserializable: 1n,
         } as unknown as ChatRequest;
-        await assert.rejects(
-          execute(context, {
-            request,
-            native: undefined,
-            clientModel: 'plain',
-            model,
-            effort: undefined,
-            stream,
-            outputCap: { tokens: 64, contextBound: false },
-            candidates: services.router.candidates(model),
-            maxAttempts: 2,
-            retryOnStatus: services.config.failover.retryOnStatus,
-            maxRetryAfterSeconds: services.config.failover.maxRetryAfterSeconds,
-            totalTimeoutMs: 10_000,
-          }),
-          (error: unknown) =>
-            (error as { code?: string; status?: number }).code === 'internal_error' &&
-            (error as { status?: number }).status === 500,
-        );
-        assert.equal(context.record.attempts.length, 1, "no other node is tried for the gateway's own fault");
+        const executed = await execute(context, {
+          request,
+          native: undefined,
+          clientModel: 'plain',
+          model,
+          effort: undefined,
+          stream,
+          outputCap: { tokens: 64, contextBound: false },
+          candidates: services.router.candidates(model),
+          maxAttempts: 2,
+          retryOnStatus: services.config.failover.retryOnStatus,
+          maxRetryAfterSeconds: services.config.failover.maxRetryAfterSeconds,
+          totalTimeoutMs: 10_000,
+        });
+        assert.equal(executed.ok, false);
+        const failure = executed.ok ? undefined : (executed.failure as { code?: string; status?: number });
+        assert.equal(failure?.code, 'internal_error');
+        assert.equal(failure?.status, 500);
+        assert.equal(executed.attempts.length, 1, "no other node is tried for the gateway's own fault");
       }
       const { body } = await admin(gateway.origin, 'GET', '/nodes', ADMIN_KEY);
       const sim = (body as { data: Array<{ id: string; state: string }> }).data.find((entry) => entry.id === 'sim');

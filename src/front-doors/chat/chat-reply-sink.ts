@@ -66,7 +66,6 @@ class ChatStreamSink extends SseStreamSink {
 
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
-    this.context.record.errorCode = failure.code;
     const before = end === undefined ? '' : this.closing(end);
     this.sse.end(`${before}data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
   }

@@ -104,7 +104,6 @@ class MessagesStreamSink extends SseStreamSink {
 
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
-    this.context.record.errorCode = failure.code;
     // A native stream's own error event (an Anthropic node's `overloaded_error`) goes out as the node sent it.
     const upstream = failure.upstream;
     const body =

@@ -135,7 +135,6 @@ class ResponsesStreamSink extends SseStreamSink {
 
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
-    this.context.record.errorCode = failure.code;
     const errorFields = {
       type: failure.type,
       code: wireCodeOf(failure.code),

@@ -114,8 +114,12 @@ export function modelsRoute(services: GatewayServices) {
     context: RequestContext,
   ): Promise<void> {
     const anthropic = wantsAnthropicShape(request, context);
-    const admitted = admit(services, credentialsOf(request, services, apiKeyAuthorization(request)), context);
-    const { key, account } = admitted instanceof Promise ? await admitted : admitted;
+    // Off the hot path: a plain await, ready or not.
+    const { key, account } = await admit(
+      services,
+      credentialsOf(request, services, apiKeyAuthorization(request)),
+      context,
+    );
     if (renderedFor !== services.models) {
       renderedFor = services.models;
       everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
@@ -164,8 +168,12 @@ export function modelRoute(services: GatewayServices) {
     path: string,
   ): Promise<void> {
     const anthropic = wantsAnthropicShape(request, context);
-    const admitted = admit(services, credentialsOf(request, services, apiKeyAuthorization(request)), context);
-    const { key, account } = admitted instanceof Promise ? await admitted : admitted;
+    // Off the hot path: a plain await, ready or not.
+    const { key, account } = await admit(
+      services,
+      credentialsOf(request, services, apiKeyAuthorization(request)),
+      context,
+    );
     const id = modelIdOfPath(path);
     const model = services.models.resolve(id);
     if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {

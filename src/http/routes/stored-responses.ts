@@ -53,8 +53,7 @@ export function storedResponsesRoute(services: GatewayServices) {
         headers: request.method === 'POST' ? undefined : { allow },
       });
     }
-    const admitted = admit(services, credentialsOf(request, services), context);
-    const admission = admitted instanceof Promise ? await admitted : admitted;
+    const admission = await admit(services, credentialsOf(request, services), context);
     const id = decodePathSegment(rawId);
     const owner = responseOwner(admission);
     const query = new URLSearchParams(request.url?.slice(path.length + 1) ?? '');
