@@ -18,7 +18,7 @@ export async function admitAndRead(
   credentials: Credentials,
   countingTokens = false,
 ): Promise<{ readonly admission: Admission; readonly body: string }> {
-  const { config } = services;
+  const { config } = context.snapshot;
   const admitted = admit(
     services,
     credentials,

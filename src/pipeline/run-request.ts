@@ -36,13 +36,13 @@ export async function runRequest(
   context.record.model = chat.model;
   context.record.stream = request.stream;
   context.record.endUser = request.endUser;
-  const { model, effort } = authorize(services.models, admission, request);
+  const { model, effort } = authorize(context.snapshot.models, admission, request);
   context.record.modelServed = model.id;
   // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
   if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
   const reserved = reserve(services, admission, model, chat, effort, request.features, request.endUser);
   const charge: RequestCharge = reserved instanceof Promise ? await reserved : reserved;
-  const { config } = services;
+  const { config } = context.snapshot;
   let stream: StreamSink | undefined;
   let outcome: RequestOutcome = { status: 200 };
   /** The reply's last bytes, sent once the charge is settled. */
@@ -53,7 +53,7 @@ export async function runRequest(
       stream = sink.stream();
       stream.startKeepalive();
     }
-    routing = route(services, model, request);
+    routing = route(context.snapshot.router, model, request);
     const execution = await execute(context, {
       request: chat,
       native: request.native,

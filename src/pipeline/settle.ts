@@ -22,7 +22,7 @@ export function settle(
   choices: number,
 ): void {
   charge.settle(context, outcome);
-  chargeTokens(services.limiter, admission.subject, context.record.usage);
+  chargeTokens(context.snapshot.limiter, admission.subject, context.record.usage);
   const over = outputOverCap(context.record, charge.outputCap, choices);
   if (over !== undefined) {
     services.metrics.nodeOutputOverCap(over.node);

@@ -52,7 +52,7 @@ export function modelRoutes(
       handler: async (_request, response, context) => {
         sendJson(response, context, 200, {
           object: 'list',
-          data: [...services.models.values()].map((model) => modelView(services, model)),
+          data: [...context.snapshot.models.values()].map((model) => modelView(services, model)),
         });
       },
     },

@@ -31,14 +31,8 @@ export function chatCompletionsRoute(services: GatewayServices, logger: Logger, 
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { config } = services;
-    const { admission, body } = await admitAndRead(
-      services,
-      bodies,
-      request,
-      context,
-      credentialsOf(request, services),
-    );
+    const { config } = context.snapshot;
+    const { admission, body } = await admitAndRead(services, bodies, request, context, credentialsOf(request, context));
     const chat = parseChatRequest(body, config.http);
     const gatewayRequest: GatewayRequest = {
       frontDoor: 'chat',

@@ -11,6 +11,7 @@ import { carriedByChat, leftOutBlocks, toChatRequest } from '../../front-doors/a
 import type { ModelConfig, ReasoningEffort } from '../../config/gateway-config.js';
 import { CORE_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { GatewayServices } from '../../gateway-services.js';
+import type { RouteView } from '../../routing/route-table.js';
 import type { Logger } from '../../observability/logger.js';
 import type { GatewayRequest } from '../../pipeline/front-door.js';
 import { endUserOf } from '../../front-doors/end-user.js';
@@ -41,8 +42,8 @@ export const MESSAGES_ERROR_SHAPE: ErrorShape = {
  * only read for the reservation and the policy, and what only Anthropic can do is not
  * refused. A model with any translated node gets the 400s (the chosen node is not known yet).
  */
-function onlyNativeNodes(services: GatewayServices, model: ModelConfig | undefined): boolean {
-  const routes = model === undefined ? [] : services.routes.routes(model.id);
+function onlyNativeNodes(services: GatewayServices, routeView: RouteView, model: ModelConfig | undefined): boolean {
+  const routes = model === undefined ? [] : routeView.routes(model.id);
   return routes.length > 0 && routes.every((route) => servesMessages(services, route.nodeId));
 }
 
@@ -56,9 +57,14 @@ function servesMessages(services: GatewayServices, nodeId: string): boolean {
  * would get it natively on that version: whichever node is chosen, so that a failover
  * between versions never sends it to one that refuses it. Translated nodes never get it.
  */
-function refuseWhatStrictNodesRefuse(services: GatewayServices, model: ModelConfig | undefined, messages: unknown) {
+function refuseWhatStrictNodesRefuse(
+  services: GatewayServices,
+  routeView: RouteView,
+  model: ModelConfig | undefined,
+  messages: unknown,
+) {
   if (model === undefined) return;
-  const strict = services.routes.routes(model.id).some((route) => {
+  const strict = routeView.routes(model.id).some((route) => {
     const node = services.nodes.get(route.nodeId)?.node;
     return node !== undefined && node.nativeApis.has('messages') && isStrictVersion(node);
   });
@@ -74,12 +80,13 @@ function refuseWhatStrictNodesRefuse(services: GatewayServices, model: ModelConf
  */
 function nativeRequest(
   services: GatewayServices,
+  routeView: RouteView,
   model: ModelConfig | undefined,
   messages: MessagesRequest,
   headers: Record<string, string>,
 ) {
   const native =
-    model !== undefined && services.routes.routes(model.id).some((route) => servesMessages(services, route.nodeId));
+    model !== undefined && routeView.routes(model.id).some((route) => servesMessages(services, route.nodeId));
   return native ? nativeMessagesFeatures(messages, headers, model) : { body: messages, headers, use: NO_FEATURE_USE };
 }
 
@@ -125,23 +132,23 @@ export function messagesRoute(
     response: ServerResponse,
     context: RequestContext,
   ): Promise<void> {
-    const { config } = services;
+    const { config } = context.snapshot;
     const { admission, body } = await admitAndRead(
       services,
       bodies,
       request,
       context,
-      anthropicCredentialsOf(request, services),
+      anthropicCredentialsOf(request, context),
     );
     const messages = parseMessagesRequest(body, config.http);
     // The model the id names, by its id or an alias (authorize resolves the same way and answers 404 when none).
-    const model = services.models.resolve(messages.model);
-    refuseWhatStrictNodesRefuse(services, model, messages.messages);
-    const nativeOnly = onlyNativeNodes(services, model);
+    const model = context.snapshot.models.resolve(messages.model);
+    refuseWhatStrictNodesRefuse(services, context.snapshot.routes, model, messages.messages);
+    const nativeOnly = onlyNativeNodes(services, context.snapshot.routes, model);
     const translated = toChatRequest(nativeOnly ? carriedByChat(messages) : messages, envelopes());
     // What the chat form left out of a native-only request the node still gets: the reservation prices it.
     if (nativeOnly) markLeftOut(translated.chat, leftOutBlocks(messages));
-    const native = nativeRequest(services, model, messages, forwardedHeaders(request));
+    const native = nativeRequest(services, context.snapshot.routes, model, messages, forwardedHeaders(request));
     // An effort the model's configuration does not list is the Anthropic node's to judge when it gets the body as it is.
     if (nativeOnly && !effortListed(model, translated.chat.reasoning_effort)) delete translated.chat.reasoning_effort;
     const stream = messages.stream === true;
@@ -196,14 +203,14 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, 
       bodies,
       request,
       context,
-      anthropicCredentialsOf(request, services),
+      anthropicCredentialsOf(request, context),
       true,
     );
-    const parsed = parseCountTokensRequest(body, services.config.http);
+    const parsed = parseCountTokensRequest(body, context.snapshot.config.http);
     // Only counted: what the chat form cannot carry is left out, never refused.
     const { chat } = toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes());
     context.record.model = chat.model;
-    const tokens = await countInputTokens(services, admission, chat);
+    const tokens = await countInputTokens(context.snapshot, admission, chat);
     const reply = JSON.stringify({ input_tokens: tokens });
     context.record.status = 200;
     sendJsonText(response, context, 200, reply);

@@ -66,13 +66,13 @@ async function readResponsesRequest(
   context: RequestContext,
   run: boolean,
 ) {
-  const { config } = services;
+  const { config } = context.snapshot;
   const { admission, body } = await admitAndRead(
     services,
     bodies,
     request,
     context,
-    credentialsOf(request, services),
+    credentialsOf(request, context),
     !run,
   );
   const parsed = parseCreateResponse(body, config.http);
@@ -93,8 +93,8 @@ async function readResponsesRequest(
           maxBytes: config.responses.maxConversationBytes,
         });
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
-  const model = services.models.resolve(parsed.model);
-  const routes = model === undefined ? [] : services.routes.routes(model.id);
+  const model = context.snapshot.models.resolve(parsed.model);
+  const routes = model === undefined ? [] : context.snapshot.routes.routes(model.id);
   const readsReasoning = (node: string): boolean =>
     routes.some((route) => route.nodeId === node) && services.nodes.get(node)?.isAvailable() === true;
   const servedNatively = routes.some(
@@ -178,7 +178,7 @@ export function responsesRoute(
     const sink = new ResponsesReplySink(
       response,
       context,
-      services.config.http.sseKeepaliveMs,
+      context.snapshot.config.http.sseKeepaliveMs,
       object,
       shaping,
       onFinished,
@@ -210,7 +210,7 @@ export function responsesInputTokensRoute(
       context,
       false,
     );
-    const inputTokens = await countInputTokens(services, admission, gatewayRequest.chat);
+    const inputTokens = await countInputTokens(context.snapshot, admission, gatewayRequest.chat);
     sendJson(response, context, 200, { object: 'response.input_tokens', input_tokens: inputTokens });
   };
 }

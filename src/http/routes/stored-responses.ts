@@ -53,7 +53,7 @@ export function storedResponsesRoute(services: GatewayServices) {
         headers: request.method === 'POST' ? undefined : { allow },
       });
     }
-    const admitted = admit(services, credentialsOf(request, services), context);
+    const admitted = admit(services, credentialsOf(request, context), context);
     const admission = admitted instanceof Promise ? await admitted : admitted;
     const id = decodePathSegment(rawId);
     const owner = responseOwner(admission);
