@@ -174,7 +174,10 @@ function registerChecksAndHooks(
   const { holds, usage } = money;
   if (holds !== undefined) shutdownHooks.add({ name: 'spend holds', run: () => holds.close() });
   shutdownHooks.add({ name: 'usage ledger', run: () => usage.close() });
-  if (requestRecords !== undefined) shutdownHooks.add({ name: 'request records', run: () => requestRecords.close() });
+  if (requestRecords !== undefined) {
+    requestRecords.start();
+    shutdownHooks.add({ name: 'request records', run: () => requestRecords.close() });
+  }
   shutdownHooks.add({ name: 'instance registry', run: () => routing.cluster.leave() });
   shutdownHooks.add({ name: 'stored responses sweep', run: () => responses.stop() });
   // Registered last, run first: the spans of the requests just finished go out while the rest closes.

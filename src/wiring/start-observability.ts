@@ -15,8 +15,8 @@ export interface Observability {
 }
 
 /**
- * Makes the metrics registry, the request record's writer (started) and the trace exporter.
- * `current` gives the configuration now: the writer follows reloads of its settings.
+ * Makes the metrics registry, the request record's writer (not started: its settings come
+ * from `current`, the configuration now, which may be read only once the services exist) and the trace exporter.
  */
 export function startObservability(
   config: GatewayConfig,
@@ -34,7 +34,6 @@ export function startObservability(
         metrics.registry,
       )
     : undefined;
-  requestRecords?.start();
   const tracing = startTracing(config.telemetry, {
     onDrop: (reason, count) => metrics.traceSpansDropped(reason, count),
   });
