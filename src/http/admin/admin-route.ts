@@ -56,7 +56,7 @@ export function adminOperationsHandler(services: GatewayServices): AdminRequestH
       },
     }),
   );
-  const routes = [...nodeRoutes(services), ...modelRoutes(services), ...operations];
+  const routes = [...nodeRoutes(services), ...modelRoutes(), ...operations];
   return async function handleOperation(request, response, context, path) {
     const { route, id } = pickRoute(routes, request.method, path);
     await route.handler(request, response, context, id);
