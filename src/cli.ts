@@ -91,7 +91,7 @@ async function serve(argv: string[]): Promise<void> {
     }
     stopping = true;
     gateway.logger.info({ signal }, 'signal received');
-    gateway.close({ graceMs: gateway.services.config.shutdown.graceMs }).then(
+    gateway.close({ graceMs: gateway.services.snapshot.config.shutdown.graceMs }).then(
       () => process.exit(0),
       (error: unknown) => {
         gateway.logger.error({ err: error }, 'shutdown failed');

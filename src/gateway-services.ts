@@ -1,32 +1,26 @@
 import type { AccountCache } from './billing/account-cache.js';
 import type { Billing } from './billing/billing.js';
-import type { GatewayConfig } from './config/gateway-config.js';
-import type { ModelCatalog } from './config/model-catalog.js';
+import type { ConfigurationSnapshot } from './configuration-snapshot.js';
 import type { ReadinessChecks } from './lifecycle/readiness-checks.js';
 import type { ShutdownHooks } from './lifecycle/shutdown-hooks.js';
 import type { GatewayMetrics } from './observability/metrics.js';
 import type { NodeRegistry } from './routing/node-registry.js';
 import type { RouteTable } from './routing/route-table.js';
-import type { Router } from './routing/router.js';
 import type { Store } from './store/store.js';
 import type { ResponseStore } from './responses-state/response-store.js';
 import type { UsageLedger } from './billing/usage-ledger.js';
-import type { RateLimiter } from './limits/rate-limiter.js';
-import type { BlockList } from 'node:net';
 import type { RequestLogWriter } from './request-log/request-log-writer.js';
 import type { Tracing } from './telemetry/tracing.js';
 
 /**
- * What the routes need. Built at start; `config` and `models` are
- * swapped together when the configuration is reloaded (SIGHUP), so handlers read them
- * through this object at every request instead of keeping copies.
+ * What the routes need. Built at start and kept for the process's life, except `snapshot`:
+ * what a configuration decides, replaced whole in one assignment on reload (SIGHUP) or a
+ * runtime node change. A request reads it once (`RequestContext.snapshot`), never here.
  */
 export interface GatewayServices {
-  config: GatewayConfig;
-  /** The models by id, and by the aliases clients may send (`resolve`). */
-  models: ModelCatalog;
-  readonly router: Router;
-  /** Model → nodes, configuration plus runtime additions. */
+  /** The configuration now; a request reads its own copy of the reference, taken at its start. */
+  snapshot: ConfigurationSnapshot;
+  /** Model → nodes, configuration plus runtime additions: the live table (admin API); requests read `snapshot.routes`. */
   readonly routes: RouteTable;
   readonly nodes: NodeRegistry;
   readonly store: Store;
@@ -36,10 +30,6 @@ export interface GatewayServices {
   readonly accounts: AccountCache;
   readonly billing: Billing;
   readonly usage: UsageLedger;
-  /** Replaced on reload when the limit settings change. */
-  limiter: RateLimiter;
-  /** Undefined when no proxy is trusted. */
-  trustedProxies: BlockList | undefined;
   /** Named dependency checks behind GET /readyz and `switchyard_dependency_up`; register store/Redis pings here. */
   readonly readiness: ReadinessChecks;
   /** Run once at shutdown after in-flight requests ended (flush usage rows, close stores). */

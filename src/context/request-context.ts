@@ -4,6 +4,7 @@ import type { Cancellation } from '../upstream/cancellation.js';
 import type { ReportedFeatures } from '../billing/feature-prices.js';
 import type { RequestTrace } from '../telemetry/request-trace.js';
 import type { BookedUsage } from '../billing/booked-usage.js';
+import type { ConfigurationSnapshot } from '../configuration-snapshot.js';
 
 /** A client-facing protocol: Chat Completions, Anthropic Messages, OpenAI Responses (docs/architecture.md). */
 export type FrontDoorName = 'chat' | 'messages' | 'responses';
@@ -114,6 +115,8 @@ export interface RequestContext {
   readonly language: Language;
   /** performance.now() when the request arrived. */
   readonly startedAt: number;
+  /** The configuration the request runs under, taken at its start: it reads no other to its end. */
+  readonly snapshot: ConfigurationSnapshot;
   /** Aborted when the client goes away, the total deadline passes or the gateway cuts the request at shutdown. */
   readonly cancellation: Cancellation;
   /** Why `cancellation` fired, once it has: the client left, the total deadline passed, or the gateway is shutting down. */

@@ -1,17 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../context/request-context.js';
+import type { ConfigurationSnapshot } from '../configuration-snapshot.js';
 import type { GatewayServices } from '../gateway-services.js';
 import type { Admission } from '../pipeline/admit.js';
 import type { FrontDoorName, GatewayRequest, ModelNodesView, ReplySink } from '../pipeline/front-door.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { ErrorShape } from '../reply/error-shape.js';
 
-/** What a door may read of the gateway's services: the configuration, the model catalog, the stored responses; never the route table or the node registry (see DoorInput.nodes). */
-export type DoorServices = Pick<GatewayServices, 'config' | 'models' | 'responses'>;
+/** What a door may read of the gateway's services: the stored responses; never the route table or the node registry (see DoorInput.nodes). */
+export type DoorServices = Pick<GatewayServices, 'responses'>;
+
+/** What a door may read of the request's configuration snapshot: the configuration and the model catalog. */
+export type DoorSnapshot = Pick<ConfigurationSnapshot, 'config' | 'models'>;
 
 /** What a door reads to parse a request: an admitted request's headers and body, and the gateway's state. */
 export interface DoorInput {
   readonly services: DoorServices;
+  /** The configuration the request runs under, from its start to its end. */
+  readonly snapshot: DoorSnapshot;
   /** The model's nodes, read-only: what a door decides from them. */
   readonly nodes: ModelNodesView;
   /** The client's request: its headers (the end user, the session key, headers to forward). */

@@ -24,7 +24,7 @@ export function admitAndRead(
       services,
       credentials,
       context,
-      countingTokens ? countingCostUpFront(request, services.config.http.bodyLimitBytes) : undefined,
+      countingTokens ? countingCostUpFront(request, context.snapshot.config.http.bodyLimitBytes) : undefined,
     );
     return whenReady(admitted, (admission) => readAdmitted(services, bodies, request, context, credentials, admission));
   } catch (refusal) {
@@ -41,7 +41,7 @@ async function readAdmitted(
   credentials: Credentials,
   admission: Admission,
 ): Promise<{ readonly admission: Admission; readonly body: string }> {
-  const { config } = services;
+  const { config } = context.snapshot;
   const body = await readBody(request, config.http.bodyLimitBytes, config.http.bodyIdleTimeoutMs, bodies, {
     keyId: admission.key.record.id,
     accountId: admission.account?.record.id,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { GatewayServices } from '../gateway-services.js';
+import type { RequestContext } from '../context/request-context.js';
 import { clientIp } from '../limits/client-ip.js';
 import type { Credentials } from '../pipeline/admit.js';
 
@@ -9,8 +9,8 @@ import type { Credentials } from '../pipeline/admit.js';
  */
 export function credentialsOf(
   request: IncomingMessage,
-  services: GatewayServices,
+  context: RequestContext,
   authorization: string | undefined = request.headers.authorization,
 ): Credentials {
-  return { authorization, clientIp: clientIp(request, services.trustedProxies) };
+  return { authorization, clientIp: clientIp(request, context.snapshot.trustedProxies) };
 }

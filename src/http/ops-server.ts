@@ -18,7 +18,7 @@ export function createOpsServer(services: GatewayServices, shuttingDown: () => b
     ['/readyz', readyzRoute(services, shuttingDown)],
   ]);
   return createServer((request, response) => {
-    const context = newRequestContext(request);
+    const context = newRequestContext(request, services.snapshot);
     const path = pathOf(request.url);
     const handler = routes.get(path);
     const handled =

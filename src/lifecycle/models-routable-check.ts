@@ -6,13 +6,14 @@ import type { ReadinessCheck } from './readiness-checks.js';
  * (not ejected, drained or removed). Reads the router's state only; never calls a node.
  * A node that is merely full still counts: load is not a reason to leave the pool.
  */
-export function modelsRoutableCheck(services: Pick<GatewayServices, 'models' | 'routes' | 'nodes'>): ReadinessCheck {
+export function modelsRoutableCheck(services: Pick<GatewayServices, 'snapshot' | 'nodes'>): ReadinessCheck {
   return {
     name: 'models_routable',
     async check() {
       const now = Date.now();
-      for (const model of services.models.values()) {
-        for (const route of services.routes.routes(model.id)) {
+      const { models, routes } = services.snapshot;
+      for (const model of models.values()) {
+        for (const route of routes.routes(model.id)) {
           const state = services.nodes.get(route.nodeId);
           if (state === undefined || state.retired) continue;
           const condition = state.condition(now);

@@ -12,6 +12,7 @@ function contextWith(record: Partial<RequestRecord>, correlationId = 'corr-1'): 
     correlationId,
     language: 'en',
     startedAt: 0,
+    snapshot: undefined as never, // the log line reads no configuration
     cancellation: new Cancellation(),
     abortCause: undefined,
     record: { frontDoor: 'chat', stream: false, attempts: [], clientAborted: false, ...record },

@@ -42,11 +42,11 @@ export function admit(
   try {
     principal = authenticate(credentials.authorization, services.accounts, context);
   } catch (failure) {
-    return refuseFailedAuthentication(services.limiter, credentials.clientIp, failure);
+    return refuseFailedAuthentication(context.snapshot.limiter, credentials.clientIp, failure);
   }
   const { key, account } = services.billing.entriesOf(principal);
   const subject = rateLimitSubject(credentials.clientIp, key, account, countingTokens);
   const admission: Admission = { key, account, subject };
-  const limited = applyRateLimitsNow(services.limiter, subject, context);
+  const limited = applyRateLimitsNow(context.snapshot.limiter, subject, context);
   return limited === undefined ? admission : limited.then(() => admission);
 }

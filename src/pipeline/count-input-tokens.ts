@@ -2,7 +2,7 @@ import { mayUseModel } from '../billing/access-policy.js';
 import { countPromptTokens } from '../billing/estimate-request.js';
 import { tokenCounter } from '../billing/token-counter.js';
 import { gatewayError } from '../errors/gateway-error.js';
-import type { GatewayServices } from '../gateway-services.js';
+import type { ConfigurationSnapshot } from '../configuration-snapshot.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Admission } from './admit.js';
 
@@ -17,14 +17,14 @@ import type { Admission } from './admit.js';
  * now, so one key cannot keep the event loop busy.
  */
 export async function countInputTokens(
-  services: GatewayServices,
+  snapshot: ConfigurationSnapshot,
   admission: Admission,
   chat: ChatRequest,
 ): Promise<number> {
-  const model = services.models.resolve(chat.model);
+  const model = snapshot.models.resolve(chat.model);
   if (model === undefined || !mayUseModel(admission.key.record, admission.account?.record, model.id))
     throw gatewayError('model_unavailable', { param: 'model', params: { model: chat.model } });
   const tokens = countPromptTokens(chat, await tokenCounter());
-  void services.limiter.chargeTokenCounting(admission.subject, tokens).catch(() => undefined);
+  void snapshot.limiter.chargeTokenCounting(admission.subject, tokens).catch(() => undefined);
   return tokens;
 }

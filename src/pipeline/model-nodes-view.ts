@@ -1,21 +1,21 @@
-import type { GatewayServices } from '../gateway-services.js';
+import type { NodeRegistry } from '../routing/node-registry.js';
+import type { RouteView } from '../routing/route-table.js';
 import type { DoorNode, ModelNodesView } from './front-door.js';
 
 /**
- * The front doors' read-only view of the nodes (pipeline/front-door.ts): the route table
- * and the node registry as the request finds them, read at each call (a reload in between
- * is seen), without copying a node.
+ * The front doors' read-only view of the nodes (pipeline/front-door.ts): the routes of the
+ * request's configuration snapshot and the nodes' live state, without copying a node.
  */
-export function modelNodesView(services: GatewayServices): ModelNodesView {
+export function modelNodesView(routes: RouteView, nodes: NodeRegistry): ModelNodesView {
   return {
     nodesOf(modelId) {
-      const nodes: DoorNode[] = [];
-      for (const route of services.routes.routes(modelId)) {
-        const state = services.nodes.get(route.nodeId);
-        if (state !== undefined) nodes.push(state);
+      const found: DoorNode[] = [];
+      for (const route of routes.routes(modelId)) {
+        const state = nodes.get(route.nodeId);
+        if (state !== undefined) found.push(state);
       }
-      return nodes;
+      return found;
     },
-    node: (nodeId) => services.nodes.get(nodeId),
+    node: (nodeId) => nodes.get(nodeId),
   };
 }

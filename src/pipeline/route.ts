@@ -1,8 +1,7 @@
 import type { ModelConfig } from '../config/gateway-config.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { AffinityOutcome, AttemptRecord } from '../context/request-context.js';
-import type { GatewayServices } from '../gateway-services.js';
-import type { NodeCandidate } from '../routing/router.js';
+import type { NodeCandidate, Router } from '../routing/router.js';
 import { affinityKey } from './affinity-key.js';
 import type { GatewayRequest } from './front-door.js';
 
@@ -20,14 +19,14 @@ export interface Routing {
  * carries back an artifact that node made, PRODUCT.md decision 17) tries that node first
  * while it is available; the others follow in their order, for failover.
  */
-export function route(services: GatewayServices, model: ModelConfig, request: GatewayRequest): Routing {
+export function route(router: Router, model: ModelConfig, request: GatewayRequest): Routing {
   const key = affinityKey(model, request.chat, request.sessionKey);
   let candidates: readonly NodeCandidate[];
   let preferredNode: string | undefined;
-  if (key === undefined) candidates = services.router.candidates(model);
+  if (key === undefined) candidates = router.candidates(model);
   else {
     const loadFactor = model.routing?.affinityLoadFactor ?? DEFAULTS.routing.affinityLoadFactor;
-    const chosen = services.router.affinityCandidates(model, key, loadFactor);
+    const chosen = router.affinityCandidates(model, key, loadFactor);
     candidates = chosen.candidates;
     preferredNode = chosen.preferred;
   }

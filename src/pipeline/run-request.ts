@@ -41,7 +41,7 @@ export function runRequest(
 ): Promise<void> {
   let served: ModelConfig | undefined;
   try {
-    const { model, effort } = authorize(services.models, admission, request);
+    const { model, effort } = authorize(context.snapshot.models, admission, request);
     served = model;
     // The request record keeps the bodies of a model with `request_log.bodies` on (PRODUCT decision 28).
     if (model.requestLogBodies === true && context.record.bodies !== undefined) context.record.bodies.kept = true;
@@ -106,7 +106,7 @@ async function runCharged(
   charge: RequestCharge,
 ): Promise<void> {
   const { chat } = request;
-  const { config } = services;
+  const { config } = context.snapshot;
   const asked = askedRun(request, model);
   let stream: StreamSink | undefined;
   let outcome: RequestOutcome = { status: 200 };
@@ -123,7 +123,7 @@ async function runCharged(
       stream = sink.stream();
       stream.startKeepalive();
     }
-    routing = route(services, model, request);
+    routing = route(context.snapshot.router, model, request);
     const executed = await execute(context, {
       request: chat,
       native: request.native,

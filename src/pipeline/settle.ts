@@ -24,7 +24,7 @@ export function settle(
   choices: number,
 ): number | undefined {
   const costUsd = charge.settle(context, outcome, run);
-  chargeTokens(services.limiter, admission.subject, run.booked?.usage);
+  chargeTokens(context.snapshot.limiter, admission.subject, run.booked?.usage);
   const over = outputOverCap(run, charge.outputCap, choices);
   if (over !== undefined) {
     services.metrics.nodeOutputOverCap(over.node);

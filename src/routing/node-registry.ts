@@ -86,9 +86,18 @@ export class NodeRegistry {
 
   /** Makes the registry hold exactly these nodes. */
   async reconcile(nodes: readonly NodeConfig[]): Promise<void> {
-    const wanted = new Set(nodes.map((node) => node.id));
-    for (const id of [...this.slots.keys()]) if (!wanted.has(id)) this.remove(id);
+    await this.putAll(nodes);
+    this.removeAllBut(new Set(nodes.map((node) => node.id)));
+  }
+
+  /** Adds or replaces these nodes and removes none (a reload removes the others once it swaps the configuration). */
+  async putAll(nodes: readonly NodeConfig[]): Promise<void> {
     for (const node of nodes) await this.put(node);
+  }
+
+  /** Removes every node whose id is not in `wanted`. */
+  removeAllBut(wanted: ReadonlySet<string>): void {
+    for (const id of [...this.slots.keys()]) if (!wanted.has(id)) this.remove(id);
   }
 
   /** Closes every node now (shutdown). */

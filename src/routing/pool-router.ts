@@ -1,6 +1,6 @@
 import type { ModelConfig } from '../config/gateway-config.js';
 import type { NodeRegistry } from './node-registry.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteView } from './route-table.js';
 import type { AffinityCandidates, NodeCandidate, Router } from './router.js';
 import { rendezvousScore } from './affinity-hash.js';
 
@@ -47,7 +47,7 @@ function tailOrder(a: WeightedCandidate, b: WeightedCandidate): number {
  */
 export class PoolRouter implements Router {
   constructor(
-    private readonly routes: RouteTable,
+    private readonly routes: RouteView,
     private readonly nodes: NodeRegistry,
     private readonly random: () => number = Math.random,
   ) {}

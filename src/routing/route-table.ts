@@ -11,6 +11,13 @@ export interface RuntimeNode {
   }>;
 }
 
+/** The routes of every model at one moment: frozen, so a request holding it sees one routing. */
+export interface RouteView {
+  routes(modelId: string): readonly ModelRoute[];
+}
+
+const NO_ROUTES: readonly ModelRoute[] = Object.freeze([]);
+
 /**
  * Which nodes serve which model: the configuration's routes plus those of nodes added at
  * runtime. Runtime nodes survive a configuration reload unless the file now declares a
@@ -20,7 +27,9 @@ export class RouteTable {
   private configRoutes = new Map<string, readonly ModelRoute[]>();
   private configNodeIds = new Set<string>();
   private readonly runtimeNodes = new Map<string, RuntimeNode>();
-  private merged = new Map<string, readonly ModelRoute[]>();
+  private current: RouteView = { routes: () => NO_ROUTES };
+  /** Called with the new view when a runtime node is added or removed (a reload takes `view()` itself). */
+  onRuntimeChange: ((view: RouteView) => void) | undefined;
 
   constructor(models: readonly ModelConfig[], nodes: readonly NodeConfig[]) {
     this.setConfig(models, nodes);
@@ -45,11 +54,13 @@ export class RouteTable {
   addRuntimeNode(entry: RuntimeNode): void {
     this.runtimeNodes.set(entry.node.id, entry);
     this.rebuild();
+    this.onRuntimeChange?.(this.current);
   }
 
   removeRuntimeNode(id: string): void {
     this.runtimeNodes.delete(id);
     this.rebuild();
+    this.onRuntimeChange?.(this.current);
   }
 
   /** Nodes added at runtime, to keep across reloads. */
@@ -58,7 +69,12 @@ export class RouteTable {
   }
 
   routes(modelId: string): readonly ModelRoute[] {
-    return this.merged.get(modelId) ?? [];
+    return this.current.routes(modelId);
+  }
+
+  /** The routes now, frozen: what a configuration snapshot holds. */
+  view(): RouteView {
+    return this.current;
   }
 
   private rebuild(): void {
@@ -74,6 +90,7 @@ export class RouteTable {
         });
       }
     }
-    this.merged = merged;
+    for (const routes of merged.values()) Object.freeze(routes);
+    this.current = Object.freeze({ routes: (modelId: string) => merged.get(modelId) ?? NO_ROUTES });
   }
 }

@@ -128,7 +128,8 @@ keys:
       // A value the node request cannot be serialized with (no JSON body has one) makes the
       // gateway's own code throw inside the real execute stage, with real nodes and health.
       const { services } = gateway.running;
-      const model = services.models.get('plain');
+      const { snapshot } = services;
+      const model = snapshot.models.get('plain');
       assert.ok(model);
       for (const stream of [false, true, false]) {
         const context: RequestContext = {
@@ -136,6 +137,7 @@ keys:
           correlationId: 'corr',
           language: 'en',
           startedAt: performance.now(),
+          snapshot,
           cancellation: new Cancellation(),
           abortCause: undefined,
           record: { frontDoor: 'chat', stream, attempts: [], clientAborted: false },
@@ -153,10 +155,10 @@ keys:
           effort: undefined,
           stream,
           outputCap: { tokens: 64, contextBound: false },
-          candidates: services.router.candidates(model),
+          candidates: snapshot.router.candidates(model),
           maxAttempts: 2,
-          retryOnStatus: services.config.failover.retryOnStatus,
-          maxRetryAfterSeconds: services.config.failover.maxRetryAfterSeconds,
+          retryOnStatus: snapshot.config.failover.retryOnStatus,
+          maxRetryAfterSeconds: snapshot.config.failover.maxRetryAfterSeconds,
           totalTimeoutMs: 10_000,
         });
         assert.equal(executed.ok, false);

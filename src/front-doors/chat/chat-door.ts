@@ -30,8 +30,8 @@ export function chatDoor(): FrontDoor<ChatReplyNeeds> {
     name: 'chat',
     authorization: bearerAuthorization,
     errors: OPENAI_ERROR_SHAPE,
-    parse({ services, request, body }) {
-      const chat = parseChatRequest(body, services.config.http);
+    parse({ snapshot, request, body }) {
+      const chat = parseChatRequest(body, snapshot.config.http);
       return {
         gatewayRequest: {
           frontDoor: 'chat',

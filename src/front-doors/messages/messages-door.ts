@@ -74,10 +74,10 @@ export function messagesDoor(envelope: () => ReasoningEnvelope): FrontDoor<Messa
     name: 'messages',
     authorization: apiKeyAuthorization,
     errors: MESSAGES_ERROR_SHAPE,
-    parse({ services, nodes, request, body }) {
-      const messages = parseMessagesRequest(body, services.config.http);
+    parse({ snapshot, nodes, request, body }) {
+      const messages = parseMessagesRequest(body, snapshot.config.http);
       // The model the id names, by its id or an alias (authorize resolves the same way and answers 404 when none).
-      const model = services.models.resolve(messages.model);
+      const model = snapshot.models.resolve(messages.model);
       const native = nativeNodes(nodes, model, messages.messages);
       const translated = toChatRequest(native.only ? carriedByChat(messages) : messages, envelopes());
       const headers = forwardedHeaders(request);
@@ -131,8 +131,8 @@ export function messagesDoor(envelope: () => ReasoningEnvelope): FrontDoor<Messa
         signatures,
       }),
     tokenCounting: {
-      parse({ services, body }) {
-        const parsed = parseCountTokensRequest(body, services.config.http);
+      parse({ snapshot, body }) {
+        const parsed = parseCountTokensRequest(body, snapshot.config.http);
         // Only counted: what the chat form cannot carry is left out, never refused.
         return toChatRequest(carriedByChat({ ...parsed, max_tokens: 1 }), envelopes()).chat;
       },

@@ -83,7 +83,7 @@ test('stop reasons of a plain reply: length → max_tokens, content_filter → r
 });
 
 test('errors in Anthropic shape: types by status, request id, a node error of another protocol with its message', () => {
-  const context = newRequestContext({ headers: {} } as never);
+  const context = newRequestContext({ headers: {} } as never, undefined as never); // no snapshot: the error body reads none
   const body = (error: ReturnType<typeof gatewayError>) =>
     JSON.parse(messagesErrorBody(error, context)) as {
       type: string;

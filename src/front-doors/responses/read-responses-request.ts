@@ -48,8 +48,8 @@ function nativeBody(
  * reasoning it made) is read through the pipeline's node view.
  */
 export async function readResponsesRequest(input: DoorInput, envelope: ReasoningEnvelope, run: boolean) {
-  const { services, nodes, request, admission, body } = input;
-  const { config } = services;
+  const { services, snapshot, nodes, request, admission, body } = input;
+  const { config } = snapshot;
   const parsed = parseCreateResponse(body, config.http);
   const owner = responseOwner(admission);
   if (run && parsed.store !== false && services.responses.isFull(owner)) {
@@ -68,7 +68,7 @@ export async function readResponsesRequest(input: DoorInput, envelope: Reasoning
           maxBytes: config.responses.maxConversationBytes,
         });
   const references = await referencedItems(services.responses, owner, parsed.input, history.items);
-  const model = services.models.resolve(parsed.model);
+  const model = snapshot.models.resolve(parsed.model);
   const modelNodes = model === undefined ? [] : nodes.nodesOf(model.id);
   const readsReasoning = (node: string): boolean =>
     modelNodes.some((state) => state.node.id === node && state.isAvailable());

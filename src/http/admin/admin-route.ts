@@ -25,8 +25,9 @@ export type AdminRequestHandler = (
 export function adminRoute(services: GatewayServices): AdminRequestHandler {
   const operations = adminOperationsHandler(services);
   return async function handleAdmin(request, response, context, path) {
-    await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () =>
-      authenticateAdmin(request.headers.authorization, services.config.adminKey),
+    const { snapshot } = context;
+    await authenticateLimited(snapshot.limiter, clientIp(request, snapshot.trustedProxies), () =>
+      authenticateAdmin(request.headers.authorization, snapshot.config.adminKey),
     );
     await operations(request, response, context, path);
   };
@@ -48,14 +49,14 @@ export function adminOperationsHandler(services: GatewayServices): AdminRequestH
       handler: async (request, response, context, id) => {
         const body =
           operation.method === 'POST' || operation.method === 'PATCH'
-            ? await readJsonObject(request, ADMIN_BODY_LIMIT, services.config.http.maxJsonDepth)
+            ? await readJsonObject(request, ADMIN_BODY_LIMIT, context.snapshot.config.http.maxJsonDepth)
             : undefined;
         const query = new URL(request.url ?? '/', 'http://switchyard.invalid').searchParams;
         sendJson(response, context, operation.status, await operation.run(admin, { id, query, body }));
       },
     }),
   );
-  const routes = [...nodeRoutes(services), ...modelRoutes(services), ...operations];
+  const routes = [...nodeRoutes(services), ...modelRoutes(), ...operations];
   return async function handleOperation(request, response, context, path) {
     const { route, id } = pickRoute(routes, request.method, path);
     await route.handler(request, response, context, id);

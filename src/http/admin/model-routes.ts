@@ -1,11 +1,11 @@
 import { CORE_EFFORTS, REASONING_EFFORTS } from '../../config/reasoning-efforts.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
-import type { GatewayServices } from '../../gateway-services.js';
+import type { RouteView } from '../../routing/route-table.js';
 import type { AdminHandler } from './node-routes.js';
 import { sendJson } from '../../reply/send-json.js';
 
 /** What an operator sees of a model: its limits, prices (USD per million tokens), reasoning settings and routes now. */
-function modelView(services: GatewayServices, model: ModelConfig) {
+function modelView(routeView: RouteView, model: ModelConfig) {
   const { pricing, reasoning } = model;
   return {
     id: model.id,
@@ -32,7 +32,7 @@ function modelView(services: GatewayServices, model: ModelConfig) {
             efforts: REASONING_EFFORTS.filter((effort) => CORE_EFFORTS.has(effort) || reasoning.efforts?.has(effort)),
             style: reasoning.style,
           },
-    routes: services.routes.routes(model.id).map((route) => ({
+    routes: routeView.routes(model.id).map((route) => ({
       node: route.nodeId,
       upstream_model: route.upstreamModel,
       weight: route.weight,
@@ -41,10 +41,8 @@ function modelView(services: GatewayServices, model: ModelConfig) {
   };
 }
 
-/** GET /admin/v1/models: every configured model with its prices, reasoning settings and routes (runtime nodes included). */
-export function modelRoutes(
-  services: GatewayServices,
-): Array<{ method: string; pattern: RegExp; handler: AdminHandler }> {
+/** GET /admin/v1/models: every configured model with its prices, reasoning settings and routes (runtime nodes included), as the request's snapshot has them. */
+export function modelRoutes(): Array<{ method: string; pattern: RegExp; handler: AdminHandler }> {
   return [
     {
       method: 'GET',
@@ -52,7 +50,7 @@ export function modelRoutes(
       handler: async (_request, response, context) => {
         sendJson(response, context, 200, {
           object: 'list',
-          data: [...services.models.values()].map((model) => modelView(services, model)),
+          data: [...context.snapshot.models.values()].map((model) => modelView(context.snapshot.routes, model)),
         });
       },
     },

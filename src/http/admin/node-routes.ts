@@ -76,22 +76,28 @@ export function nodeRoutes(
         const body = await readJsonObject(
           request,
           ADMIN_BODY_LIMIT,
-          services.config.http.maxJsonDepth,
-          services.config.http.bodyIdleTimeoutMs,
+          context.snapshot.config.http.maxJsonDepth,
+          context.snapshot.config.http.bodyIdleTimeoutMs,
         );
         if (!validateAddNode(body)) throw schemaValidationFailed(validateAddNode.errors);
         if (services.routes.hasNode(body.id)) {
           throw validationFailed('id', 'node_exists', { id: body.id });
         }
         body.models.forEach((route, index) => {
-          if (!services.models.has(route.model)) {
+          if (!context.snapshot.models.has(route.model)) {
             throw validationFailed(`models[${index}].model`, 'unknown_model', { model: route.model });
           }
         });
         const { models, ...nodeFile } = body;
         let node;
         try {
-          node = resolveNode(nodeFile, 'node', 'request', services.config.timeouts, services.config.nodeReplies);
+          node = resolveNode(
+            nodeFile,
+            'node',
+            'request',
+            context.snapshot.config.timeouts,
+            context.snapshot.config.nodeReplies,
+          );
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           const param = error.path.replace(/^node\./, '');

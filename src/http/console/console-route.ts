@@ -5,7 +5,7 @@ import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import { because } from '../../errors/reasons.js';
 import type { GatewayServices } from '../../gateway-services.js';
-import { clientIp, isFromTrustedProxy, trustedProxyList } from '../../limits/client-ip.js';
+import { clientIp, isFromTrustedProxy } from '../../limits/client-ip.js';
 import { authenticateLimited } from '../../pipeline/auth-failures.js';
 import { adminOperationsHandler } from '../admin/admin-route.js';
 import { isAdminKey } from '../admin/authenticate-admin.js';
@@ -82,13 +82,12 @@ function sendAsset(request: IncomingMessage, response: ServerResponse, context: 
  * /console/api/admin/ for a signed-in session. Served only when the admin API is on.
  */
 export function consoleRoute(services: GatewayServices) {
-  const sessions = new ConsoleSessions(() => services.config.console.sessionTtlSeconds);
+  const sessions = new ConsoleSessions(() => services.snapshot.config.console.sessionTtlSeconds);
   const operations = adminOperationsHandler(services);
-  const proxies = trustedProxyList(services.config.trustedProxies);
   /** TLS here, or at a trusted proxy that says so (X-Forwarded-Proto: https): the cookie is then Secure. */
-  const servedOverTls = (request: IncomingMessage): boolean =>
+  const servedOverTls = (request: IncomingMessage, context: RequestContext): boolean =>
     (request.socket as TLSSocket).encrypted === true ||
-    (isFromTrustedProxy(request, proxies) && request.headers['x-forwarded-proto'] === 'https');
+    (isFromTrustedProxy(request, context.snapshot.trustedProxies) && request.headers['x-forwarded-proto'] === 'https');
   let bundle: ConsoleBundle | undefined;
 
   function loadedBundle(): ConsoleBundle {
@@ -101,8 +100,8 @@ export function consoleRoute(services: GatewayServices) {
     return bundle;
   }
 
-  function sessionOf(request: IncomingMessage): ConsoleSession {
-    const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), services.config.adminKey);
+  function sessionOf(request: IncomingMessage, context: RequestContext): ConsoleSession {
+    const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), context.snapshot.config.adminKey);
     if (session === undefined) throw gatewayError('console_session_required');
     return session;
   }
@@ -113,33 +112,34 @@ export function consoleRoute(services: GatewayServices) {
       csrf_token: session.csrfToken,
       expires_at: new Date(session.expiresAt).toISOString(),
       // The page's settings: where a request's trace id links to (console.trace_url), or null.
-      trace_url: services.config.console.traceUrl ?? null,
+      trace_url: context.snapshot.config.console.traceUrl ?? null,
     });
   }
 
   async function handleSession(request: IncomingMessage, response: ServerResponse, context: RequestContext) {
-    const secure = servedOverTls(request);
-    if (request.method === 'GET') return sendSession(response, context, sessionOf(request), 200);
+    const { config, limiter, trustedProxies } = context.snapshot;
+    const secure = servedOverTls(request, context);
+    if (request.method === 'GET') return sendSession(response, context, sessionOf(request, context), 200);
     if (request.method === 'POST') {
       refuseCrossSite(request);
-      const body = await readJsonObject(request, SIGN_IN_BODY_LIMIT, 4, services.config.http.bodyIdleTimeoutMs);
+      const body = await readJsonObject(request, SIGN_IN_BODY_LIMIT, 4, config.http.bodyIdleTimeoutMs);
       const given = body.admin_key;
       if (typeof given !== 'string' || given === '' || given.length > 1024) {
         throw invalidParameter('admin_key', 'admin_key_required');
       }
-      const adminKey = services.config.adminKey;
+      const adminKey = config.adminKey;
       if (adminKey === undefined) throw gatewayError('invalid_admin_key');
       // A wrong key counts against the address's failed-authentication limit (429 beyond it).
-      await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () => {
+      await authenticateLimited(limiter, clientIp(request, trustedProxies), () => {
         if (!isAdminKey(given, adminKey)) throw gatewayError('invalid_admin_key');
       });
       const session = sessions.create(adminKey);
-      response.setHeader('set-cookie', sessionCookie(session.id, services.config.console.sessionTtlSeconds, secure));
+      response.setHeader('set-cookie', sessionCookie(session.id, config.console.sessionTtlSeconds, secure));
       return sendSession(response, context, session, 201);
     }
     if (request.method === 'DELETE') {
       refuseCrossSite(request);
-      const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), services.config.adminKey);
+      const session = sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE), config.adminKey);
       if (session !== undefined) sessions.delete(session.id);
       response.setHeader('set-cookie', sessionCookie('', 0, secure));
       return sendJson(response, context, 200, { object: 'console_session', signed_out: true });
@@ -161,7 +161,7 @@ export function consoleRoute(services: GatewayServices) {
       response.setHeader('cache-control', 'no-store');
       if (path === '/console/api/session') return handleSession(request, response, context);
       if (path.startsWith(ADMIN_PREFIX)) {
-        const session = sessionOf(request);
+        const session = sessionOf(request, context);
         if (isWrite(request.method)) {
           refuseCrossSite(request);
           if (!sameToken(request.headers[CSRF_HEADER], session.csrfToken)) {

@@ -9,6 +9,24 @@ import { admitAndRead } from '../admit-and-read.js';
 import type { BodyBudget } from '../body-budget.js';
 import { credentialsOf } from '../credentials.js';
 import type { Route, RouteHandler } from '../server.js';
+import type { RouteView } from '../../routing/route-table.js';
+import type { ModelNodesView } from '../../pipeline/front-door.js';
+
+/**
+ * The node view of a request's routes: one per snapshot, remade only when a reload or a
+ * runtime node change swapped the routes in.
+ */
+function nodeViews(services: GatewayServices): (routes: RouteView) => ModelNodesView {
+  let viewed: RouteView | undefined;
+  let view: ModelNodesView | undefined;
+  return (routes) => {
+    if (routes !== viewed || view === undefined) {
+      view = modelNodesView(routes, services.nodes);
+      viewed = routes;
+    }
+    return view;
+  };
+}
 
 /**
  * The one route every front door runs through: admission from the headers with the door's
@@ -18,13 +36,21 @@ import type { Route, RouteHandler } from '../server.js';
  * pipeline's node view.
  */
 export function doorRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget, door: FrontDoor): Route {
-  const nodes = modelNodesView(services);
+  const nodesOf = nodeViews(services);
   const handleDoor: RouteHandler = async (request, response, context) => {
     context.record.frontDoor = door.name;
-    const credentials = credentialsOf(request, services, door.authorization(request));
+    const credentials = credentialsOf(request, context, door.authorization(request));
     const { admission, body } = await admitAndRead(services, bodies, request, context, credentials);
-    const { gatewayRequest, replyNeeds } = await door.parse({ services, nodes, request, context, admission, body });
-    const output = { response, context, keepaliveMs: services.config.http.sseKeepaliveMs };
+    const { gatewayRequest, replyNeeds } = await door.parse({
+      services,
+      snapshot: context.snapshot,
+      nodes: nodesOf(context.snapshot.routes),
+      request,
+      context,
+      admission,
+      body,
+    });
+    const output = { response, context, keepaliveMs: context.snapshot.config.http.sseKeepaliveMs };
     await runRequest(services, logger, context, admission, gatewayRequest, door.sink(output, replyNeeds));
   };
   return { method: 'POST', handler: handleDoor, frontDoor: door.name, errors: door.errors };
@@ -40,14 +66,22 @@ export function doorRoute(services: GatewayServices, logger: Logger, bodies: Bod
 export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, door: FrontDoor): Route {
   const counting = door.tokenCounting;
   if (counting === undefined) throw new Error(`the ${door.name} door counts no tokens`);
-  const nodes = modelNodesView(services);
+  const nodesOf = nodeViews(services);
   const handleCountTokens: RouteHandler = async (request, response, context) => {
     context.record.frontDoor = door.name;
-    const credentials = credentialsOf(request, services, door.authorization(request));
+    const credentials = credentialsOf(request, context, door.authorization(request));
     const { admission, body } = await admitAndRead(services, bodies, request, context, credentials, true);
-    const chat = await counting.parse({ services, nodes, request, context, admission, body });
+    const chat = await counting.parse({
+      services,
+      snapshot: context.snapshot,
+      nodes: nodesOf(context.snapshot.routes),
+      request,
+      context,
+      admission,
+      body,
+    });
     context.record.model = chat.model;
-    const tokens = await countInputTokens(services, admission, chat);
+    const tokens = await countInputTokens(context.snapshot, admission, chat);
     sendJsonText(response, context, 200, counting.reply(tokens));
   };
   return { method: 'POST', handler: handleCountTokens, frontDoor: door.name, errors: door.errors };

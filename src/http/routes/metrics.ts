@@ -17,8 +17,9 @@ export function metricsRoute(services: GatewayServices, options: { readonly requ
     context: RequestContext,
   ): Promise<void> {
     if (options.requireAdminKey) {
-      await authenticateLimited(services.limiter, clientIp(request, services.trustedProxies), () =>
-        authenticateAdmin(request.headers.authorization, services.config.adminKey),
+      const { snapshot } = context;
+      await authenticateLimited(snapshot.limiter, clientIp(request, snapshot.trustedProxies), () =>
+        authenticateAdmin(request.headers.authorization, snapshot.config.adminKey),
       );
     }
     const body = await services.metrics.render();

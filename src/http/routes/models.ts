@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayUseModel } from '../../billing/access-policy.js';
 import type { ModelConfig } from '../../config/gateway-config.js';
+import type { ModelCatalog } from '../../config/model-catalog.js';
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import { admit } from '../../pipeline/admit.js';
@@ -106,7 +107,7 @@ function anthropicModelList(models: readonly ModelConfig[], url: string | undefi
 export function modelsRoute(services: GatewayServices) {
   // The full list is rendered once per model set (the set changes only on reload); a
   // restricted key gets its own rendering.
-  let renderedFor: GatewayServices['models'] | undefined;
+  let renderedFor: ModelCatalog | undefined;
   let everything = '';
   return async function handleModels(
     request: IncomingMessage,
@@ -117,23 +118,24 @@ export function modelsRoute(services: GatewayServices) {
     // Off the hot path: a plain await, ready or not.
     const { key, account } = await admit(
       services,
-      credentialsOf(request, services, apiKeyAuthorization(request)),
+      credentialsOf(request, context, apiKeyAuthorization(request)),
       context,
     );
-    if (renderedFor !== services.models) {
-      renderedFor = services.models;
-      everything = JSON.stringify({ object: 'list', data: [...services.models.values()].map(modelRecord) });
+    const { models } = context.snapshot;
+    if (renderedFor !== models) {
+      renderedFor = models;
+      everything = JSON.stringify({ object: 'list', data: [...models.values()].map(modelRecord) });
     }
     const restricted = key.record.allowedModels !== null || (account?.record.allowedModels ?? null) !== null;
     const body = anthropic
       ? anthropicModelList(
-          [...services.models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)),
+          [...models.values()].filter((model) => mayUseModel(key.record, account?.record, model.id)),
           request.url,
         )
       : restricted
         ? JSON.stringify({
             object: 'list',
-            data: [...services.models.values()]
+            data: [...models.values()]
               .filter((model) => mayUseModel(key.record, account?.record, model.id))
               .map(modelRecord),
           })
@@ -171,11 +173,11 @@ export function modelRoute(services: GatewayServices) {
     // Off the hot path: a plain await, ready or not.
     const { key, account } = await admit(
       services,
-      credentialsOf(request, services, apiKeyAuthorization(request)),
+      credentialsOf(request, context, apiKeyAuthorization(request)),
       context,
     );
     const id = modelIdOfPath(path);
-    const model = services.models.resolve(id);
+    const model = context.snapshot.models.resolve(id);
     if (model === undefined || !mayUseModel(key.record, account?.record, model.id)) {
       throw gatewayError('model_unavailable', { params: { model: id } });
     }

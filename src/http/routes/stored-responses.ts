@@ -53,7 +53,7 @@ export function storedResponsesRoute(services: GatewayServices) {
         headers: request.method === 'POST' ? undefined : { allow },
       });
     }
-    const admission = await admit(services, credentialsOf(request, services), context);
+    const admission = await admit(services, credentialsOf(request, context), context);
     const id = decodePathSegment(rawId);
     const owner = responseOwner(admission);
     const query = new URLSearchParams(request.url?.slice(path.length + 1) ?? '');
