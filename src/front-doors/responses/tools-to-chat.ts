@@ -13,6 +13,13 @@ const CUSTOM_TOOL_PARAMETERS = {
   additionalProperties: false,
 };
 
+/** A tool and where the request gave it, for the `param` of an error about it. */
+export interface LocatedTool {
+  readonly tool: Item;
+  /** e.g. `input[0].tools[2]`. */
+  readonly path: string;
+}
+
 /** What the tools of a Responses request become for a translated node. */
 export interface TranslatedTools {
   readonly tools: Typed[] | undefined;
@@ -24,27 +31,38 @@ export interface TranslatedTools {
  * Maps Responses tools for a chat-protocol node (PRODUCT.md decision 15): `function` tools
  * become chat function tools, `custom` tools functions of one string, `namespace` tools
  * their functions with prefixed names; hosted tools (web search, file search, MCP…) are
- * withdrawn from the offer, unless `tool_choice` forces one (400 naming it).
+ * withdrawn from the offer, unless `tool_choice` forces one (400 naming it). The tools of
+ * `additional_tools` input items (Codex CLI) join the offer the same way.
  */
 export function toolsToChat(
   tools: readonly Item[] | null | undefined,
   toolChoice: unknown,
   /** A node of the model serves the Responses API natively: a forced hosted tool is its to run, not a 400. */
   servedNatively = false,
+  /** Tools of `additional_tools` input items, offered after `tools`; one already offered by name is not offered twice. */
+  additionalTools: readonly LocatedTool[] = [],
 ): TranslatedTools {
   const names = new ToolNames();
   const offered: Typed[] = [];
   const functionNames = new Set<string>();
-  (tools ?? []).forEach((tool, index) => {
-    const path = `tools[${index}]`;
+  const offer = (tool: Typed, functionName: string, additional: boolean): boolean => {
+    // Codex repeats its additional_tools item on every turn: a replayed tool is offered once.
+    if (additional && functionNames.has(functionName)) return false;
+    offered.push(tool);
+    functionNames.add(functionName);
+    return true;
+  };
+  const located = [
+    ...(tools ?? []).map((tool, index) => ({ tool, path: `tools[${index}]`, additional: false })),
+    ...additionalTools.map((entry) => ({ ...entry, additional: true })),
+  ];
+  for (const { tool, path, additional } of located) {
     if (tool.type === 'function') {
-      offered.push(functionTool(tool, tool.name, path));
-      functionNames.add(tool.name as string);
+      offer(functionTool(tool, tool.name, path), tool.name as string, additional);
     } else if (tool.type === 'custom') {
       const name = toolName(tool.name, `${path}.name`);
-      offered.push({ type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } });
-      names.add(name, { kind: 'custom', name });
-      functionNames.add(name);
+      const chatTool = { type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } };
+      if (offer(chatTool, name, additional)) names.add(name, { kind: 'custom', name });
     } else if (tool.type === 'namespace') {
       const namespace = toolName(tool.name, `${path}.name`);
       if (!Array.isArray(tool.tools)) throw invalidParameter(`${path}.tools`, 'must_be_function_tools');
@@ -52,13 +70,13 @@ export function toolsToChat(
         const innerPath = `${path}.tools[${innerIndex}]`;
         const name = toolName(inner?.name, `${innerPath}.name`);
         const functionName = namespacedFunctionName(namespace, name);
-        offered.push(functionTool(inner, functionName, innerPath));
-        names.add(functionName, { kind: 'namespaced', namespace, name });
-        functionNames.add(functionName);
+        if (offer(functionTool(inner, functionName, innerPath), functionName, additional)) {
+          names.add(functionName, { kind: 'namespaced', namespace, name });
+        }
       });
     }
     // Any other type is a hosted tool or an OpenAI client protocol: withdrawn for this node.
-  });
+  }
   return {
     tools: offered.length === 0 ? undefined : offered,
     toolChoice: chatToolChoice(toolChoice, functionNames, offered.length > 0, servedNatively),
