@@ -35,8 +35,18 @@ nodes:
             answer: "The weather: {{tool_result}}"
           - when: { last_role: user }
             answer: "No tools were offered."
+  - id: sim-code-mode
+    provider: simulated
+    simulated:
+      scripts:
+        "*":
+          - when: { tools_offered: true, last_role: user }
+            call: { tool: "functions__exec", arguments: { input: "text('hi')" } }
+          - when: { last_role: tool }
+            answer: "exec said: {{tool_result}}"
 models:
   - { id: agent, routes: [{ node: sim }] }
+  - { id: code-mode, routes: [{ node: sim-code-mode }] }
 keys:
   - { key: ${API_KEY} }
 `);
@@ -68,6 +78,34 @@ keys:
     assert.equal(second.status, 200, JSON.stringify(second.json));
     assert.equal(second.json.output_text ?? outputText(second.json), 'The weather: fog');
   });
+
+  test(
+    "Codex's code mode: a custom tool in a namespace is called back as a custom_tool_call with its namespace",
+    TIMEOUT,
+    async () => {
+      const declared = {
+        type: 'additional_tools',
+        role: 'developer',
+        tools: [
+          { type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec', description: 'Run' }] },
+        ],
+      };
+      const input: unknown[] = [declared, { type: 'message', role: 'user', content: 'Run it.' }];
+      const first = await create({ model: 'code-mode', input });
+      assert.equal(first.status, 200, JSON.stringify(first.json));
+      const call = (first.json.output as Record<string, unknown>[]).find((item) => item.type === 'custom_tool_call');
+      assert.ok(call !== undefined, JSON.stringify(first.json.output));
+      assert.equal(call.name, 'exec');
+      assert.equal(call.namespace, 'functions');
+      assert.equal(call.input, "text('hi')");
+      const second = await create({
+        model: 'code-mode',
+        input: [...input, call, { type: 'custom_tool_call_output', call_id: call.call_id, output: 'hi' }],
+      });
+      assert.equal(second.status, 200, JSON.stringify(second.json));
+      assert.equal(outputText(second.json), 'exec said: hi');
+    },
+  );
 
   test('a malformed item is a 400 naming it, in OpenAI shape', TIMEOUT, async () => {
     const { status, json } = await create({

@@ -330,6 +330,37 @@ test('additional_tools input items (Codex CLI): their tools join the offer, once
   );
   assert.deepEqual(chat.tool_choice, { type: 'function', function: { name: 'get_weather' } });
   assert.deepEqual(toolNames.clientTool('mcp__read'), { kind: 'namespaced', namespace: 'mcp', name: 'read' });
+  // Codex 0.171's code mode: a custom tool inside a namespace is a function of one string, given back as custom.
+  const codeMode = translate({
+    input: [
+      {
+        type: 'additional_tools',
+        role: 'developer',
+        tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec', description: 'd' }] }],
+      },
+      { role: 'user', content: 'go' },
+    ],
+  });
+  assert.deepEqual(codeMode.chat.tools, [
+    {
+      type: 'function',
+      function: {
+        name: 'functions__exec',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: { input: { type: 'string', description: 'The raw input of the tool.' } },
+          required: ['input'],
+          additionalProperties: false,
+        },
+      },
+    },
+  ]);
+  assert.deepEqual(codeMode.toolNames.clientTool('functions__exec'), {
+    kind: 'custom',
+    name: 'exec',
+    namespace: 'functions',
+  });
   // Replayed from a stored conversation, the item offers its tools too.
   const continued = translate(
     { input: 'again' },

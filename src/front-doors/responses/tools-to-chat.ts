@@ -30,7 +30,7 @@ export interface TranslatedTools {
 /**
  * Maps Responses tools for a chat-protocol node (PRODUCT.md decision 15): `function` tools
  * become chat function tools, `custom` tools functions of one string, `namespace` tools
- * their functions with prefixed names; hosted tools (web search, file search, MCP…) are
+ * their functions (and custom tools) with prefixed names; hosted tools (web search, file search, MCP…) are
  * withdrawn from the offer, unless `tool_choice` forces one (400 naming it). The tools of
  * `additional_tools` input items (Codex CLI) join the offer the same way.
  */
@@ -61,8 +61,7 @@ export function toolsToChat(
       offer(functionTool(tool, tool.name, path), tool.name as string, additional);
     } else if (tool.type === 'custom') {
       const name = toolName(tool.name, `${path}.name`);
-      const chatTool = { type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } };
-      if (offer(chatTool, name, additional)) names.add(name, { kind: 'custom', name });
+      if (offer(customTool(tool, name), name, additional)) names.add(name, { kind: 'custom', name });
     } else if (tool.type === 'namespace') {
       const namespace = toolName(tool.name, `${path}.name`);
       if (!Array.isArray(tool.tools)) throw invalidParameter(`${path}.tools`, 'must_be_function_tools');
@@ -70,7 +69,12 @@ export function toolsToChat(
         const innerPath = `${path}.tools[${innerIndex}]`;
         const name = toolName(inner?.name, `${innerPath}.name`);
         const functionName = namespacedFunctionName(namespace, name);
-        if (offer(functionTool(inner, functionName, innerPath), functionName, additional)) {
+        if (inner.type === 'custom') {
+          // Codex's code-mode `exec` is a custom tool in the `functions` namespace.
+          if (offer(customTool(inner, functionName), functionName, additional)) {
+            names.add(functionName, { kind: 'custom', name, namespace });
+          }
+        } else if (offer(functionTool(inner, functionName, innerPath), functionName, additional)) {
           names.add(functionName, { kind: 'namespaced', namespace, name });
         }
       });
@@ -93,6 +97,11 @@ function toolName(name: unknown, path: string): string {
 
 function described(tool: Item): Item {
   return typeof tool.description === 'string' ? { description: tool.description } : {};
+}
+
+/** A custom (freeform) tool as a function of one string, `input`. */
+function customTool(tool: Item, name: string): Typed {
+  return { type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } };
 }
 
 function functionTool(tool: Item, name: unknown, path: string): Typed {
