@@ -22,8 +22,9 @@ export interface NativeResponsesFeatures {
  * allow are withdrawn from the offer (as for translated nodes, PRODUCT.md decision 15) and a
  * `tool_choice` forcing one is a 400 naming it; when allowed ones are offered,
  * `max_tool_calls` (the calls of all of them together) is at most the largest `max_calls`
- * among them; a `service_tier` the model does not list is not forwarded. Tools in
- * `additional_tools` input items count as offered. Returns the body unchanged when nothing applies.
+ * among them; a `service_tier` the model does not list is not forwarded. Tools declared in
+ * `additional_tools` input items are offered too. Returns the body unchanged when nothing
+ * applies.
  */
 export function nativeResponsesFeatures(body: Item, model: ModelConfig): NativeResponsesFeatures {
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];

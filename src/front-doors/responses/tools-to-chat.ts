@@ -30,9 +30,9 @@ export interface TranslatedTools {
 /**
  * Maps Responses tools for a chat-protocol node (PRODUCT.md decision 15): `function` tools
  * become chat function tools, `custom` tools functions of one string, `namespace` tools
- * their functions (and custom tools) with prefixed names; hosted tools (web search, file search, MCP…) are
- * withdrawn from the offer, unless `tool_choice` forces one (400 naming it). The tools of
- * `additional_tools` input items (Codex CLI) join the offer the same way.
+ * their functions (and custom tools) with prefixed names; hosted tools (web search, file
+ * search, MCP…) are withdrawn from the offer, unless `tool_choice` forces one (400 naming
+ * it). The tools of `additional_tools` input items (Codex CLI) join the offer the same way.
  */
 export function toolsToChat(
   tools: readonly Item[] | null | undefined,
