@@ -35,6 +35,20 @@ export const CLIENT_ABORTED_CODE = 'client_aborted';
 /** Where an operator's call came in: the admin API or the console. */
 export type OperatorArea = 'admin' | 'console';
 
+/** Longest a scrape waits for a gauge's store read; a hung store then leaves the gauge at its last value. */
+export const STORE_READ_TIMEOUT_MS = 1_000;
+
+type StoredSize = Awaited<ReturnType<MetricsSources['storedResponses']>>;
+
+/** `read`, or undefined when it takes longer than `timeoutMs`. */
+function withinTime<T>(read: Promise<T>, timeoutMs: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, undefined);
+  });
+  return Promise.race([read, timeout]).finally(() => clearTimeout(timer));
+}
+
 const NODE_CONDITIONS: readonly NodeCondition[] = ['healthy', 'ejected', 'probing', 'drained'];
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -92,11 +106,14 @@ export class GatewayMetrics {
   /**
    * `processMetrics: false` (metrics turned off) leaves out prom-client's default process
    * metrics: their event-loop-delay monitor wakes the event loop every 10 ms for nothing
-   * when no one scrapes.
+   * when no one scrapes. `storeReadTimeoutMs`: how long a scrape waits for the store (tests shorten it).
    */
   constructor(
     private readonly sources: MetricsSources,
-    { processMetrics = true }: { readonly processMetrics?: boolean } = {},
+    {
+      processMetrics = true,
+      storeReadTimeoutMs = STORE_READ_TIMEOUT_MS,
+    }: { readonly processMetrics?: boolean; readonly storeReadTimeoutMs?: number } = {},
   ) {
     const registers = [this.registry];
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -260,14 +277,22 @@ export class GatewayMetrics {
       },
     });
     // One store read per scrape serves both gauges (collected together or one after the other).
-    let storedSize: Promise<{ readonly count: number; readonly bytes: number } | undefined> | undefined;
+    // A store that hangs must not hang GET /metrics: past the time-out the gauges keep their
+    // last values, and a read still under way is waited on again rather than repeated.
+    let storeRead: Promise<StoredSize | undefined> | undefined;
+    let scrapeRead: Promise<StoredSize | undefined> | undefined;
     const readStoredSize = () =>
-      (storedSize ??= sources
-        .storedResponses()
-        .catch(() => undefined)
-        .finally(() => {
-          storedSize = undefined;
-        }));
+      (scrapeRead ??= withinTime(
+        (storeRead ??= sources
+          .storedResponses()
+          .catch(() => undefined)
+          .finally(() => {
+            storeRead = undefined;
+          })),
+        storeReadTimeoutMs,
+      ).finally(() => {
+        scrapeRead = undefined;
+      }));
     new Gauge({
       name: 'switchyard_stored_responses',
       help: 'Stored responses of the Responses API kept in the store (expired ones not yet swept included).',

@@ -132,3 +132,102 @@ enabled = false
     },
   );
 });
+
+// Without a model in config.toml, Codex 0.171 asks for its own default slug (gpt-6…, which an
+// alias answers) in "code mode": no top-level `tools`, its tools in an `additional_tools`
+// input item, the shell reached through `exec`, a custom tool in the `functions` namespace
+// whose input is JavaScript. The gateway answered 400 to the item; then it offered no tool.
+describe('Codex CLI through Switchyard without a model chosen', () => {
+  let gateway: TestGateway;
+  let home: string;
+
+  before(async () => {
+    await ensureCodex();
+    gateway = await startTestGateway(`
+nodes:
+  - id: sim-chat
+    provider: simulated
+    simulated:
+      scripts:
+        "*":
+          - when: { tools_offered: true, last_role: user }
+            call: { tool: "functions__exec", arguments: { input: "text(await tools.exec_command({cmd: 'echo ${MARKER}-42'}))" } }
+          - when: { last_role: tool }
+            answer: "The command printed: {{tool_result}}"
+models:
+  - { id: sim-agent, aliases: ["gpt-*", "codex-*"], routes: [{ node: sim-chat }] }
+keys:
+  - { key: ${API_KEY} }
+`);
+    home = mkdtempSync(join(tmpdir(), 'switchyard-codex-default-'));
+    writeFileSync(
+      join(home, 'config.toml'),
+      `model_provider = "switchyard"
+
+[model_providers.switchyard]
+name = "Switchyard"
+base_url = "${gateway.baseUrl}"
+env_key = "SWITCHYARD_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+`,
+    );
+  });
+
+  after(async () => {
+    await gateway?.close();
+    if (home !== undefined) rmSync(home, { recursive: true, force: true });
+  });
+
+  test(
+    'codex exec runs a shell command through its code-mode exec tool, offered from additional_tools',
+    { timeout: CODEX_INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS },
+    async () => {
+      const work = join(home, 'work');
+      mkdirSync(work);
+      const run = await codexExec(
+        [
+          'exec',
+          '--json',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'Run the marker command.',
+        ],
+        {
+          PATH: process.env.PATH,
+          HOME: home,
+          CODEX_HOME: home,
+          SWITCHYARD_API_KEY: API_KEY,
+          RUST_LOG: 'error',
+          CODEX_DISABLE_UPDATE_CHECK: '1',
+        },
+        work,
+      );
+      const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
+      const events = run.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { type: string; item?: Record<string, unknown> });
+      const command = events.find(
+        (event) => event.type === 'item.completed' && event.item?.type === 'command_execution',
+      );
+      assert.ok(command, `a shell command ran\n${detail}`);
+      assert.match(String(command.item?.aggregated_output), new RegExp(`${MARKER}-42`), detail);
+      assert.ok(
+        events.some((event) => event.type === 'turn.completed'),
+        detail,
+      );
+      assert.equal(run.code, 0, detail);
+      const lines = gateway.logs().filter((line) => line.path === '/v1/responses');
+      assert.ok(lines.length >= 2, detail);
+      for (const line of lines) {
+        assert.equal(line.status, 200, JSON.stringify(line));
+        assert.match(String(line.model), /^(gpt|codex)-/, JSON.stringify(line));
+      }
+    },
+  );
+});

@@ -335,6 +335,19 @@ for (const backend of backends) {
         });
         assert.equal(only.status, 200, only.text);
         assert.deepEqual([received.at(-1)?.body.tools, received.at(-1)?.body.tool_choice], [undefined, undefined]);
+        // Hosted tools declared in an additional_tools input item (Codex CLI) are withdrawn the same way.
+        const declared = await postJson(gateway, '/v1/responses', secret, {
+          model: 'gpt',
+          store: false,
+          input: [
+            { type: 'additional_tools', role: 'developer', tools: [FUNCTION_TOOL, { type: 'web_search_preview' }] },
+            { role: 'user', content: 'When does gate four open?' },
+          ],
+        });
+        assert.equal(declared.status, 200, declared.text);
+        const declaredInput = received.at(-1)?.body.input as Array<Record<string, unknown>>;
+        assert.deepEqual(declaredInput[0]?.tools, [FUNCTION_TOOL]);
+        assert.equal(received.at(-1)?.body.max_tool_calls, undefined);
 
         const chat = await postJson(gateway, '/v1/chat/completions', secret, {
           model: 'gpt',

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { AGENT_VERSIONS } from './agent-versions.js';
 import { installedVersion } from './installed-version.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -14,11 +15,8 @@ const run = promisify(execFile);
  */
 export const CLAUDE_CODE_DIR =
   process.env.SWITCHYARD_CLAUDE_CODE_DIR ?? join(homedir(), '.cache', 'switchyard', 'claude-code');
-/**
- * The version the tests run (issue 30: an unpinned install took whatever the registry had
- * that day). Raise it on purpose, and run the agent tests when you do.
- */
-export const CLAUDE_CODE_VERSION = '2.1.332';
+/** The version the tests run: pinned in agent-versions.ts (a newer version is a deliberate bump). */
+export const CLAUDE_CODE_VERSION = AGENT_VERSIONS.claudeCode;
 /** Longest the npm install may take on a fresh machine. */
 const INSTALL_TIMEOUT_MS = 200_000;
 

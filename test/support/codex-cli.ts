@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { AGENT_VERSIONS } from './agent-versions.js';
 import { installedVersion } from './installed-version.js';
 
 /** Where Codex CLI is installed for the end-to-end tests (outside the repository); `SWITCHYARD_CODEX_DIR` overrides it. */
@@ -10,8 +11,8 @@ export const CODEX_DIR = process.env.SWITCHYARD_CODEX_DIR ?? join(homedir(), '.c
 /** The directory holding the `codex` command. */
 export const CODEX_BIN_DIR = join(CODEX_DIR, 'node_modules', '.bin');
 export const CODEX_BIN = join(CODEX_BIN_DIR, 'codex');
-/** The version the tests run (issue 30: pinned, not whatever the registry has that day). */
-export const CODEX_VERSION = '0.171.0';
+/** The version the tests run: pinned in agent-versions.ts (a newer version is a deliberate bump). */
+export const CODEX_VERSION = AGENT_VERSIONS.codex;
 /** Longest the npm install may take on a fresh machine. */
 export const CODEX_INSTALL_TIMEOUT_MS = 300_000;
 

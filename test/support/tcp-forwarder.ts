@@ -8,6 +8,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 export class TcpForwarder {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private stalled = false;
   port = 0;
 
   constructor(
@@ -18,6 +19,13 @@ export class TcpForwarder {
   /** Listens (again) on the same port as before, or on a free one the first time. */
   async open(): Promise<number> {
     const server = createServer((client) => {
+      if (this.stalled) {
+        // Taken and never answered, as a hung service does.
+        this.sockets.add(client);
+        client.once('close', () => this.sockets.delete(client));
+        client.on('error', () => client.destroy());
+        return;
+      }
       const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
@@ -38,6 +46,18 @@ export class TcpForwarder {
     const address = server.address();
     this.port = typeof address === 'object' && address !== null ? address.port : this.port;
     return this.port;
+  }
+
+  /**
+   * Freezes the hop without closing anything: bytes on open connections are no longer passed
+   * on, new connections are taken and never answered. The service seems hung, not gone.
+   */
+  stall(): void {
+    this.stalled = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
   }
 
   /** Stops listening and drops every connection: new connections are refused. */

@@ -2,8 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { admin, queryString } from '../api.js';
 import { formatDecimal, formatTime } from '../format.js';
 import { t } from '../i18n.js';
-import type { AccountView, KeyView, List, ModelView, NodeView, RequestPage, RequestRecordView } from '../types.js';
-import { ErrorNote, Field, Loading, Section, useLoad } from '../ui.js';
+import type { RequestPage, RequestRecordView } from '../types.js';
+import { ErrorNote, Field, Loading, Section } from '../ui.js';
+import { FilterForm, useFilterChoices } from './filter-form.js';
 
 /** Rows asked per page. */
 const PAGE_SIZE = 50;
@@ -48,6 +49,9 @@ export function filtersOf(query: URLSearchParams): RequestFilters {
   for (const name of REQUEST_FILTERS) filters[name] = query.get(name) ?? '';
   return filters;
 }
+
+const STATUS_CLASSES = ['2xx', '4xx', '5xx'].map((value) => ({ value, label: value }));
+const DOORS = ['chat', 'messages', 'responses'].map((value) => ({ value, label: value }));
 
 const isoOf = (local: string): string => (local === '' ? '' : new Date(local).toISOString());
 const sameFilters = (left: RequestFilters, right: RequestFilters) =>
@@ -143,28 +147,7 @@ export function RequestsPage({ initial }: { initial: RequestFilters }) {
     );
   };
 
-  const keys = useLoad(() => admin<List<KeyView>>('GET', '/keys'), []);
-  const accounts = useLoad(() => admin<List<AccountView>>('GET', '/accounts'), []);
-  const models = useLoad(() => admin<List<ModelView>>('GET', '/models'), []);
-  const nodes = useLoad(() => admin<List<NodeView>>('GET', '/nodes'), []);
-  const choose = (name: FilterName, options: Array<{ value: string; label: string }>) => (
-    <select
-      name={name}
-      value={draft[name]}
-      onChange={(event) => setDraft({ ...draft, [name]: event.currentTarget.value })}
-    >
-      <option value="">{t('any')}</option>
-      {options.map((option) => (
-        <option value={option.value}>{option.label}</option>
-      ))}
-    </select>
-  );
-  const onText = (name: FilterName) => (event: { currentTarget: HTMLInputElement }) =>
-    setDraft({ ...draft, [name]: event.currentTarget.value });
-  const text = (name: FilterName) => <input type="text" name={name} value={draft[name]} onInput={onText(name)} />;
-  const time = (name: FilterName) => (
-    <input type="datetime-local" step={1} name={name} value={draft[name]} onInput={onText(name)} />
-  );
+  const choices = useFilterChoices();
   const full = rows !== undefined && rows.length >= MAX_ROWS;
 
   return (
@@ -194,68 +177,34 @@ export function RequestsPage({ initial }: { initial: RequestFilters }) {
         </form>
       </Section>
       <Section title={t('requests')}>
-        <form
-          class="form-grid"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setFilters(draft);
-          }}
-        >
-          <Field label={t('from')}>{time('from')}</Field>
-          <Field label={t('to')}>{time('to')}</Field>
-          <Field label={t('statusClass')}>
-            {choose('status', [
-              { value: '2xx', label: '2xx' },
-              { value: '4xx', label: '4xx' },
-              { value: '5xx', label: '5xx' },
-            ])}
-          </Field>
-          <Field label={t('errorCode')}>{text('error_code')}</Field>
-          <Field label={t('key')}>
-            {choose(
-              'key',
-              (keys.data?.data ?? []).map((key) => ({ value: key.id, label: `${key.prefix}… ${key.name ?? ''}` })),
-            )}
-          </Field>
-          <Field label={t('account')}>
-            {choose(
-              'account',
-              (accounts.data?.data ?? []).map((account) => ({ value: account.id, label: account.id })),
-            )}
-          </Field>
-          <Field label={t('endUser')}>{text('end_user')}</Field>
-          <Field label={t('model')}>
-            {choose(
-              'model',
-              (models.data?.data ?? []).map((model) => ({ value: model.id, label: model.id })),
-            )}
-          </Field>
-          <Field label={t('node')}>
-            {choose(
-              'node',
-              (nodes.data?.data ?? []).map((node) => ({ value: node.id, label: node.id })),
-            )}
-          </Field>
-          <Field label={t('door')}>
-            {choose('door', [
-              { value: 'chat', label: 'chat' },
-              { value: 'messages', label: 'messages' },
-              { value: 'responses', label: 'responses' },
-            ])}
-          </Field>
-          <div class="form-actions">
-            <button type="submit" class="primary">
-              {t('apply')}
-            </button>
-            <button type="button" onClick={loadFirst}>
-              {t('refresh')}
-            </button>
-            <label class="inline">
-              <input type="checkbox" checked={live} onChange={(event) => setLive(event.currentTarget.checked)} />{' '}
-              {t('live')}
-            </label>
-          </div>
-        </form>
+        <FilterForm
+          fields={[
+            { name: 'from', label: t('from'), kind: 'time' },
+            { name: 'to', label: t('to'), kind: 'time' },
+            { name: 'status', label: t('statusClass'), kind: 'choice', options: STATUS_CLASSES },
+            { name: 'error_code', label: t('errorCode'), kind: 'text' },
+            { name: 'key', label: t('key'), kind: 'choice', options: choices.key },
+            { name: 'account', label: t('account'), kind: 'choice', options: choices.account },
+            { name: 'end_user', label: t('endUser'), kind: 'text' },
+            { name: 'model', label: t('model'), kind: 'choice', options: choices.model },
+            { name: 'node', label: t('node'), kind: 'choice', options: choices.node },
+            { name: 'door', label: t('door'), kind: 'choice', options: DOORS },
+          ]}
+          draft={draft}
+          onDraft={setDraft}
+          onApply={() => setFilters(draft)}
+          actions={
+            <>
+              <button type="button" onClick={loadFirst}>
+                {t('refresh')}
+              </button>
+              <label class="inline">
+                <input type="checkbox" checked={live} onChange={(event) => setLive(event.currentTarget.checked)} />{' '}
+                {t('live')}
+              </label>
+            </>
+          }
+        />
         {live && (
           <p class="hint" role="status" data-testid="live-state" data-paused={String(paused)}>
             {paused ? t('livePaused') : t('liveOn')}

@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { admin, queryString } from '../api.js';
 import { formatDecimal, formatInteger, formatTime, formatUsd } from '../format.js';
 import { t } from '../i18n.js';
-import type { AccountView, KeyView, List, ModelView, NodeView, UsageReport, UsageRowView } from '../types.js';
-import { ErrorNote, Field, Loading, Section, useLoad } from '../ui.js';
+import type { UsageReport, UsageRowView } from '../types.js';
+import { ErrorNote, Loading, Section, useLoad } from '../ui.js';
+import { FilterForm, useFilterChoices } from './filter-form.js';
 import { EndUserTotalsTable } from './end-user-totals.js';
 
 /** The columns of the CSV export, in order: every field of a usage row. */
@@ -93,100 +94,35 @@ export function UsagePage() {
       ),
     [filters],
   );
-  const keys = useLoad(() => admin<List<KeyView>>('GET', '/keys'), []);
-  const accounts = useLoad(() => admin<List<AccountView>>('GET', '/accounts'), []);
-  const models = useLoad(() => admin<List<ModelView>>('GET', '/models'), []);
-  const nodes = useLoad(() => admin<List<NodeView>>('GET', '/nodes'), []);
-  const choose = (name: keyof Filters, options: Array<{ value: string; label: string }>) => (
-    <select
-      name={name}
-      value={draft[name]}
-      onChange={(event) => setDraft({ ...draft, [name]: event.currentTarget.value })}
-    >
-      <option value="">{t('any')}</option>
-      {options.map((option) => (
-        <option value={option.value}>{option.label}</option>
-      ))}
-    </select>
-  );
+  const choices = useFilterChoices();
   const rows = report.data?.data ?? [];
   return (
     <>
       <Section title={t('usage')}>
-        <form
-          class="form-grid"
-          onSubmit={(event) => {
-            event.preventDefault();
-            setFilters(draft);
-          }}
-        >
-          <Field label={t('key')}>
-            {choose(
-              'key',
-              (keys.data?.data ?? []).map((key) => ({ value: key.id, label: `${key.prefix}… ${key.name ?? ''}` })),
-            )}
-          </Field>
-          <Field label={t('account')}>
-            {choose(
-              'account',
-              (accounts.data?.data ?? []).map((account) => ({ value: account.id, label: account.id })),
-            )}
-          </Field>
-          <Field label={t('endUser')}>
-            <input
-              name="end_user"
-              maxLength={128}
-              value={draft.end_user}
-              onInput={(event) => setDraft({ ...draft, end_user: event.currentTarget.value })}
-            />
-          </Field>
-          <Field label={t('model')}>
-            {choose(
-              'model',
-              (models.data?.data ?? []).map((model) => ({ value: model.id, label: model.id })),
-            )}
-          </Field>
-          <Field label={t('node')}>
-            {choose(
-              'node',
-              (nodes.data?.data ?? []).map((node) => ({ value: node.id, label: node.id })),
-            )}
-          </Field>
-          <Field label={t('status')}>
-            {choose('status', [
-              { value: 'ok', label: t('ok') },
-              { value: 'error', label: t('error') },
-            ])}
-          </Field>
-          <Field label={t('from')}>
-            <input
-              type="datetime-local"
-              step={1}
-              value={draft.from}
-              onInput={(event) => setDraft({ ...draft, from: event.currentTarget.value })}
-            />
-          </Field>
-          <Field label={t('to')}>
-            <input
-              type="datetime-local"
-              step={1}
-              value={draft.to}
-              onInput={(event) => setDraft({ ...draft, to: event.currentTarget.value })}
-            />
-          </Field>
-          <Field label={t('limit')}>
-            <input
-              type="number"
-              min={1}
-              max={1000}
-              value={draft.limit}
-              onInput={(event) => setDraft({ ...draft, limit: event.currentTarget.value })}
-            />
-          </Field>
-          <div class="form-actions">
-            <button type="submit" class="primary">
-              {t('apply')}
-            </button>
+        <FilterForm
+          fields={[
+            { name: 'key', label: t('key'), kind: 'choice', options: choices.key },
+            { name: 'account', label: t('account'), kind: 'choice', options: choices.account },
+            { name: 'end_user', label: t('endUser'), kind: 'text', maxLength: 128 },
+            { name: 'model', label: t('model'), kind: 'choice', options: choices.model },
+            { name: 'node', label: t('node'), kind: 'choice', options: choices.node },
+            {
+              name: 'status',
+              label: t('status'),
+              kind: 'choice',
+              options: [
+                { value: 'ok', label: t('ok') },
+                { value: 'error', label: t('error') },
+              ],
+            },
+            { name: 'from', label: t('from'), kind: 'time' },
+            { name: 'to', label: t('to'), kind: 'time' },
+            { name: 'limit', label: t('limit'), kind: 'number', min: 1, max: 1000 },
+          ]}
+          draft={draft}
+          onDraft={setDraft}
+          onApply={() => setFilters(draft)}
+          actions={
             <button
               type="button"
               disabled={rows.length === 0}
@@ -194,8 +130,8 @@ export function UsagePage() {
             >
               {t('exportCsv')}
             </button>
-          </div>
-        </form>
+          }
+        />
         <ErrorNote message={report.error} />
         {report.data !== undefined && (
           <p class="totals" data-testid="usage-totals">

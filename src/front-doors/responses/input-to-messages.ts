@@ -143,6 +143,9 @@ export function inputToMessages(
         mapItem(referenced, path, depth + 1);
         return;
       }
+      case 'additional_tools':
+        // Tools declared mid-input (Codex CLI): no message; to-chat-request.ts offers its tools.
+        return;
       default:
         if (HOSTED_ITEM.test(type)) return leaveOut(item);
         throw invalidParameter(`${path}.type`, 'item_type_unsupported', { type });

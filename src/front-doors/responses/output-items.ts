@@ -63,6 +63,7 @@ export function toolCallItem(
       call_id: callId,
       name: tool.name,
       input: customToolInput(args),
+      ...(tool.namespace === undefined ? {} : { namespace: tool.namespace }),
     };
   }
   const item: Item = {

@@ -308,3 +308,95 @@ test('a Responses request the schema accepts has its type', () => {
   const parsed: CreateResponseRequest = parseCreateResponse('{"model":"m","input":"x","vendor_field":1}', CAPS);
   assert.equal(parsed.vendor_field, 1);
 });
+
+test('additional_tools input items (Codex CLI): their tools join the offer, once each, and the item is no message', () => {
+  const weather = { type: 'function', name: 'get_weather', parameters: { type: 'object' } };
+  const declared = {
+    type: 'additional_tools',
+    role: 'developer',
+    tools: [
+      weather,
+      { type: 'namespace', name: 'mcp', tools: [{ type: 'function', name: 'read' }] },
+      { type: 'web_search' },
+    ],
+  };
+  const { chat, toolNames } = translate({
+    input: [declared, { role: 'user', content: 'go' }, declared],
+    tools: [{ type: 'custom', name: 'apply_patch' }],
+    tool_choice: { type: 'function', name: 'get_weather' },
+  });
+  assert.deepEqual(chat.messages, [{ role: 'user', content: 'go' }]);
+  assert.deepEqual(
+    chat.tools?.map((tool) => (tool as unknown as { function: { name: string } }).function.name),
+    ['apply_patch', 'get_weather', 'mcp__read'],
+  );
+  assert.deepEqual(chat.tool_choice, { type: 'function', function: { name: 'get_weather' } });
+  assert.deepEqual(toolNames.clientTool('mcp__read'), { kind: 'namespaced', namespace: 'mcp', name: 'read' });
+  // Codex 0.171's code mode: a custom tool inside a namespace is a function of one string, given back as custom.
+  const codeMode = translate({
+    input: [
+      {
+        type: 'additional_tools',
+        role: 'developer',
+        tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec', description: 'd' }] }],
+      },
+      { role: 'user', content: 'go' },
+    ],
+  });
+  assert.deepEqual(codeMode.chat.tools, [
+    {
+      type: 'function',
+      function: {
+        name: 'functions__exec',
+        description: 'd',
+        parameters: {
+          type: 'object',
+          properties: { input: { type: 'string', description: 'The raw input of the tool.' } },
+          required: ['input'],
+          additionalProperties: false,
+        },
+      },
+    },
+  ]);
+  assert.deepEqual(codeMode.toolNames.clientTool('functions__exec'), {
+    kind: 'custom',
+    name: 'exec',
+    namespace: 'functions',
+  });
+  // Replayed from a stored conversation, the item offers its tools too.
+  const continued = translate(
+    { input: 'again' },
+    { ...none, history: [declared, { type: 'message', role: 'user', content: 'go' }] },
+  );
+  assert.equal(continued.chat.tools?.length, 2);
+});
+
+test('an additional_tools item without a tools array, or with a tool without a type, is a 400 naming it', () => {
+  rejects(
+    () => translate({ input: [{ type: 'additional_tools' }, { role: 'user', content: 'go' }] }),
+    400,
+    'input[0].tools',
+  );
+  rejects(
+    () =>
+      translate({
+        input: [
+          { role: 'user', content: 'go' },
+          { type: 'additional_tools', tools: [{ name: 'x' }] },
+        ],
+      }),
+    400,
+    'input[1].tools[0].type',
+  );
+  rejects(
+    () =>
+      translate({
+        input: [
+          { type: 'additional_tools', tools: [{ type: 'function', name: '' }] },
+          { role: 'user', content: 'go' },
+        ],
+      }),
+    400,
+    'input[0].tools[0].name',
+  );
+});

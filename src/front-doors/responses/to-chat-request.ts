@@ -5,7 +5,7 @@ import type { CreateResponseRequest } from './create-response-schema.js';
 import { inputToMessages, type LocatedItem } from './input-to-messages.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import type { ToolNames } from './tool-names.js';
-import { toolsToChat } from './tools-to-chat.js';
+import { toolsToChat, type LocatedTool } from './tools-to-chat.js';
 
 type Item = Record<string, unknown>;
 
@@ -65,7 +65,12 @@ export function toChatRequest(
     messages.unshift(system);
   }
   if (messages.length === 0) throw invalidParameter('input', 'at_least_one_message');
-  const tools = toolsToChat(request.tools, request.tool_choice, conversation.servedNatively === true);
+  const tools = toolsToChat(
+    request.tools,
+    request.tool_choice,
+    conversation.servedNatively === true,
+    additionalTools(located),
+  );
   const chat: ChatRequest = { model: request.model, messages };
   if (tools.tools !== undefined) {
     chat.tools = tools.tools;
@@ -92,6 +97,23 @@ export function toChatRequest(
     chat.stream_options = { include_usage: true };
   }
   return { chat, toolNames: tools.names, reasoningNode, leftOut };
+}
+
+/**
+ * The tools of `additional_tools` input items (Codex CLI sends its tools so, `role:
+ * "developer"`, with no top-level `tools`): OpenAI adds them to the offer, so the translation does.
+ */
+function additionalTools(located: readonly LocatedItem[]): LocatedTool[] {
+  return located.flatMap(({ item, path }) => {
+    if (item.type !== 'additional_tools') return [];
+    if (!Array.isArray(item.tools)) throw invalidParameter(`${path}.tools`, 'of_type', { types: 'array' });
+    return (item.tools as unknown[]).map((tool, index) => {
+      if (tool === null || typeof tool !== 'object' || typeof (tool as Item).type !== 'string') {
+        throw invalidParameter(`${path}.tools[${index}].type`, 'required');
+      }
+      return { tool: tool as Item, path: `${path}.tools[${index}]` };
+    });
+  });
 }
 
 /** `text.format` as `response_format` (rule B10); undefined for plain text. */

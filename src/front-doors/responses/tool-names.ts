@@ -1,7 +1,7 @@
 /** How a function name the node sees maps back to the client's tool (PRODUCT.md decision 15). */
 export type ClientTool =
   | { readonly kind: 'function'; readonly name: string }
-  | { readonly kind: 'custom'; readonly name: string }
+  | { readonly kind: 'custom'; readonly name: string; readonly namespace?: string }
   | { readonly kind: 'namespaced'; readonly namespace: string; readonly name: string };
 
 /** Separator of a namespaced tool's function name: `<namespace>__<name>`. */

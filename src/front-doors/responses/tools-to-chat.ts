@@ -14,6 +14,13 @@ const CUSTOM_TOOL_PARAMETERS = {
   additionalProperties: false,
 };
 
+/** A tool and where the request gave it, for the `param` of an error about it. */
+export interface LocatedTool {
+  readonly tool: Item;
+  /** e.g. `input[0].tools[2]`. */
+  readonly path: string;
+}
+
 /** What the tools of a Responses request become for a translated node. */
 export interface TranslatedTools {
   readonly tools: Typed[] | undefined;
@@ -24,29 +31,39 @@ export interface TranslatedTools {
 /**
  * Maps Responses tools for a chat-protocol node (PRODUCT.md decision 15): `function` tools
  * become chat function tools, `custom` tools functions of one string, `namespace` tools
- * their functions with prefixed names; hosted tools (web search, file search, MCP…) are
- * withdrawn from the offer, unless `tool_choice` forces one (400 naming it).
+ * their functions (and custom tools) with prefixed names; hosted tools (web search, file
+ * search, MCP…) are withdrawn from the offer, unless `tool_choice` forces one (400 naming
+ * it). The tools of `additional_tools` input items (Codex CLI) join the offer the same way.
  */
 export function toolsToChat(
   tools: readonly Item[] | null | undefined,
   toolChoice: unknown,
   /** A node of the model serves the Responses API natively: a forced hosted tool is its to run, not a 400. */
   servedNatively = false,
+  /** Tools of `additional_tools` input items, offered after `tools`; one already offered by name is not offered twice. */
+  additionalTools: readonly LocatedTool[] = [],
 ): TranslatedTools {
   const names = new ToolNames();
   const offered: Typed[] = [];
   const functionNames = new Set<string>();
-  (tools ?? []).forEach((tool, index) => {
-    const path = `tools[${index}]`;
+  const offer = (tool: Typed, functionName: string, additional: boolean): boolean => {
+    // Codex repeats its additional_tools item on every turn: a replayed tool is offered once.
+    if (additional && functionNames.has(functionName)) return false;
+    offered.push(tool);
+    functionNames.add(functionName);
+    return true;
+  };
+  const located = [
+    ...(tools ?? []).map((tool, index) => ({ tool, path: `tools[${index}]`, additional: false })),
+    ...additionalTools.map((entry) => ({ ...entry, additional: true })),
+  ];
+  for (const { tool, path, additional } of located) {
     if (tool.type === 'function') {
       const name = toolName(tool.name, `${path}.name`);
-      offered.push(functionTool(tool, name, path));
-      functionNames.add(name);
+      offer(functionTool(tool, name, path), name, additional);
     } else if (tool.type === 'custom') {
       const name = toolName(tool.name, `${path}.name`);
-      offered.push({ type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } });
-      names.add(name, { kind: 'custom', name });
-      functionNames.add(name);
+      if (offer(customTool(tool, name), name, additional)) names.add(name, { kind: 'custom', name });
     } else if (tool.type === 'namespace') {
       const namespace = toolName(tool.name, `${path}.name`);
       if (!Array.isArray(tool.tools)) throw invalidParameter(`${path}.tools`, 'must_be_function_tools');
@@ -55,13 +72,18 @@ export function toolsToChat(
         const inner: Item = isRecord(value) ? value : {};
         const name = toolName(inner.name, `${innerPath}.name`);
         const functionName = namespacedFunctionName(namespace, name);
-        offered.push(functionTool(inner, functionName, innerPath));
-        names.add(functionName, { kind: 'namespaced', namespace, name });
-        functionNames.add(functionName);
+        if (inner.type === 'custom') {
+          // Codex's code-mode `exec` is a custom tool in the `functions` namespace.
+          if (offer(customTool(inner, functionName), functionName, additional)) {
+            names.add(functionName, { kind: 'custom', name, namespace });
+          }
+        } else if (offer(functionTool(inner, functionName, innerPath), functionName, additional)) {
+          names.add(functionName, { kind: 'namespaced', namespace, name });
+        }
       });
     }
     // Any other type is a hosted tool or an OpenAI client protocol: withdrawn for this node.
-  });
+  }
   return {
     tools: offered.length === 0 ? undefined : offered,
     toolChoice: chatToolChoice(toolChoice, functionNames, offered.length > 0, servedNatively),
@@ -78,6 +100,11 @@ function toolName(name: unknown, path: string): string {
 
 function described(tool: Item): Item {
   return typeof tool.description === 'string' ? { description: tool.description } : {};
+}
+
+/** A custom (freeform) tool as a function of one string, `input`. */
+function customTool(tool: Item, name: string): Typed {
+  return { type: 'function', function: { name, ...described(tool), parameters: CUSTOM_TOOL_PARAMETERS } };
 }
 
 function functionTool(tool: Item, name: unknown, path: string): Typed {

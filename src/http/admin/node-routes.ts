@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '../../config/config-error.js';
-import { resolveNode } from '../../config/resolve-config.js';
+import { resolveNode } from '../../config/resolve-node.js';
 import { gatewayError, invalidValue, validationFailed } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { RequestContext } from '../../context/request-context.js';
