@@ -59,7 +59,7 @@ export interface DoorTokenCounting {
  * (http/routes/door-route.ts) runs any door: admission with the door's credentials, the
  * body read, `parse`, the pipeline, the reply through the door's sink; errors in the door's
  * shape. A new door is one folder under front-doors/ and one line in the route table
- * (http/server.ts).
+ * (http/gateway-routes.ts).
  */
 export interface FrontDoor<ReplyNeeds = unknown> {
   /** The label of the door in logs, metrics and the ledger. */
