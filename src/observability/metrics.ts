@@ -92,6 +92,7 @@ export class GatewayMetrics {
   private lastRequest:
     { frontDoor: string; model: string; status: number | undefined; code: string; series: CounterSeries } | undefined;
   private lastModel: { model: string; stream: boolean; children: ModelChildren } | undefined;
+  private lastAffinity: { model: string; outcome: string; series: CounterSeries } | undefined;
   private lastFirstByte: { model: string; node: string; stream: boolean; series: HistogramSeries } | undefined;
 
   /**
@@ -420,8 +421,12 @@ export class GatewayMetrics {
 
   private affinityChild(model: string, outcome: string): CounterSeries {
     const label = model === NO_MODEL ? model : this.modelLabel(model);
+    const last = this.lastAffinity;
+    if (last !== undefined && last.model === label && last.outcome === outcome) return last.series;
     const key = `${label}\u0000${outcome}`;
-    return this.affinity.get(key) ?? this.affinity.series(key, () => ({ model: label, outcome }));
+    const series = this.affinity.get(key) ?? this.affinity.series(key, () => ({ model: label, outcome }));
+    this.lastAffinity = { model: label, outcome, series };
+    return series;
   }
 
   private rejectionChild(code: string): CounterSeries {
