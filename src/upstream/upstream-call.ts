@@ -86,6 +86,9 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     // final one (Dispatcher.md, DispatchHandler): the reply is the final response.
     if (statusCode < 200) return;
     this.started = true;
+    // undici's controller keeps the reply's raw header Buffers for as long as the reply runs
+    // (~1.3 KiB per held stream, a Buffer per header name and value); they are parsed already.
+    controller.rawHeaders = null;
     this.resolveResponse({ statusCode, headers, body: this });
   }
 

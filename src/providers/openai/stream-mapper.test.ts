@@ -217,3 +217,26 @@ test('the relay through the reader: the same bytes however cut, the same chunks 
   }
   assert.ok(checked > 100, `${checked} well-formed generated streams`);
 });
+
+test('the relay counts the text of a long stream without usage as parsing does, however much it relayed unread', async () => {
+  const chunk = (delta: Record<string, string>, finish: string | null = null) =>
+    JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  const events: SseRecord[] = [{ event: undefined, data: chunk({ role: 'assistant', content: '' }) }];
+  for (let index = 0; index < 400; index++) {
+    const delta: Record<string, string> =
+      index < 100 ? { reasoning_content: `thought ${index} ` } : { content: `wörd ${index} ` };
+    events.push({ event: undefined, data: chunk(delta) });
+  }
+  events.push({ event: undefined, data: chunk({}, 'stop') }, { event: undefined, data: '[DONE]' });
+  await assertSameThroughReader(events, 'gpt-4o-mini', 7, 'long stream without usage');
+  const relay = createStreamMapper(context('gpt-4o-mini'));
+  await readThrough(relay, [Buffer.from(sseText(events))]);
+  assert.ok(summaryOf(relay).contentCharacters > (8 * 1024) / 4);
+  assert.ok(summaryOf(relay).reasoningCharacters > 0);
+});

@@ -93,13 +93,24 @@ export function requestStatsOfRows(rows: Iterable<RequestLogRow>, query: Request
  */
 export class MemoryRequestLog implements RequestLogRows {
   private readonly rows = new Map<string, RequestLogRow>();
+  /**
+   * Ids in the order inserted, oldest from `oldest` on (some may be purged already): the
+   * oldest row goes by its id. `rows.keys().next()` would walk over every slot V8's Map
+   * keeps for a deleted entry until the table is rebuilt, ~25 µs per insert at 10,000 rows.
+   */
+  private insertionOrder: (string | undefined)[] = [];
+  private oldest = 0;
   private readonly unauthenticatedCounts = new Map<string, UnauthenticatedCount>();
 
   constructor(private readonly keptRows = MEMORY_STORE_KEPT_REQUEST_ROWS) {}
 
   insert(rows: readonly RequestLogRow[], unauthenticated: readonly UnauthenticatedCount[]): Promise<void> {
-    for (const row of rows) if (!this.rows.has(row.id)) this.rows.set(row.id, row);
-    while (this.rows.size > this.keptRows) this.rows.delete(this.rows.keys().next().value as string);
+    for (const row of rows) {
+      if (this.rows.has(row.id)) continue;
+      this.rows.set(row.id, row);
+      this.insertionOrder.push(row.id);
+    }
+    this.dropOldestRows();
     for (const count of unauthenticated) {
       const id = `${count.clientAddress}\u0000${count.reason}`;
       const known = this.unauthenticatedCounts.get(id);
@@ -119,6 +130,22 @@ export class MemoryRequestLog implements RequestLogRows {
     while (this.unauthenticatedCounts.size > KEPT_UNAUTHENTICATED)
       this.unauthenticatedCounts.delete(this.unauthenticatedCounts.keys().next().value as string);
     return Promise.resolve();
+  }
+
+  private dropOldestRows(): void {
+    const order = this.insertionOrder;
+    while (this.rows.size > this.keptRows && this.oldest < order.length) {
+      this.rows.delete(order[this.oldest] as string);
+      order[this.oldest++] = undefined;
+    }
+    // Purged rows leave their ids behind: rebuild from the rows kept when the list is twice their number.
+    if (order.length - this.oldest > 2 * this.keptRows + 1_024) {
+      this.insertionOrder = [...this.rows.keys()];
+      this.oldest = 0;
+    } else if (this.oldest > 4_096 && this.oldest * 2 > order.length) {
+      order.splice(0, this.oldest);
+      this.oldest = 0;
+    }
   }
 
   list(filter: RequestLogFilter): Promise<RequestLogRow[]> {
