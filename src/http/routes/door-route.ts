@@ -1,4 +1,6 @@
-import type { FrontDoor } from '../../front-doors/front-door.js';
+import type { IncomingMessage } from 'node:http';
+import type { RequestContext } from '../../context/request-context.js';
+import type { DoorInput, FrontDoor } from '../../front-doors/front-door.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
@@ -38,20 +40,10 @@ function nodeViews(services: GatewayServices): (routes: RouteView) => ModelNodes
 export function doorRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget, door: FrontDoor): Route {
   const nodesOf = nodeViews(services);
   const handleDoor: RouteHandler = async (request, response, context) => {
-    context.record.frontDoor = door.name;
-    const credentials = credentialsOf(request, context, door.authorization(request));
-    const { admission, body } = await admitAndRead(services, bodies, request, context, credentials);
-    const { gatewayRequest, replyNeeds } = await door.parse({
-      services,
-      snapshot: context.snapshot,
-      nodes: nodesOf(context.snapshot.routes),
-      request,
-      context,
-      admission,
-      body,
-    });
+    const input = await readDoorInput(services, bodies, nodesOf, door, request, context, false);
+    const { gatewayRequest, replyNeeds } = await door.parse(input);
     const output = { response, context, keepaliveMs: context.snapshot.config.http.sseKeepaliveMs };
-    await runRequest(services, logger, context, admission, gatewayRequest, door.sink(output, replyNeeds));
+    await runRequest(services, logger, context, input.admission, gatewayRequest, door.sink(output, replyNeeds));
   };
   return { method: 'POST', handler: handleDoor, frontDoor: door.name, errors: door.errors };
 }
@@ -68,21 +60,32 @@ export function countTokensRoute(services: GatewayServices, bodies: BodyBudget, 
   if (counting === undefined) throw new Error(`the ${door.name} door counts no tokens`);
   const nodesOf = nodeViews(services);
   const handleCountTokens: RouteHandler = async (request, response, context) => {
-    context.record.frontDoor = door.name;
-    const credentials = credentialsOf(request, context, door.authorization(request));
-    const { admission, body } = await admitAndRead(services, bodies, request, context, credentials, true);
-    const chat = await counting.parse({
-      services,
-      snapshot: context.snapshot,
-      nodes: nodesOf(context.snapshot.routes),
-      request,
-      context,
-      admission,
-      body,
-    });
+    const input = await readDoorInput(services, bodies, nodesOf, door, request, context, true);
+    const chat = await counting.parse(input);
     context.record.model = chat.model;
-    const tokens = await countInputTokens(context.snapshot, admission, chat);
+    const tokens = await countInputTokens(context.snapshot, input.admission, chat);
     sendJsonText(response, context, 200, counting.reply(tokens));
   };
   return { method: 'POST', handler: handleCountTokens, frontDoor: door.name, errors: door.errors };
+}
+
+/**
+ * What a door reads of an admitted request: admission with the door's credentials (401,
+ * 429; a counting route charges the key's counting budget up front), the body read within
+ * the budgets, the request's snapshot and node view.
+ */
+async function readDoorInput(
+  services: GatewayServices,
+  bodies: BodyBudget,
+  nodesOf: (routes: RouteView) => ModelNodesView,
+  door: FrontDoor,
+  request: IncomingMessage,
+  context: RequestContext,
+  countingTokens: boolean,
+): Promise<DoorInput> {
+  context.record.frontDoor = door.name;
+  const credentials = credentialsOf(request, context, door.authorization(request));
+  const { admission, body } = await admitAndRead(services, bodies, request, context, credentials, countingTokens);
+  const { snapshot } = context;
+  return { services, snapshot, nodes: nodesOf(snapshot.routes), request, context, admission, body };
 }
