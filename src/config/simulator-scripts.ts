@@ -1,3 +1,4 @@
+import { isRecord } from '../validation/is-record.js';
 /**
  * Scripted answers of a simulated node, per model (src/simulator/README.md has the format),
  * as written and validated at configuration load; the simulator runs them
@@ -62,10 +63,6 @@ export class ScriptError extends Error {
 export const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
 const PLACEHOLDERS: ReadonlySet<string> = new Set(['tool_result', 'last_user']);
 const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool', 'system']);
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function compileRegExp(source: unknown, path: string, anchored: boolean): RegExp {
   if (typeof source !== 'string' || source === '')

@@ -1,5 +1,5 @@
 import { invalidParameter, invalidValue, type GatewayError } from '../errors/gateway-error.js';
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * Helpers shared by the adapters that translate OpenAI requests into another protocol

@@ -6,6 +6,7 @@ import { choiceOutputTokens, type CompletionPlan } from './plan-completion.js';
 import { REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 import { invalidRequest } from './protocol-errors.js';
 import type { ReasoningEffort } from './parse-chat-request.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * The Anthropic Messages protocol as the simulator speaks it (provider-protocols 4):
@@ -31,10 +32,6 @@ export interface AnthropicRequest {
 /** Reasoning tokens for a thinking budget: rises with the budget (1024 → 16, 8192 → 128, 24576 → 384). */
 export function reasoningTokensForBudget(budget: number): number {
   return Math.ceil(budget / 64);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The API version from which sampling fields and some content are refused (as the real API does). */

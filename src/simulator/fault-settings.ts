@@ -1,4 +1,5 @@
 import { SimulatorError } from './simulator-error.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** An injected HTTP error: `status` with `body` (JSON; a string is sent as text/plain) and extra `headers`. */
 export interface FailureFault {
@@ -22,10 +23,6 @@ export interface FaultSettings {
   firstByteDelayMs?: number;
   /** Streaming only: destroy the socket after this many `data:` events (no `[DONE]`). */
   cutAfterChunks?: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(param: string, expected: string): SimulatorError {

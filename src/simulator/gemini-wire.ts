@@ -6,6 +6,7 @@ import { choiceOutputTokens, type ChoicePlan, type CompletionPlan } from './plan
 import { REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 import { invalidRequest } from './protocol-errors.js';
 import { reasoningTokensForBudget } from './anthropic-wire.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * The Gemini API as the simulator speaks it (provider-protocols 5): `thinkingConfig`
@@ -39,10 +40,6 @@ const LEVEL_TOKENS: Readonly<Record<string, number>> = {
   MEDIUM: REASONING_TOKENS_BY_EFFORT.medium,
   HIGH: REASONING_TOKENS_BY_EFFORT.high,
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A Gemini `Content` as a `{content: [{type: "text", text}]}` record the simulator's tokenizer reads. */
 function asMessage(content: unknown): unknown {

@@ -1,4 +1,5 @@
 import { SimulatorError } from './simulator-error.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** Reasoning effort values the simulator understands ("none" means no reasoning). */
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
@@ -16,10 +17,6 @@ export interface ChatRequest {
   reasoningEffort: ReasoningEffort | undefined;
   /** Reasoning tokens wanted, when the protocol gives a budget rather than an effort (overrides `reasoningEffort`). */
   reasoningTokens?: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(message: string, param: string, code: string | null = 'invalid_value'): SimulatorError {

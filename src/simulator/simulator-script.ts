@@ -1,5 +1,6 @@
 import type { OfferedTool, TurnFacts } from './generation-controls.js';
-import { isRecord, PLACEHOLDER, type ScriptRule, type SimulatorScripts } from '../config/simulator-scripts.js';
+import { PLACEHOLDER, type ScriptRule, type SimulatorScripts } from '../config/simulator-scripts.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** The rules for a model: its own, else those under `"*"`, else none. */
 export function scriptFor(scripts: SimulatorScripts, model: string): readonly ScriptRule[] {
