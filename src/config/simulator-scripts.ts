@@ -70,7 +70,10 @@ function compileRegExp(source: unknown, path: string, anchored: boolean): RegExp
   try {
     return new RegExp(anchored ? `^(?:${source})$` : source, 'u');
   } catch (error) {
-    throw new ScriptError(path, `is not a valid regular expression (${(error as Error).message})`);
+    throw new ScriptError(
+      path,
+      `is not a valid regular expression (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 }
 

@@ -396,8 +396,7 @@ export class GatewayMetrics {
     }
     if (record.costUsd !== undefined && served !== undefined) this.recordCost(served, record.costUsd);
     if (record.affinity !== undefined) this.affinityChild(record.modelServed ?? model, record.affinity).inc();
-    for (let index = 0; index < attempts.length; index++) {
-      const attempt = attempts[index] as (typeof attempts)[number];
+    for (const [index, attempt] of attempts.entries()) {
       const node = this.nodeChildrenFor(attempt.node);
       if (attempt.error === undefined) node.ok.inc();
       else if (attempt.error === 'client aborted' || attempt.error === 'deadline' || attempt.error === 'shutdown')

@@ -6,6 +6,7 @@ import { asNodeFailure } from '../upstream/node-failure.js';
 import type { StreamExecution } from './execute.js';
 import type { StreamEnd, StreamSink } from './front-door.js';
 import type { RequestContext } from '../context/request-context.js';
+import { fieldOf } from '../validation/field-of.js';
 
 /** How a relayed stream ended: whole, failed after its start (the failure to report), or its client left. */
 export type RelayOutcome =
@@ -48,10 +49,11 @@ export async function relayStream(
     // The gateway cut the stream (deadline, shutdown), or the node failed.
     const failure = context.cancellation.aborted
       ? context.cancellation.reason
-      : (error as { name?: unknown } | null)?.name === 'TimeoutError'
+      : fieldOf(error, 'name') === 'TimeoutError'
         ? gatewayError('upstream_timeout', { params: { timeout_ms: execution.node.timeouts.totalMs } })
         : asNodeFailure(execution.node.id, error);
-    context.record.errorCode = (failure as { code?: string } | null)?.code ?? 'internal_error';
+    const code = fieldOf(failure, 'code');
+    context.record.errorCode = typeof code === 'string' ? code : 'internal_error';
     return { kind: 'failed', failure, end: streamEnd(context, execution, request) };
   } finally {
     execution.release();

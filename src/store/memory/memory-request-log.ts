@@ -99,7 +99,11 @@ export class MemoryRequestLog implements RequestLogRows {
 
   insert(rows: readonly RequestLogRow[], unauthenticated: readonly UnauthenticatedCount[]): Promise<void> {
     for (const row of rows) if (!this.rows.has(row.id)) this.rows.set(row.id, row);
-    while (this.rows.size > this.keptRows) this.rows.delete(this.rows.keys().next().value as string);
+    // Map keys iterate oldest first.
+    for (const id of this.rows.keys()) {
+      if (this.rows.size <= this.keptRows) break;
+      this.rows.delete(id);
+    }
     for (const count of unauthenticated) {
       const id = `${count.clientAddress}\u0000${count.reason}`;
       const known = this.unauthenticatedCounts.get(id);
@@ -116,8 +120,10 @@ export class MemoryRequestLog implements RequestLogRows {
             },
       );
     }
-    while (this.unauthenticatedCounts.size > KEPT_UNAUTHENTICATED)
-      this.unauthenticatedCounts.delete(this.unauthenticatedCounts.keys().next().value as string);
+    for (const id of this.unauthenticatedCounts.keys()) {
+      if (this.unauthenticatedCounts.size <= KEPT_UNAUTHENTICATED) break;
+      this.unauthenticatedCounts.delete(id);
+    }
     return Promise.resolve();
   }
 
@@ -152,8 +158,7 @@ export class MemoryRequestLog implements RequestLogRows {
   purge(policy: RequestLogPurge): Promise<number> {
     let removed = 0;
     const newest = [...this.rows.values()].sort(newestFirst);
-    for (let index = 0; index < newest.length; index++) {
-      const row = newest[index] as RequestLogRow;
+    for (const [index, row] of newest.entries()) {
       if (index >= policy.maxRows || row.timeMs < policy.beforeMs) {
         this.rows.delete(row.id);
         removed++;
