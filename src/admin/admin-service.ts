@@ -223,7 +223,8 @@ export type StatsRange = keyof typeof STATS_RANGES;
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined || value === '') return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const known = allowed.find((candidate) => candidate === value);
+  if (known !== undefined) return known;
   throw invalidValue(name, 'one_of', { values: allowed.join(', ') });
 }
 
@@ -331,7 +332,8 @@ export class AdminService {
     const byId = await this.store.getKey(idOrPrefix);
     if (byId !== undefined && byId.status !== 'deleted') return byId;
     const matches = idOrPrefix.length >= 4 ? await this.store.listKeys({ prefix: idOrPrefix }) : [];
-    if (matches.length === 1) return matches[0] as KeyRecord;
+    const [only] = matches;
+    if (matches.length === 1 && only !== undefined) return only;
     if (matches.length > 1) {
       throw conflict('key_prefix_ambiguous', { prefix: idOrPrefix, count: matches.length });
     }
