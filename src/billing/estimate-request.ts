@@ -1,6 +1,7 @@
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { thinkingBudgetOf } from '../protocol/openai/thinking-budget.js';
+import { fieldOf } from '../validation/field-of.js';
 
 /** Tokens OpenAI's chat format adds around each message and to prime the reply. */
 const TOKENS_PER_MESSAGE = 4;
@@ -32,10 +33,6 @@ function base64Bytes(text: string): number {
   return Math.floor(((text.length - comma) * 3) / 4);
 }
 
-function fieldOf(value: unknown, field: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
-}
-
 /** Tokens of a `file` or `input_audio` part by its size; 0 for other parts. */
 function mediaTokens(part: unknown): number {
   const type = fieldOf(part, 'type');
@@ -59,9 +56,9 @@ function contentTokens(content: unknown, count: (text: string) => number): numbe
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
   for (const part of content) {
-    const text = (part as { text?: unknown } | null)?.text;
+    const text = fieldOf(part, 'text');
     if (typeof text === 'string') tokens += count(text);
-    else if ((part as { type?: unknown } | null)?.type === 'image_url') tokens += TOKENS_PER_IMAGE;
+    else if (fieldOf(part, 'type') === 'image_url') tokens += TOKENS_PER_IMAGE;
     else tokens += mediaTokens(part);
   }
   return tokens;
@@ -81,7 +78,7 @@ export const CACHE_BREAKPOINTS_MARKED = Symbol('cache breakpoints marked');
  * the reservation counts them at the dearest (PRODUCT.md decision 21).
  */
 export function marksCacheBreakpoints(request: ChatRequest): boolean {
-  if ((request as { [CACHE_BREAKPOINTS_MARKED]?: boolean })[CACHE_BREAKPOINTS_MARKED] === true) return true;
+  if (fieldOf(request, CACHE_BREAKPOINTS_MARKED) === true) return true;
   const marked = (value: unknown): boolean => fieldOf(value, 'cache_control') !== undefined;
   for (const message of request.messages) {
     if (marked(message)) return true;
@@ -95,7 +92,7 @@ export function marksCacheBreakpoints(request: ChatRequest): boolean {
 export function countPromptTokens(request: ChatRequest, count: (text: string) => number): number {
   let tokens = TOKENS_PER_PROMPT;
   for (const message of request.messages) {
-    const fields = message as Record<string, unknown>;
+    const fields: Record<string, unknown> = message;
     tokens += TOKENS_PER_MESSAGE + contentTokens(fields.content, count);
     if (typeof fields.name === 'string') tokens += count(fields.name);
     if (Array.isArray(fields.tool_calls)) tokens += count(JSON.stringify(fields.tool_calls));

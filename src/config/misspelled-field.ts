@@ -52,8 +52,8 @@ export function misspelledField(error: ErrorObject): { path: string; problem: st
   const known = Object.keys(schema.properties);
   const unknown = Object.keys(data).filter((key) => !known.includes(key));
   if (unknown.length === 0) return undefined;
-  const missing =
-    error.keyword === 'required' ? String((error.params as { missingProperty?: unknown }).missingProperty) : undefined;
+  const params: Record<string, unknown> = error.params;
+  const missing = error.keyword === 'required' ? String(params.missingProperty) : undefined;
   // The unknown key that is a misspelling of the missing one, else the first with a suggestion, else the first.
   const suggested = unknown.map((key) => ({
     key,
