@@ -45,9 +45,9 @@ const LEVEL_TOKENS: Readonly<Record<string, number>> = {
 function asMessage(content: unknown): unknown {
   const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
   return {
-    content: parts
-      .filter((part) => isRecord(part) && typeof part.text === 'string')
-      .map((part) => ({ type: 'text', text: (part as { text: string }).text })),
+    content: parts.flatMap((part) =>
+      isRecord(part) && typeof part.text === 'string' ? [{ type: 'text', text: part.text }] : [],
+    ),
   };
 }
 
@@ -214,9 +214,10 @@ function signatureOf(identity: GeminiIdentity, text: string): string {
 
 /** Function calls come back whole, arguments as an object and without an id (as the Gemini Developer API sends them). */
 function functionCallParts(choice: ChoicePlan): Array<Record<string, unknown>> {
-  return choice.toolCalls.map((call) => ({
-    functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown },
-  }));
+  return choice.toolCalls.map((call) => {
+    const args: unknown = JSON.parse(call.arguments);
+    return { functionCall: { name: call.name, args } };
+  });
 }
 
 /** The non-streaming `GenerateContentResponse`: one candidate per choice. */
