@@ -28,7 +28,8 @@ export function completeReplyFields(reply: Record<string, unknown>): boolean {
   let changed = dropNulls(reply, REPLY_NON_NULLABLE);
   if (isRecord(reply.usage) && dropNulls(reply.usage, USAGE_NON_NULLABLE)) changed = true;
   if (!Array.isArray(reply.choices)) return changed;
-  for (const choice of reply.choices as unknown[]) {
+  const choices: readonly unknown[] = reply.choices;
+  for (const choice of choices) {
     if (!isRecord(choice)) continue;
     if (!('logprobs' in choice)) {
       choice.logprobs = null;

@@ -458,7 +458,8 @@ export class SqlStore implements Store {
         [accountId, kind, amountNano, num(account.balance_nano), reason],
       );
       await this.changed(tx, { kind: 'account', id: accountId });
-      return entryOf(entry as Row);
+      if (entry === undefined) throw new Error('the ledger insert returned no row');
+      return entryOf(entry);
     });
   }
 
@@ -665,7 +666,8 @@ export class SqlStore implements Store {
         : undefined;
     return {
       rows: rows.map(usageOf),
-      totals: totalsOf(totals as Row),
+      // An aggregate without GROUP BY always returns its one row.
+      totals: totalsOf(totals ?? {}),
       ...(endUsers === undefined
         ? {}
         : { endUsers: endUsers.map((row) => ({ endUser: textOrNull(row.end_user), ...totalsOf(row) })) }),
