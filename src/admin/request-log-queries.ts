@@ -168,10 +168,11 @@ export class RequestLogQueries {
     // One more than the page tells whether there is a next page.
     const rows = await this.rows.list({ ...filter, limit: filter.limit + 1 });
     const page = rows.slice(0, filter.limit);
+    const last = page.at(-1);
     return {
       object: 'list',
       data: page.map(requestView),
-      next_cursor: rows.length > filter.limit ? cursorOf(page[page.length - 1] as RequestLogRow) : null,
+      next_cursor: rows.length > filter.limit && last !== undefined ? cursorOf(last) : null,
     };
   }
 
