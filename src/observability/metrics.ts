@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CountedAtScrape, type CounterSeries } from './counted-at-scrape.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
-import { ERROR_CODES, wireCodeOf, type ErrorCode } from '../errors/codes.js';
+import { isErrorCode, wireCodeOf } from '../errors/codes.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
 import type { NodeLoadReport } from '../routing/parse-node-load.js';
 
@@ -482,7 +482,7 @@ export class GatewayMetrics {
  * a missing key `authentication_required`…), so the metric and the answer say the same.
  */
 function wireCodeLabel(code: string): string {
-  return Object.hasOwn(ERROR_CODES, code) ? wireCodeOf(code as ErrorCode) : code;
+  return isErrorCode(code) ? wireCodeOf(code) : code;
 }
 
 function cacheChild<T>(cache: Map<string, T>, key: string, child: T): void {

@@ -11,7 +11,7 @@ const execFileAsync = promisify(execFile);
 function wrap(target: PGlite | Transaction): SqlQueryable {
   return {
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      return (await target.query<Row>(sql, params as unknown[])).rows;
+      return (await target.query<Row>(sql, [...params])).rows;
     },
     async exec(sql: string) {
       await target.exec(sql);

@@ -68,12 +68,26 @@ function requestLogOf(value: unknown): RequestLogSetting | null {
   return setting === null || setting === undefined ? null : { bodies: setting.bodies === true };
 }
 
+const KEY_STATUSES: readonly KeyStatus[] = ['active', 'blocked', 'revoked', 'deleted'];
+const LEDGER_KINDS: readonly LedgerKind[] = ['initial', 'topup', 'adjustment'];
+const AFFINITY_OUTCOMES: readonly AffinityOutcome[] = ['hit', 'spill', 'none'];
+
+/** A column's value when it is one of `allowed`. */
+function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
+  return allowed.find((candidate) => candidate === value);
+}
+
+/** A text[] column (allowed models): null stays null. */
+function textsOrNull(value: unknown): string[] | null {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : null;
+}
+
 function accountOf(row: Row): AccountRecord {
   return {
     id: String(row.id),
     name: textOrNull(row.name),
     balanceNano: num(row.balance_nano),
-    allowedModels: (row.allowed_models as string[] | null) ?? null,
+    allowedModels: textsOrNull(row.allowed_models),
     limits: (row.limits as RateLimits | null) ?? null,
     policy: (row.policy as FeaturePolicy | null) ?? null,
     requestLog: requestLogOf(row.request_log),
@@ -89,13 +103,14 @@ function keyOf(row: Row): KeyRecord {
     prefix: String(row.prefix),
     accountId: textOrNull(row.account_id),
     name: textOrNull(row.name),
-    status: row.status as KeyStatus,
+    // A status this build does not know (written by a newer one) keeps the key from being used.
+    status: oneOf(row.status, KEY_STATUSES) ?? 'blocked',
     statusReason: textOrNull(row.status_reason),
     source: row.source === 'config' ? 'config' : 'admin',
     spendLimitNano: numOrNull(row.spend_limit_nano),
     spentNano: num(row.spent_nano),
     limits: (row.limits as RateLimits | null) ?? null,
-    allowedModels: (row.allowed_models as string[] | null) ?? null,
+    allowedModels: textsOrNull(row.allowed_models),
     policy: (row.policy as FeaturePolicy | null) ?? null,
     requestLog: requestLogOf(row.request_log),
     budgets: budgetsOf(row.budgets),
@@ -118,7 +133,7 @@ function entryOf(row: Row): BalanceEntry {
   return {
     id: num(row.id),
     accountId: String(row.account_id),
-    kind: row.kind as LedgerKind,
+    kind: oneOf(row.kind, LEDGER_KINDS) ?? 'adjustment',
     amountNano: num(row.amount_nano),
     balanceAfterNano: num(row.balance_after_nano),
     reason: String(row.reason),
@@ -153,7 +168,7 @@ function usageOf(row: Row): UsageRow {
     frontDoor: String(row.front_door),
     endUser: textOrNull(row.end_user),
     features: typeof row.features === 'string' ? (JSON.parse(row.features) as UsageFeatures) : null,
-    affinity: textOrNull(row.affinity) as AffinityOutcome | null,
+    affinity: oneOf(row.affinity, AFFINITY_OUTCOMES) ?? null,
     createdAt: iso(row.created_at),
   };
 }
