@@ -43,14 +43,17 @@ export function httpTransport(baseUrl: string, adminKey: string): AdminTransport
           `cannot reach the gateway's admin API at ${origin}: ${String(fieldOf(error, 'cause') ?? error)}`,
         );
       });
-      const value = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+      const value: unknown = await response.json().catch(() => ({}));
       // The URL the CLI tried goes with the gateway's answer: a 401 must say which gateway refused which key.
-      if (!response.ok)
+      if (!response.ok) {
+        const code = fieldOf(fieldOf(value, 'error'), 'code');
+        const message = fieldOf(fieldOf(value, 'error'), 'message');
         throw new AdminCallError(
           response.status,
-          value.error?.code ?? 'error',
-          `${method} ${origin}${path}: ${value.error?.message ?? `HTTP ${response.status}`}`,
+          typeof code === 'string' ? code : 'error',
+          `${method} ${origin}${path}: ${typeof message === 'string' ? message : `HTTP ${response.status}`}`,
         );
+      }
       return value;
     },
     close: async () => undefined,

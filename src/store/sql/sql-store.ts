@@ -31,6 +31,7 @@ import type {
 import { budgetWindowKey, MAX_END_USER_GROUPS } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
+import { fieldOf } from '../../validation/field-of.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
 import { SqlResponseRows } from './sql-response-rows.js';
 import { SqlRequestLog } from './sql-request-log.js';
@@ -64,8 +65,8 @@ const json = (value: unknown): string | null => (value === null || value === und
 
 /** The `request_log` column (migration 10): null, or `{"bodies": …}`. */
 function requestLogOf(value: unknown): RequestLogSetting | null {
-  const setting = (typeof value === 'string' ? JSON.parse(value) : value) as RequestLogSetting | null | undefined;
-  return setting === null || setting === undefined ? null : { bodies: setting.bodies === true };
+  const setting: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return setting === null || setting === undefined ? null : { bodies: fieldOf(setting, 'bodies') === true };
 }
 
 const KEY_STATUSES: readonly KeyStatus[] = ['active', 'blocked', 'revoked', 'deleted'];
