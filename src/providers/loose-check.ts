@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 
-/** A value that passed a loose schema: the fields it names typed, any others kept (as unknown). */
+/** A value that passed a loose schema: the fields it names typed, any others kept, typed unknown. */
 export type Loose<T extends TSchema> = Static<T> & Record<string, unknown>;
 
 /**

@@ -20,7 +20,7 @@ const AnthropicUsageSchema = Type.Object({
   service_tier: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
-/** Anthropic `usage`, as AnthropicUsageSchema reads it. */
+/** Anthropic `usage`: the type AnthropicUsageSchema checks. */
 export type AnthropicUsage = Static<typeof AnthropicUsageSchema>;
 
 const OptionalUsage = Type.Optional(Type.Union([AnthropicUsageSchema, Type.Null()]));

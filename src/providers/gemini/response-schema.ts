@@ -13,7 +13,7 @@ const GeminiUsageSchema = Type.Object({
   totalTokenCount: Count,
 });
 
-/** Gemini `usageMetadata`, as GeminiUsageSchema reads it. */
+/** Gemini `usageMetadata`: the type GeminiUsageSchema checks. */
 export type GeminiUsage = Static<typeof GeminiUsageSchema>;
 
 /**

@@ -26,7 +26,7 @@ const ResponseSchema = Type.Object({
   service_tier: Type.Optional(Type.Unknown()),
 });
 
-/** A Response as ResponseSchema reads it. */
+/** A Response: the type ResponseSchema checks. */
 export type NodeResponse = Loose<typeof ResponseSchema>;
 
 /** Whether a node's reply is a Response (ResponseSchema). */
