@@ -221,6 +221,10 @@ export const STATS_RANGES = {
 
 export type StatsRange = keyof typeof STATS_RANGES;
 
+const STATS_RANGE_NAMES = Object.keys(STATS_RANGES).filter((name): name is StatsRange =>
+  Object.hasOwn(STATS_RANGES, name),
+);
+
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined || value === '') return undefined;
   const known = allowed.find((candidate) => candidate === value);
@@ -542,7 +546,7 @@ export class AdminService {
    * latency percentiles, tokens and cost, for the whole gateway or per model or node.
    */
   async usageStats(query: StatsQuery, now = Date.now()) {
-    const range = oneOf('range', query.range, Object.keys(STATS_RANGES) as StatsRange[]) ?? 'hour';
+    const range = oneOf('range', query.range, STATS_RANGE_NAMES) ?? 'hour';
     const groupBy = oneOf('group_by', query.group_by, ['model', 'node', 'end_user'] as const);
     const { bucketSeconds, buckets } = STATS_RANGES[range];
     const widthMs = bucketSeconds * 1000;
