@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { ADMIN_USAGE } from './cli/admin-usage.js';
 import { CliUsageError } from './cli/cli-usage-error.js';
 import { tuneV8Heap } from './lifecycle/tune-v8-heap.js';
+import { fieldOf } from './validation/field-of.js';
 
 const USAGE = `Usage:
   switchyard serve [--config FILE]     start the gateway (FILE or $SWITCHYARD_CONFIG; none: the built-in demo)
@@ -151,17 +152,17 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) fail(error.message);
   if (error instanceof CliUsageError) fail(`${error.message}\n${ADMIN_USAGE}`);
-  if (error instanceof TypeError && (error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-    fail(error.message);
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'EADDRINUSE' || code === 'EACCES') fail(`cannot listen: ${(error as Error).message}`);
+  if (error instanceof TypeError && fieldOf(error, 'code') === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail(error.message);
+  const code = fieldOf(error, 'code');
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'EADDRINUSE' || code === 'EACCES') fail(`cannot listen: ${message}`);
   // StoreBusyError (store/open-store.ts), matched by code so `serve` need not load the store to print it.
   if (code === 'store_busy') {
     const hint =
       process.argv[2] === 'serve' || process.argv[2] === undefined
         ? ': stop that gateway, or give this one a store of its own (`store:` in its configuration)'
         : '';
-    fail(`${(error as Error).message}${hint}`, 1);
+    fail(`${message}${hint}`, 1);
   }
   process.stderr.write(
     `switchyard: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -221,9 +221,14 @@ export const STATS_RANGES = {
 
 export type StatsRange = keyof typeof STATS_RANGES;
 
+const STATS_RANGE_NAMES = Object.keys(STATS_RANGES).filter((name): name is StatsRange =>
+  Object.hasOwn(STATS_RANGES, name),
+);
+
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined || value === '') return undefined;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
+  const known = allowed.find((candidate) => candidate === value);
+  if (known !== undefined) return known;
   throw invalidValue(name, 'one_of', { values: allowed.join(', ') });
 }
 
@@ -331,7 +336,8 @@ export class AdminService {
     const byId = await this.store.getKey(idOrPrefix);
     if (byId !== undefined && byId.status !== 'deleted') return byId;
     const matches = idOrPrefix.length >= 4 ? await this.store.listKeys({ prefix: idOrPrefix }) : [];
-    if (matches.length === 1) return matches[0] as KeyRecord;
+    const [only] = matches;
+    if (matches.length === 1 && only !== undefined) return only;
     if (matches.length > 1) {
       throw conflict('key_prefix_ambiguous', { prefix: idOrPrefix, count: matches.length });
     }
@@ -540,7 +546,7 @@ export class AdminService {
    * latency percentiles, tokens and cost, for the whole gateway or per model or node.
    */
   async usageStats(query: StatsQuery, now = Date.now()) {
-    const range = oneOf('range', query.range, Object.keys(STATS_RANGES) as StatsRange[]) ?? 'hour';
+    const range = oneOf('range', query.range, STATS_RANGE_NAMES) ?? 'hour';
     const groupBy = oneOf('group_by', query.group_by, ['model', 'node', 'end_user'] as const);
     const { bucketSeconds, buckets } = STATS_RANGES[range];
     const widthMs = bucketSeconds * 1000;

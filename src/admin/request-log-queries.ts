@@ -59,7 +59,7 @@ function integerParam(name: string, value: string | undefined, fallback: number,
 
 function doorParam(value: string | undefined): string | undefined {
   const given = present(value);
-  if (given === undefined || (DOORS as readonly string[]).includes(given)) return given;
+  if (given === undefined || DOORS.some((door) => door === given)) return given;
   throw invalidValue('door', 'one_of', { values: DOORS.join(', ') });
 }
 
@@ -73,8 +73,10 @@ function cursorParam(value: string | undefined): RequestCursor | undefined {
   if (given === undefined) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(given, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === 'string')
-      return { timeMs: parsed[0] as number, id: parsed[1] };
+    if (Array.isArray(parsed)) {
+      const [timeMs, id]: unknown[] = parsed;
+      if (typeof timeMs === 'number' && Number.isSafeInteger(timeMs) && typeof id === 'string') return { timeMs, id };
+    }
   } catch {
     // reported below
   }
@@ -166,10 +168,11 @@ export class RequestLogQueries {
     // One more than the page tells whether there is a next page.
     const rows = await this.rows.list({ ...filter, limit: filter.limit + 1 });
     const page = rows.slice(0, filter.limit);
+    const last = page.at(-1);
     return {
       object: 'list',
       data: page.map(requestView),
-      next_cursor: rows.length > filter.limit ? cursorOf(page[page.length - 1] as RequestLogRow) : null,
+      next_cursor: rows.length > filter.limit && last !== undefined ? cursorOf(last) : null,
     };
   }
 

@@ -2,6 +2,7 @@ import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { LeftOut } from './unresolved-inputs.js';
 import { thinkingBudgetOf } from '../protocol/openai/thinking-budget.js';
+import { fieldOf } from '../validation/field-of.js';
 
 /** Tokens OpenAI's chat format adds around each message and to prime the reply. */
 const TOKENS_PER_MESSAGE = 4;
@@ -33,10 +34,6 @@ function base64Bytes(text: string): number {
   return Math.floor(((text.length - comma) * 3) / 4);
 }
 
-function fieldOf(value: unknown, field: string): unknown {
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[field] : undefined;
-}
-
 /** Tokens of a `file` or `input_audio` part by its size; 0 for other parts. */
 function mediaTokens(part: unknown): number {
   const type = fieldOf(part, 'type');
@@ -60,9 +57,9 @@ function contentTokens(content: unknown, count: (text: string) => number): numbe
   if (!Array.isArray(content)) return 0;
   let tokens = 0;
   for (const part of content) {
-    const text = (part as { text?: unknown } | null)?.text;
+    const text = fieldOf(part, 'text');
     if (typeof text === 'string') tokens += count(text);
-    else if ((part as { type?: unknown } | null)?.type === 'image_url') tokens += TOKENS_PER_IMAGE;
+    else if (fieldOf(part, 'type') === 'image_url') tokens += TOKENS_PER_IMAGE;
     else tokens += mediaTokens(part);
   }
   return tokens;
@@ -90,7 +87,7 @@ export function marksCacheBreakpoints(request: ChatRequest, leftOut?: LeftOut): 
 export function countPromptTokens(request: ChatRequest, count: (text: string) => number): number {
   let tokens = TOKENS_PER_PROMPT;
   for (const message of request.messages) {
-    const fields = message as Record<string, unknown>;
+    const fields: Record<string, unknown> = message;
     tokens += TOKENS_PER_MESSAGE + contentTokens(fields.content, count);
     if (typeof fields.name === 'string') tokens += count(fields.name);
     if (Array.isArray(fields.tool_calls)) tokens += count(JSON.stringify(fields.tool_calls));

@@ -49,7 +49,7 @@ export interface PricedTokens {
 
 /** A count the usage may carry: a whole number ≥ 0, else 0. */
 function countOf(value: unknown): number {
-  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : 0;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/gateway-config.js';
 import { validationFailed } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * What a front door's internal request leaves out of the client's request although a node

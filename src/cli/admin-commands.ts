@@ -5,6 +5,7 @@ import { AdminCallError, openTransport, type AdminTransport } from './admin-tran
 import { CliUsageError } from './cli-usage-error.js';
 import { formatRecord, formatTable } from './format-table.js';
 import { planRequests } from './request-commands.js';
+import { recordOf, recordsOf } from './reply-fields.js';
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -122,39 +123,31 @@ function budgets(text: string | undefined, what: string) {
   });
 }
 
-interface BudgetWindow {
-  readonly period: string;
-  readonly limit: number;
-  readonly spent: number;
-  readonly reserved: number;
-  readonly remaining: number;
-  readonly resets_at: string;
-}
-
 const END_USER_WINDOW_COLUMNS = ['end_user', 'period', 'spent', 'limit', 'reserved', 'remaining', 'resets_at'];
 
 /** One row per end user and window (`keys end-users`), the highest spenders first as the API lists them. */
 function endUserWindowRows(value: unknown): Array<Record<string, unknown>> {
-  const { data } = value as { data: Array<{ end_user: string; windows: BudgetWindow[] }> };
-  return data.flatMap((user) => user.windows.map((window) => ({ end_user: user.end_user, ...window })));
+  return recordsOf(recordOf(value).data).flatMap((user) =>
+    recordsOf(user.windows).map((window) => ({ end_user: user.end_user, ...window })),
+  );
 }
 
 /** Each budget's window in one line: `month: 12.5 of 200 USD spent, 0.1 reserved, 187.4 remaining, resets 2026-12-01T00:00:00.000Z`. */
 function withBudgetLines(value: unknown): Record<string, unknown> {
-  const owner = value as Record<string, unknown> & { budgets?: BudgetWindow[]; end_user_budgets?: unknown };
+  const owner = recordOf(value);
   const shown: Record<string, unknown> = { ...owner };
   if (Array.isArray(owner.budgets))
     shown.budgets =
       owner.budgets.length === 0
         ? null
-        : owner.budgets
+        : recordsOf(owner.budgets)
             .map(
               (window) =>
                 `${window.period}: ${window.spent} of ${window.limit} USD spent, ${window.reserved} reserved, ${window.remaining} remaining, resets ${window.resets_at}`,
             )
             .join('; ');
   if (Array.isArray(owner.end_user_budgets))
-    shown.end_user_budgets = (owner.end_user_budgets as Array<{ period: string; limit: number }>)
+    shown.end_user_budgets = recordsOf(owner.end_user_budgets)
       .map((budget) => `${budget.limit} USD a ${budget.period} per end user`)
       .join('; ');
   return shown;
@@ -183,6 +176,13 @@ function expiresAt(values: Values, now = Date.now()): string | null | undefined 
 /** Drops undefined fields so the body carries only what was asked for. */
 function defined(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}
+
+/** A query string of the parameters that are set. */
+function queryOf(parameters: Record<string, string | undefined>): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(parameters)) if (value !== undefined) query.set(name, value);
+  return query;
 }
 
 function required(value: string | undefined, what: string): string {
@@ -251,7 +251,7 @@ type Printer = (value: unknown) => string;
 const list =
   (columns: readonly string[]): Printer =>
   (value) =>
-    formatTable((value as { data: Array<Record<string, unknown>> }).data, columns);
+    formatTable(recordsOf(recordOf(value).data), columns);
 const record =
   (fields: readonly string[]): Printer =>
   (value) =>
@@ -291,18 +291,15 @@ function plan(
           method: 'GET',
           path: `/admin/v1/accounts/${id()}`,
           print: (value) => {
-            const account = value as Record<string, unknown> & {
-              keys: Array<Record<string, unknown>>;
-              ledger: Array<Record<string, unknown>>;
-            };
+            const account = recordOf(value);
             return [
               formatRecord(withBudgetLines(account), ACCOUNT_FIELDS),
               '',
               'Keys:',
-              formatTable(account.keys, KEY_COLUMNS),
+              formatTable(recordsOf(account.keys), KEY_COLUMNS),
               '',
               'Balance ledger (latest first):',
-              formatTable(account.ledger, ['created_at', 'kind', 'amount', 'balance_after', 'reason']),
+              formatTable(recordsOf(account.ledger), ['created_at', 'kind', 'amount', 'balance_after', 'reason']),
             ].join('\n');
           },
         };
@@ -362,24 +359,22 @@ function plan(
           path: `/admin/v1/keys/${id()}/rotate`,
           body: defined({ grace_seconds: values.grace === undefined ? undefined : duration(values.grace, '--grace') }),
           print: (value) => {
-            const key = value as Record<string, unknown>;
+            const key = recordOf(value);
             return `${formatRecord(key, ['key', ...KEY_FIELDS])}\n\nThe new key is shown once: store it now. The old one works until ${String(key.previous_expires_at)}.`;
           },
         };
       case 'list': {
-        const query = new URLSearchParams(
-          defined({
-            prefix: values.prefix,
-            account: values.account,
-            include_deleted: values.all ? 'true' : undefined,
-          }) as Record<string, string>,
-        );
+        const query = queryOf({
+          prefix: values.prefix,
+          account: values.account,
+          include_deleted: values.all ? 'true' : undefined,
+        });
         return { method: 'GET', path: `/admin/v1/keys?${query}`, print: list(KEY_COLUMNS) };
       }
       case 'show':
         return { method: 'GET', path: `/admin/v1/keys/${id()}`, print: record(KEY_FIELDS) };
       case 'end-users': {
-        const query = new URLSearchParams(defined({ limit: values.limit }) as Record<string, string>);
+        const query = queryOf({ limit: values.limit });
         return {
           method: 'GET',
           path: `/admin/v1/keys/${id()}/end-users?${query}`,
@@ -414,32 +409,28 @@ function plan(
     }
   }
   if (group === 'usage') {
-    const query = new URLSearchParams(
-      defined({
-        key: values.key,
-        end_user: values['end-user'],
-        group_by: values['group-by'],
-        account: values.account,
-        model: values.model,
-        from: values.from,
-        to: values.to,
-        limit: values.limit,
-      }) as Record<string, string>,
-    );
+    const query = queryOf({
+      key: values.key,
+      end_user: values['end-user'],
+      group_by: values['group-by'],
+      account: values.account,
+      model: values.model,
+      from: values.from,
+      to: values.to,
+      limit: values.limit,
+    });
     return {
       method: 'GET',
       path: `/admin/v1/usage?${query}`,
       print: (value) => {
-        const report = value as {
-          data: Array<Record<string, unknown>>;
-          totals: Record<string, unknown>;
-          end_users?: Array<Record<string, unknown>>;
-        };
+        const report = recordOf(value);
         const perUser =
           report.end_users === undefined
             ? ''
-            : `\n\nPer end user (highest cost first):\n${formatTable(report.end_users, END_USER_COLUMNS)}`;
-        return `${formatTable(report.data, USAGE_COLUMNS)}${perUser}\n\nTotals: ${Object.entries(report.totals)
+            : `\n\nPer end user (highest cost first):\n${formatTable(recordsOf(report.end_users), END_USER_COLUMNS)}`;
+        return `${formatTable(recordsOf(report.data), USAGE_COLUMNS)}${perUser}\n\nTotals: ${Object.entries(
+          recordOf(report.totals),
+        )
           .filter(([name]) => name !== 'cost_nano')
           .map(([name, total]) => `${name} ${total}`)
           .join(', ')}`;

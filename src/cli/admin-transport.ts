@@ -3,6 +3,7 @@ import { runAdminOperation } from '../admin/admin-operations.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { openStore, parseStoreLocation, StoreBusyError } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { fieldOf } from '../validation/field-of.js';
 
 /** Sends one admin operation (method, path with query, body) and returns the JSON answer. */
 export interface AdminTransport {
@@ -39,17 +40,20 @@ export function httpTransport(baseUrl: string, adminKey: string): AdminTransport
         throw new AdminCallError(
           0,
           'unreachable',
-          `cannot reach the gateway's admin API at ${origin}: ${(error as Error).cause ?? error}`,
+          `cannot reach the gateway's admin API at ${origin}: ${String(fieldOf(error, 'cause') ?? error)}`,
         );
       });
-      const value = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+      const value: unknown = await response.json().catch(() => ({}));
       // The URL the CLI tried goes with the gateway's answer: a 401 must say which gateway refused which key.
-      if (!response.ok)
+      if (!response.ok) {
+        const code = fieldOf(fieldOf(value, 'error'), 'code');
+        const message = fieldOf(fieldOf(value, 'error'), 'message');
         throw new AdminCallError(
           response.status,
-          value.error?.code ?? 'error',
-          `${method} ${origin}${path}: ${value.error?.message ?? `HTTP ${response.status}`}`,
+          typeof code === 'string' ? code : 'error',
+          `${method} ${origin}${path}: ${typeof message === 'string' ? message : `HTTP ${response.status}`}`,
         );
+      }
       return value;
     },
     close: async () => undefined,
@@ -65,9 +69,11 @@ export function storeTransport(store: Store, budgetTimeZone?: string): AdminTran
       try {
         return await runAdminOperation(service, method, path, body);
       } catch (error) {
-        const failure = error as { status?: number; code?: string; message?: string };
-        if (typeof failure.status === 'number' && typeof failure.code === 'string') {
-          throw new AdminCallError(failure.status, failure.code, failure.message ?? failure.code);
+        const status = fieldOf(error, 'status');
+        const code = fieldOf(error, 'code');
+        if (typeof status === 'number' && typeof code === 'string') {
+          const message = fieldOf(error, 'message');
+          throw new AdminCallError(status, code, typeof message === 'string' ? message : code);
         }
         throw error;
       }

@@ -4,11 +4,11 @@ export function formatTable(rows: ReadonlyArray<Record<string, unknown>>, column
     value === null || value === undefined ? '-' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   const cells = rows.map((row) => columns.map((column) => cell(row[column])));
   const widths = columns.map((column, index) =>
-    Math.max(column.length, ...cells.map((line) => (line[index] as string).length)),
+    Math.max(column.length, ...cells.map((line) => line[index]?.length ?? 0)),
   );
   const line = (values: readonly string[]) =>
     values
-      .map((value, index) => value.padEnd(widths[index] as number))
+      .map((value, index) => value.padEnd(widths[index] ?? 0))
       .join('  ')
       .trimEnd();
   return [line(columns.map((column) => column.toUpperCase())), ...cells.map(line)].join('\n');

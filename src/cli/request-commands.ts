@@ -1,5 +1,6 @@
 import { CliUsageError } from './cli-usage-error.js';
 import { formatRecord, formatTable } from './format-table.js';
+import { recordOf, recordsOf } from './reply-fields.js';
 
 /** The options `switchyard requests` reads. */
 export interface RequestOptions {
@@ -69,9 +70,11 @@ const TIMELINE_WIDTH = 40;
 
 /** `--since 90s|15m|1h|7d`: the ISO time that long ago. */
 export function sinceTime(text: string, nowMs = Date.now()): string {
-  const match = /^(\d+)([smhd])$/.exec(text.trim());
-  if (match === null) throw new CliUsageError(`--since must be a duration such as 90s, 15m, 1h or 7d, got "${text}"`);
-  return new Date(nowMs - Number(match[1]) * (UNITS_MS[match[2] as string] as number)).toISOString();
+  const [, count, unit] = /^(\d+)([smhd])$/.exec(text.trim()) ?? [];
+  const unitMs = unit === undefined ? undefined : UNITS_MS[unit];
+  if (unitMs === undefined)
+    throw new CliUsageError(`--since must be a duration such as 90s, 15m, 1h or 7d, got "${text}"`);
+  return new Date(nowMs - Number(count) * unitMs).toISOString();
 }
 
 /** The query string of `GET /admin/v1/requests` for the options given. */
@@ -98,9 +101,9 @@ export function requestListPath(options: RequestOptions): string {
 
 /** A page of records as a table, with the command for the next page. */
 export function printRequestList(value: unknown): string {
-  const page = value as { data: Array<Record<string, unknown>>; next_cursor: string | null };
-  const table = formatTable(page.data, LIST_COLUMNS);
-  return page.next_cursor === null ? table : `${table}\n\nMore: add --cursor ${page.next_cursor}`;
+  const page = recordOf(value);
+  const table = formatTable(recordsOf(page.data), LIST_COLUMNS);
+  return typeof page.next_cursor === 'string' ? `${table}\n\nMore: add --cursor ${page.next_cursor}` : table;
 }
 
 function ms(value: number | null): string {

@@ -8,7 +8,8 @@ import type { ErrorObject } from 'ajv';
 export function emptyValueHint(error: ErrorObject | undefined): string | undefined {
   if (error?.keyword !== 'type' || error.data !== null) return undefined;
   const name = error.instancePath.split('/').pop() ?? '';
-  const type = String((error.params as Record<string, unknown>).type);
+  const params: Record<string, unknown> = error.params;
+  const type = String(params.type);
   const empty = type.includes('array') ? '[]' : type.includes('object') ? '{}' : undefined;
   if (name === '' || /^\d+$/.test(name) || empty === undefined) return undefined;
   return `"${name}:" with nothing after it is empty (null) in YAML; write "${name}: ${empty}" for none, or leave the line out`;

@@ -8,6 +8,7 @@ import type { GatewayConfig } from './gateway-config.js';
 import { EnvInterpolationError, interpolateEnv } from './interpolate-env.js';
 import { misspelledField } from './misspelled-field.js';
 import { resolveConfig } from './resolve-config.js';
+import { fieldOf } from '../validation/field-of.js';
 
 // validateConfigFile coerces scalars to the schema's type (interpolated values are strings:
 // `port: ${PORT}` must still become a number); see scripts/generate-validators.ts.
@@ -18,7 +19,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(file, '', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new ConfigError(file, '', `cannot read the file (${String(fieldOf(error, 'code') ?? error)})`);
   }
   return parseConfigText(text, file, env);
 }

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { pointerToPath } from '../validation/describe-schema-error.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** How far (in edits) a written name may be from a known one to be offered as what was meant. */
 const MAX_EDITS = 2;
@@ -36,10 +37,6 @@ export function closestName(name: string, known: readonly string[]): string | un
   return best;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * A field name the schema does not know, in the object a schema error is about, with the
  * known name it is probably a misspelling of. The validator stops at its first error, and
@@ -51,12 +48,12 @@ export function misspelledField(error: ErrorObject): { path: string; problem: st
   if (error.keyword !== 'required' && error.keyword !== 'additionalProperties') return undefined;
   const schema: unknown = error.parentSchema;
   const data: unknown = error.data;
-  if (!isObject(schema) || !isObject(schema.properties) || !isObject(data)) return undefined;
+  if (!isRecord(schema) || !isRecord(schema.properties) || !isRecord(data)) return undefined;
   const known = Object.keys(schema.properties);
   const unknown = Object.keys(data).filter((key) => !known.includes(key));
   if (unknown.length === 0) return undefined;
-  const missing =
-    error.keyword === 'required' ? String((error.params as { missingProperty?: unknown }).missingProperty) : undefined;
+  const params: Record<string, unknown> = error.params;
+  const missing = error.keyword === 'required' ? String(params.missingProperty) : undefined;
   // The unknown key that is a misspelling of the missing one, else the first with a suggestion, else the first.
   const suggested = unknown.map((key) => ({
     key,

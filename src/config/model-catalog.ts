@@ -106,15 +106,14 @@ function claimedTwice(alias: string, first: ModelConfig, second: ModelConfig): s
 
 /** Whether `text` matches the pattern whose literal pieces (split at `*`) are given. */
 export function globMatches(pieces: readonly string[], text: string): boolean {
-  const first = pieces[0] as string;
-  const last = pieces[pieces.length - 1] as string;
+  const first = pieces[0] ?? '';
+  const last = pieces.at(-1) ?? '';
   if (text.length < first.length + last.length) return false;
   if (text.slice(0, first.length) !== first) return false;
   if (text.slice(text.length - last.length) !== last) return false;
   let at = first.length;
   const end = text.length - last.length;
-  for (let index = 1; index < pieces.length - 1; index++) {
-    const piece = pieces[index] as string;
+  for (const piece of pieces.slice(1, -1)) {
     const found = text.indexOf(piece, at);
     if (found === -1 || found + piece.length > end) return false;
     at = found + piece.length;

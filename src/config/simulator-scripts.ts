@@ -1,3 +1,4 @@
+import { isRecord } from '../validation/is-record.js';
 /**
  * Scripted answers of a simulated node, per model (src/simulator/README.md has the format),
  * as written and validated at configuration load; the simulator runs them
@@ -61,11 +62,7 @@ export class ScriptError extends Error {
 /** A `{{name}}` placeholder in a rule's text or string arguments. */
 export const PLACEHOLDER = /\{\{\s*([a-z_]+)\s*\}\}/g;
 const PLACEHOLDERS: ReadonlySet<string> = new Set(['tool_result', 'last_user']);
-const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'tool', 'system']);
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const ROLES: readonly ScriptRole[] = ['user', 'assistant', 'tool', 'system'];
 
 function compileRegExp(source: unknown, path: string, anchored: boolean): RegExp {
   if (typeof source !== 'string' || source === '')
@@ -73,7 +70,10 @@ function compileRegExp(source: unknown, path: string, anchored: boolean): RegExp
   try {
     return new RegExp(anchored ? `^(?:${source})$` : source, 'u');
   } catch (error) {
-    throw new ScriptError(path, `is not a valid regular expression (${(error as Error).message})`);
+    throw new ScriptError(
+      path,
+      `is not a valid regular expression (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
 }
 
@@ -108,9 +108,11 @@ function compileRule(rule: unknown, path: string): ScriptRule {
         'is not a condition (tools_offered, last_role, last_message_matches)',
       );
   }
-  if (when.tools_offered !== undefined && typeof when.tools_offered !== 'boolean')
+  const toolsOffered = typeof when.tools_offered === 'boolean' ? when.tools_offered : undefined;
+  if (when.tools_offered !== undefined && toolsOffered === undefined)
     throw new ScriptError(`${path}.when.tools_offered`, 'must be true or false');
-  if (when.last_role !== undefined && (typeof when.last_role !== 'string' || !ROLES.has(when.last_role))) {
+  const lastRole = ROLES.find((role) => role === when.last_role);
+  if (when.last_role !== undefined && lastRole === undefined) {
     throw new ScriptError(`${path}.when.last_role`, 'must be one of user, assistant, tool, system');
   }
   const lastMessage =
@@ -138,8 +140,8 @@ function compileRule(rule: unknown, path: string): ScriptRule {
     action = { kind: 'answer', text: rule.answer };
   }
   return {
-    toolsOffered: when.tools_offered as boolean | undefined,
-    lastRole: when.last_role as ScriptRole | undefined,
+    toolsOffered,
+    lastRole,
     lastMessage,
     action,
   };

@@ -388,6 +388,11 @@ export const ERROR_CODES = {
 /** A code known to the registry. */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/** Whether a string is a code known to the registry. */
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
 /** The codes whose message gives a reason of the registry of reasons (reasons.ts); no other takes one. */
 export type ReasonedCode = Extract<ErrorCode, 'validation_failed' | 'access_denied' | 'conflict'>;
 

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { ENVELOPE_PREFIX } from '../protocol/anthropic/gateway-artifact.js';
 import { remadeOnChange } from './remade-on-change.js';
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 
 const CIPHER = 'aes-256-gcm';
 /** GCM's nonce (random per envelope) and authentication tag. */

@@ -60,8 +60,11 @@ export function readBody(
     }
     function onEnd(): void {
       stop();
+      const [only] = chunks;
       resolve(
-        chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
+        chunks.length === 1 && only !== undefined
+          ? only.toString('utf8')
+          : Buffer.concat(chunks, size).toString('utf8'),
       );
     }
     function onIdle(): void {

@@ -41,8 +41,7 @@ export function newRequestId(): string {
     randomFillSync(RANDOM_POOL);
     randomOffset = 0;
   }
-  for (let index = 18; index < 28; index++)
-    ID[index] = CROCKFORD.charCodeAt((RANDOM_POOL[randomOffset++] as number) & 31);
+  for (let index = 18; index < 28; index++) ID[index] = CROCKFORD.charCodeAt((RANDOM_POOL[randomOffset++] ?? 0) & 31);
   return ID.toString('latin1', 0, 28);
 }
 

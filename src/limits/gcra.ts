@@ -48,7 +48,8 @@ export function applyGcra(
   const stamps = new Array<number>(count);
   let allowed = true;
   for (let index = 0; index < count; index++) {
-    const rule = rules[index] as LimitRule;
+    const rule = rules[index];
+    if (rule === undefined) continue;
     const state = stored[index];
     const elapsed = state === undefined ? 0 : Math.max(0, nowMs - state.stamp);
     const level = state === undefined ? 0 : Math.max(0, state.level - (elapsed * rule.limit) / rule.periodMs);
@@ -60,13 +61,14 @@ export function applyGcra(
   const newStates = new Array<BucketState | undefined>(count);
   const outcomes = new Array<LimitOutcome>(count);
   for (let index = 0; index < count; index++) {
-    const rule = rules[index] as LimitRule;
-    const level = levels[index] as number;
+    const rule = rules[index];
+    if (rule === undefined) continue;
+    const level = levels[index] ?? 0;
     const next = level + rule.cost;
     const fits = fitsIn(rule, level);
     const takes = allowed && rule.mode !== 'check';
     const after = takes ? next : level;
-    newStates[index] = takes ? { level: next, stamp: stamps[index] as number } : undefined;
+    newStates[index] = takes ? { level: next, stamp: stamps[index] ?? nowMs } : undefined;
     outcomes[index] = {
       name: rule.name,
       limit: rule.limit,

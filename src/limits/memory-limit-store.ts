@@ -29,13 +29,13 @@ export class MemoryLimitStore implements LimitStore {
     const now = this.clock();
     if (++this.batches % SWEEP_EVERY === 0) this.sweep(now);
     const stored = new Array<StoredBucket | undefined>(rules.length);
-    for (let index = 0; index < rules.length; index++)
-      stored[index] = this.buckets.get((rules[index] as LimitRule).key);
+    rules.forEach((rule, index) => (stored[index] = this.buckets.get(rule.key)));
     const result = applyGcra(rules, stored, now);
     for (let index = 0; index < rules.length; index++) {
       const state = result.newStates[index];
       if (state === undefined) continue;
-      const rule = rules[index] as LimitRule;
+      const rule = rules[index];
+      if (rule === undefined) continue;
       const emptyAt = state.stamp + (state.level * rule.periodMs) / rule.limit;
       const bucket = stored[index];
       if (bucket === undefined) {

@@ -323,17 +323,15 @@ interface ScopeRules {
 }
 
 function append(rules: LimitRule[], more: readonly LimitRule[]): void {
-  for (let index = 0; index < more.length; index++) rules.push(more[index] as LimitRule);
+  for (const rule of more) rules.push(rule);
 }
 
 /** A limiter's answer from a store's result for `rules`. */
 function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): RateLimitDecision {
   let retryAfterMs = 0;
   let consumed = 0;
-  for (let index = 0; index < rules.length; index++) {
-    retryAfterMs = Math.max(retryAfterMs, (result.outcomes[index] as LimitOutcome).retryAfterMs);
-    if ((rules[index] as LimitRule).mode === 'consume') consumed++;
-  }
+  for (const outcome of result.outcomes) retryAfterMs = Math.max(retryAfterMs, outcome.retryAfterMs);
+  for (const rule of rules) if (rule.mode === 'consume') consumed++;
   let headline: LimitOutcome | undefined;
   if (!result.allowed) headline = longestWait(result.outcomes);
   else if (consumed === 0) headline = leastRemaining(result.outcomes);
@@ -341,7 +339,7 @@ function decisionOf(rules: readonly LimitRule[], result: LimitStoreResult): Rate
     headline = leastRemaining(
       consumed === rules.length
         ? result.outcomes
-        : result.outcomes.filter((_, index) => (rules[index] as LimitRule).mode === 'consume'),
+        : result.outcomes.filter((_, index) => rules[index]?.mode === 'consume'),
     );
   return { allowed: result.allowed, retryAfterMs, outcomes: result.outcomes, headline, shared: result.shared };
 }

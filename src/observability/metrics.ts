@@ -3,7 +3,7 @@ import { BoundHistogram, type HistogramSeries } from './bound-histogram.js';
 import { CountedAtScrape, type CounterSeries } from './counted-at-scrape.js';
 import type { ReadinessChecks } from '../lifecycle/readiness-checks.js';
 import type { RequestRecord } from '../context/request-context.js';
-import { ERROR_CODES, wireCodeOf, type ErrorCode } from '../errors/codes.js';
+import { isErrorCode, wireCodeOf } from '../errors/codes.js';
 import type { NodeCondition, NodeState } from '../routing/node-state.js';
 import type { NodeLoadReport } from '../routing/parse-node-load.js';
 
@@ -427,8 +427,7 @@ export class GatewayMetrics {
     }
     if (record.costUsd !== undefined && served !== undefined) this.recordCost(served, record.costUsd);
     if (record.affinity !== undefined) this.affinityChild(record.modelServed ?? model, record.affinity).inc();
-    for (let index = 0; index < attempts.length; index++) {
-      const attempt = attempts[index] as (typeof attempts)[number];
+    for (const [index, attempt] of attempts.entries()) {
       const node = this.nodeChildrenFor(attempt.node);
       if (attempt.error === undefined) node.ok.inc();
       else if (attempt.error === 'client aborted' || attempt.error === 'deadline' || attempt.error === 'shutdown')
@@ -534,7 +533,7 @@ export class GatewayMetrics {
  * a missing key `authentication_required`…), so the metric and the answer say the same.
  */
 function wireCodeLabel(code: string): string {
-  return Object.hasOwn(ERROR_CODES, code) ? wireCodeOf(code as ErrorCode) : code;
+  return isErrorCode(code) ? wireCodeOf(code) : code;
 }
 
 function cacheChild<T>(cache: Map<string, T>, key: string, child: T): void {

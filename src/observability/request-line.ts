@@ -38,8 +38,7 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
   if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
   // Typed as always set; a record made outside the server (tests, tools) may lack it.
-  if ((record.frontDoor as string | undefined) !== undefined)
-    line += `,"front_door":${JSON.stringify(record.frontDoor)}`;
+  if (typeof record.frontDoor === 'string') line += `,"front_door":${JSON.stringify(record.frontDoor)}`;
   if (record.model !== undefined) line += `,"model":${JSON.stringify(truncateForDisplay(record.model))}`;
   if (record.modelServed !== undefined) line += `,"model_served":${JSON.stringify(record.modelServed)}`;
   if (record.endUser !== undefined) line += `,"end_user":${JSON.stringify(record.endUser)}`;
@@ -47,9 +46,11 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   line += `,"stream":${record.stream}`;
   const attempts = record.attempts;
   if (attempts.length > 0) {
-    line += `,"node":${JSON.stringify((attempts[attempts.length - 1] as AttemptRecord).node)},"attempts":[`;
-    for (let index = 0; index < attempts.length; index++) {
-      line += (index === 0 ? '' : ',') + attemptJson(attempts[index] as AttemptRecord);
+    line += `,"node":${JSON.stringify(attempts.at(-1)?.node)},"attempts":[`;
+    let first = true;
+    for (const attempt of attempts) {
+      line += (first ? '' : ',') + attemptJson(attempt);
+      first = false;
     }
     line += ']';
   }

@@ -1,7 +1,7 @@
 import type { ModelConfig } from '../config/gateway-config.js';
 import { DEFAULTS } from '../config/defaults.js';
 import type { ChatMessage, ChatRequest } from '../protocol/openai/chat-request-schema.js';
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 import { hashText, hashToNumber } from '../routing/affinity-hash.js';
 
 /** How much of a conversation's opening `prefix` affinity hashes: 8 KiB (PRODUCT decision 26). */

@@ -12,9 +12,9 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  * comparison touches the secret.
  */
 export function authenticate(authorization: string | undefined, keys: KeyLookup, context: RequestContext): Principal {
-  const match = authorization === undefined ? null : BEARER.exec(authorization);
-  if (match === null) throw gatewayError('authentication_required');
-  const principal = keys.findHashed(hashKeyHex(match[1] as string));
+  const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  if (token === undefined) throw gatewayError('authentication_required');
+  const principal = keys.findHashed(hashKeyHex(token));
   if (principal === undefined || principal.status !== 'active') throw gatewayError('invalid_api_key');
   // A key that never expires (most) costs no clock read.
   if (principal.expiresAtMs !== Infinity && Date.now() >= principal.expiresAtMs) {

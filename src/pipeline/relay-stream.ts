@@ -6,6 +6,7 @@ import type { StreamExecution } from './execute.js';
 import type { StreamEnd, StreamSink } from './front-door.js';
 import type { RequestContext } from '../context/request-context.js';
 import { NO_EVENTS, type StreamEvents } from '../streaming/stream-events.js';
+import { fieldOf } from '../validation/field-of.js';
 
 /** What a relayed stream produced: the usage it is booked on and the node's finish reason. */
 interface Relayed {
@@ -59,10 +60,11 @@ export async function relayStream(
     // The gateway cut the stream (deadline, shutdown), or the node failed.
     const failure = context.cancellation.aborted
       ? context.cancellation.reason
-      : (error as { name?: unknown } | null)?.name === 'TimeoutError'
+      : fieldOf(error, 'name') === 'TimeoutError'
         ? gatewayError('upstream_timeout', { params: { timeout_ms: execution.node.timeouts.totalMs } })
         : asNodeFailure(execution.node.id, error);
-    const errorCode = (failure as { code?: string } | null)?.code ?? 'internal_error';
+    const code = fieldOf(failure, 'code');
+    const errorCode = typeof code === 'string' ? code : 'internal_error';
     return { kind: 'failed', ...produced, failure, errorCode, end: streamEnd(execution, produced.booked) };
   } finally {
     execution.release();

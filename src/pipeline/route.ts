@@ -33,9 +33,10 @@ export function route(router: Router, model: ModelConfig, request: GatewayReques
   const { affinityNode } = request;
   if (affinityNode === undefined) return { candidates, preferredNode };
   const index = candidates.findIndex((candidate) => candidate.node.id === affinityNode);
-  if (index <= 0 || !(candidates[index] as NodeCandidate).state.isAvailable()) return { candidates, preferredNode };
+  const affine = candidates[index];
+  if (index <= 0 || affine === undefined || !affine.state.isAvailable()) return { candidates, preferredNode };
   return {
-    candidates: [candidates[index] as NodeCandidate, ...candidates.slice(0, index), ...candidates.slice(index + 1)],
+    candidates: [affine, ...candidates.slice(0, index), ...candidates.slice(index + 1)],
     preferredNode,
   };
 }
@@ -50,7 +51,5 @@ export function affinityOutcome(
   attempts: readonly AttemptRecord[],
 ): AffinityOutcome {
   if (preferredNode === undefined) return 'none';
-  return attempts.length > 0 && (attempts[attempts.length - 1] as AttemptRecord).node === preferredNode
-    ? 'hit'
-    : 'spill';
+  return attempts.at(-1)?.node === preferredNode ? 'hit' : 'spill';
 }

@@ -1,5 +1,5 @@
 import { invalidParameter, invalidValue, type GatewayError } from '../errors/gateway-error.js';
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * Helpers shared by the adapters that translate OpenAI requests into another protocol
@@ -38,8 +38,8 @@ export function textOnly(content: unknown, param: string, protocol: string): str
 
 /** `data:<media type>;base64,<data>` split up; undefined for anything else. */
 export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
-  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  return match === null ? undefined : { mediaType: (match[1] as string).toLowerCase(), data: match[2] as string };
+  const [, mediaType, data] = /^data:([^;,]+);base64,(.*)$/s.exec(url) ?? [];
+  return mediaType === undefined || data === undefined ? undefined : { mediaType: mediaType.toLowerCase(), data };
 }
 
 /** The URL of an `image_url` part, checked. */

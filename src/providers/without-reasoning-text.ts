@@ -1,5 +1,7 @@
 import type { ChatCompletionChunk } from '../protocol/openai/chat-response-types.js';
 import type { EmitChunk, StreamMapper } from '../streaming/stream-mapper.js';
+import { fieldOf } from '../validation/field-of.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * Fields of a message or delta that carry reasoning text: ours (`reasoning_content`, and the
@@ -11,16 +13,9 @@ const REASONING_FIELDS = ['reasoning_content', 'reasoning', 'reasoning_details',
 /** Cheap test on the JSON text before it is parsed: most chunks of a reply carry no reasoning. */
 const MAY_CARRY_REASONING = /"(?:reasoning|thinking_blocks)/;
 
-interface Choice {
-  message?: Record<string, unknown> | null;
-  delta?: Record<string, unknown> | null;
-  finish_reason?: unknown;
-  logprobs?: unknown;
-}
-
 /** Deletes the reasoning fields of `target`; whether there were any. */
-function strip(target: Record<string, unknown> | null | undefined): boolean {
-  if (target === null || target === undefined || typeof target !== 'object') return false;
+function strip(target: unknown): boolean {
+  if (!isRecord(target)) return false;
   let removed = false;
   for (const field of REASONING_FIELDS) {
     if (field in target) {
@@ -38,10 +33,10 @@ function strip(target: Record<string, unknown> | null | undefined): boolean {
  */
 export function withoutReasoningBody(body: string): string {
   if (!MAY_CARRY_REASONING.test(body)) return body;
-  const completion = JSON.parse(body) as { choices?: Choice[] };
+  const completion: unknown = JSON.parse(body);
+  const choices = fieldOf(completion, 'choices');
   let removed = false;
-  for (const choice of Array.isArray(completion.choices) ? completion.choices : [])
-    if (strip(choice?.message)) removed = true;
+  for (const choice of Array.isArray(choices) ? choices : []) if (strip(fieldOf(choice, 'message'))) removed = true;
   return removed ? JSON.stringify(completion) : body;
 }
 
@@ -51,17 +46,17 @@ export function withoutReasoningBody(body: string): string {
  * no finish reason, log probabilities or usage).
  */
 export function withoutReasoningChunk(chunk: ChatCompletionChunk): ChatCompletionChunk | undefined {
-  const choices = chunk.choices as unknown;
+  const choices: unknown = chunk.choices;
   if (!Array.isArray(choices)) return chunk;
   let removed = false;
   let left = chunk.usage !== undefined && chunk.usage !== null;
-  for (const choice of choices as Choice[]) {
-    if (strip(choice?.delta)) removed = true;
-    const delta = choice?.delta;
+  for (const choice of choices) {
+    const delta = fieldOf(choice, 'delta');
+    if (strip(delta)) removed = true;
     if (
-      (delta !== null && delta !== undefined && Object.keys(delta).length > 0) ||
-      (choice?.finish_reason ?? null) !== null ||
-      (choice?.logprobs ?? null) !== null
+      (isRecord(delta) && Object.keys(delta).length > 0) ||
+      (fieldOf(choice, 'finish_reason') ?? null) !== null ||
+      (fieldOf(choice, 'logprobs') ?? null) !== null
     )
       left = true;
   }

@@ -28,5 +28,9 @@ function addResponseHeaders(context: RequestContext, headers: Record<string, str
   const attempts = context.record.attempts.length;
   if (attempts !== 0) headers['x-switchyard-attempts'] = String(attempts);
   const limits = context.rateLimitHeaders;
-  if (limits !== undefined) for (const name in limits) headers[name] = limits[name] as string;
+  if (limits !== undefined)
+    for (const name in limits) {
+      const value = limits[name];
+      if (value !== undefined) headers[name] = value;
+    }
 }

@@ -5,6 +5,7 @@ import { outputItemsOf } from './conversation.js';
 import type { ChainLink, ConversationLimits, ResponseStore } from './response-store.js';
 import type { StoredResponse } from './stored-response.js';
 import { isStoredIdForm } from './stored-id.js';
+import { isRecord } from '../validation/is-record.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often expired rows are deleted (they are invisible from the moment they expire). */
@@ -188,14 +189,17 @@ export class BoundedResponseStore implements ResponseStore {
 }
 
 function storedResponseOf(row: ResponseRow): StoredResponse {
+  // The gateway's own rows: a Response object and a list of items, as it wrote them.
+  const response: unknown = JSON.parse(row.responseJson);
+  const inputItems: unknown = JSON.parse(row.inputItemsJson);
   return {
     id: row.id,
     accountId: row.accountId,
     createdAt: Math.floor(row.createdAtMs / 1000),
     model: row.model,
     node: row.node,
-    response: JSON.parse(row.responseJson) as Record<string, unknown>,
-    inputItems: JSON.parse(row.inputItemsJson) as Record<string, unknown>[],
+    response: isRecord(response) ? response : {},
+    inputItems: Array.isArray(inputItems) ? inputItems.filter(isRecord) : [],
     previousResponseId: row.previousResponseId,
     depth: row.depth,
   };

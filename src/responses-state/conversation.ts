@@ -43,8 +43,7 @@ export async function conversationBefore(
     throw validationFailed('previous_response_id', 'conversation_too_large', { limit: maxBytes });
   }
   const items: Record<string, unknown>[] = [];
-  for (let index = chain.length - 1; index >= 0; index--) {
-    const { stored } = chain[index] as { stored: StoredResponse };
+  for (const { stored } of chain.toReversed()) {
     for (const item of stored.inputItems) items.push(item);
     for (const item of outputItemsOf(stored)) items.push(item);
   }

@@ -128,7 +128,7 @@ export class PoolRouter implements Router {
     for (const candidate of ranked) {
       if (candidate.available && candidate !== chosen && candidate.priority >= bestTier) candidates.push(candidate);
     }
-    return { candidates, preferred: (preferred as RankedCandidate).node.id };
+    return { candidates, preferred: preferred?.node.id };
   }
 
   private orderTier(tier: WeightedCandidate[]): WeightedCandidate[] {

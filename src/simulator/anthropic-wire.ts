@@ -5,7 +5,7 @@ import { messageText } from './message-text.js';
 import { choiceOutputTokens, type CompletionPlan } from './plan-completion.js';
 import { REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 import { invalidRequest } from './protocol-errors.js';
-import type { ReasoningEffort } from './parse-chat-request.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * The Anthropic Messages protocol as the simulator speaks it (provider-protocols 4):
@@ -33,10 +33,6 @@ export function reasoningTokensForBudget(budget: number): number {
   return Math.ceil(budget / 64);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The API version from which sampling fields and some content are refused (as the real API does). */
 const STRICT_VERSION = '2026-10-21';
 
@@ -44,7 +40,7 @@ const STRICT_VERSION = '2026-10-21';
 function checkStrictVersion(body: Record<string, unknown>): void {
   for (const field of ['temperature', 'top_p', 'top_k'])
     if (body[field] !== undefined) throw invalidRequest(`${field}: Extra inputs are not permitted`);
-  (body.messages as unknown[]).forEach((message, index) => {
+  (Array.isArray(body.messages) ? body.messages : []).forEach((message: unknown, index) => {
     if (!isRecord(message) || !Array.isArray(message.content)) return;
     message.content.forEach((block: unknown, at) => {
       if (!isRecord(block)) return;
@@ -90,9 +86,8 @@ export function parseAnthropicRequest(body: unknown, version?: string): Anthropi
   } else if (thinking?.type === 'adaptive') {
     const effort = isRecord(body.output_config) ? body.output_config.effort : undefined;
     reasoningTokens =
-      REASONING_TOKENS_BY_EFFORT[
-        (typeof effort === 'string' && effort in REASONING_TOKENS_BY_EFFORT ? effort : 'high') as ReasoningEffort
-      ];
+      Object.entries(REASONING_TOKENS_BY_EFFORT).find(([name]) => name === effort)?.[1] ??
+      REASONING_TOKENS_BY_EFFORT.high;
   }
   if (reasoningTokens > 0 && body.temperature !== undefined && body.temperature !== 1) {
     throw invalidRequest('`temperature` may only be set to 1 when thinking is enabled.');
@@ -232,13 +227,10 @@ export function anthropicMessageBody(plan: CompletionPlan, identity: AnthropicId
     content.push({ type: 'thinking', thinking, signature: signatureOf(identity, thinking) });
   }
   if (plan.contentTokens.length > 0) content.push({ type: 'text', text: plan.contentTokens.join(''), citations: null });
-  for (const call of plan.toolCalls)
-    content.push({
-      type: 'tool_use',
-      id: toolUseId(call.id),
-      name: call.name,
-      input: JSON.parse(call.arguments) as unknown,
-    });
+  for (const call of plan.toolCalls) {
+    const input: unknown = JSON.parse(call.arguments);
+    content.push({ type: 'tool_use', id: toolUseId(call.id), name: call.name, input });
+  }
   return {
     id: identity.id,
     type: 'message',

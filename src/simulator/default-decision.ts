@@ -3,7 +3,7 @@ import type { RandomSource } from './mulberry32.js';
 import { schemaValue } from './schema-value.js';
 import type { ScriptDecision } from './simulator-script.js';
 import { namesTool, readUserRequest, type UserRequest } from './user-request.js';
-import { isRecord } from '../config/simulator-scripts.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * The simulator's own behaviour when no script decides, made so that a coding agent (Claude

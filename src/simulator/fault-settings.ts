@@ -1,4 +1,6 @@
 import { SimulatorError } from './simulator-error.js';
+import { isRecord } from '../validation/is-record.js';
+import { fieldOf } from '../validation/field-of.js';
 
 /** An injected HTTP error: `status` with `body` (JSON; a string is sent as text/plain) and extra `headers`. */
 export interface FailureFault {
@@ -24,8 +26,8 @@ export interface FaultSettings {
   cutAfterChunks?: number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isRecord(value) && Object.values(value).every((item) => typeof item === 'string');
 }
 
 function invalid(param: string, expected: string): SimulatorError {
@@ -55,16 +57,12 @@ function readFailure(value: unknown, param: string): FailureFault | undefined {
     throw invalid(`${param}.status`, 'an HTTP status between 200 and 599');
   }
   const headers = value.headers;
-  if (
-    headers !== undefined &&
-    (!isRecord(headers) || Object.values(headers).some((header) => typeof header !== 'string'))
-  ) {
+  if (headers !== undefined && !isStringRecord(headers))
     throw invalid(`${param}.headers`, 'an object of string values');
-  }
   return {
     status,
     ...(value.body === undefined ? {} : { body: value.body }),
-    ...(headers === undefined ? {} : { headers: headers as Record<string, string> }),
+    ...(headers === undefined ? {} : { headers }),
   };
 }
 
@@ -74,13 +72,13 @@ export function parseFaultSettings(value: unknown): FaultSettings {
   const settings: FaultSettings = {};
   const failFirst = readFailure(value.failFirst, 'failFirst');
   if (failFirst !== undefined) {
-    const count = readCount((value.failFirst as Record<string, unknown>).count, 'failFirst.count');
+    const count = readCount(fieldOf(value.failFirst, 'count'), 'failFirst.count');
     if (count === undefined) throw invalid('failFirst.count', 'an integer >= 0');
     settings.failFirst = { ...failFirst, count };
   }
   const failRatio = readFailure(value.failRatio, 'failRatio');
   if (failRatio !== undefined) {
-    const ratio = readRatio((value.failRatio as Record<string, unknown>).ratio, 'failRatio.ratio');
+    const ratio = readRatio(fieldOf(value.failRatio, 'ratio'), 'failRatio.ratio');
     if (ratio === undefined) throw invalid('failRatio.ratio', 'a number between 0 and 1');
     settings.failRatio = { ...failRatio, ratio };
   }

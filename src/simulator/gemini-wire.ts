@@ -6,6 +6,7 @@ import { choiceOutputTokens, type ChoicePlan, type CompletionPlan } from './plan
 import { REASONING_TOKENS_BY_EFFORT } from './plan-completion.js';
 import { invalidRequest } from './protocol-errors.js';
 import { reasoningTokensForBudget } from './anthropic-wire.js';
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * The Gemini API as the simulator speaks it (provider-protocols 5): `thinkingConfig`
@@ -40,17 +41,13 @@ const LEVEL_TOKENS: Readonly<Record<string, number>> = {
   HIGH: REASONING_TOKENS_BY_EFFORT.high,
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A Gemini `Content` as a `{content: [{type: "text", text}]}` record the simulator's tokenizer reads. */
 function asMessage(content: unknown): unknown {
   const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
   return {
-    content: parts
-      .filter((part) => isRecord(part) && typeof part.text === 'string')
-      .map((part) => ({ type: 'text', text: (part as { text: string }).text })),
+    content: parts.flatMap((part) =>
+      isRecord(part) && typeof part.text === 'string' ? [{ type: 'text', text: part.text }] : [],
+    ),
   };
 }
 
@@ -217,9 +214,10 @@ function signatureOf(identity: GeminiIdentity, text: string): string {
 
 /** Function calls come back whole, arguments as an object and without an id (as the Gemini Developer API sends them). */
 function functionCallParts(choice: ChoicePlan): Array<Record<string, unknown>> {
-  return choice.toolCalls.map((call) => ({
-    functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown },
-  }));
+  return choice.toolCalls.map((call) => {
+    const args: unknown = JSON.parse(call.arguments);
+    return { functionCall: { name: call.name, args } };
+  });
 }
 
 /** The non-streaming `GenerateContentResponse`: one candidate per choice. */

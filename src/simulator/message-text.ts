@@ -1,6 +1,4 @@
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isRecord } from '../validation/is-record.js';
 
 /**
  * Text of one chat message: a string `content` as is, or the `text` of its `{type:"text"}`

@@ -8,15 +8,12 @@ import type {
 } from './generation-controls.js';
 import { messageText } from './message-text.js';
 import { SimulatorError } from './simulator-error.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** OpenAI's own limits on `n`, `stop` and `top_logprobs` (provider-protocols 2.2). */
 const MAX_CHOICES = 128;
 const MAX_STOP_SEQUENCES = 4;
 const MAX_TOP_LOGPROBS = 20;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function invalid(message: string, param: string): SimulatorError {
   return new SimulatorError(400, message, { param, code: 'invalid_value' });

@@ -1,9 +1,10 @@
 import { SimulatorError } from './simulator-error.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** Reasoning effort values the simulator understands ("none" means no reasoning). */
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
-const REASONING_EFFORTS: ReadonlySet<string> = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
+const REASONING_EFFORTS: readonly ReasoningEffort[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 
 /** The parts of an OpenAI chat-completions request the simulator acts on. */
 export interface ChatRequest {
@@ -16,10 +17,6 @@ export interface ChatRequest {
   reasoningEffort: ReasoningEffort | undefined;
   /** Reasoning tokens wanted, when the protocol gives a budget rather than an effort (overrides `reasoningEffort`). */
   reasoningTokens?: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(message: string, param: string, code: string | null = 'invalid_value'): SimulatorError {
@@ -46,10 +43,11 @@ function readReasoningEffort(body: Record<string, unknown>): ReasoningEffort | u
       ? ['reasoning_effort', body.reasoning_effort]
       : ['reasoning.effort', nested];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !REASONING_EFFORTS.has(value)) {
-    throw invalid(`Invalid '${param}': expected one of ${[...REASONING_EFFORTS].join(', ')}.`, param);
+  const effort = REASONING_EFFORTS.find((known) => known === value);
+  if (effort === undefined) {
+    throw invalid(`Invalid '${param}': expected one of ${REASONING_EFFORTS.join(', ')}.`, param);
   }
-  return value as ReasoningEffort;
+  return effort;
 }
 
 /** Validates a parsed JSON body as a chat-completions request; throws a 400 SimulatorError otherwise. */

@@ -194,10 +194,10 @@ export function planCompletion(
   const decision =
     decideByScript(script, callable, controls.turn) ??
     defaultDecision(callable, controls, mulberry32((seed ^ VALUE_SEED_SALT) >>> 0));
-  const choices: ChoicePlan[] = [];
-  for (let index = 0; index < Math.max(1, controls.choiceCount); index++) {
+  const first = planChoice(request, controls, choiceSeed(seed, 0), 0, decision);
+  const choices: ChoicePlan[] = [first];
+  for (let index = 1; index < controls.choiceCount; index++) {
     choices.push(planChoice(request, controls, choiceSeed(seed, index), index, decision));
   }
-  const [first] = choices as [ChoicePlan, ...ChoicePlan[]];
   return { ...first, promptTokens: countPromptTokens(request.messages), choices };
 }

@@ -1,4 +1,4 @@
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 import { messageText } from './message-text.js';
 import { isWhitespace } from './simulated-tokenizer.js';
 

@@ -11,12 +11,9 @@ import { chunksOf } from '../streaming/stream-events.js';
 import type { ChatStreamEvents } from './chat-stream-events.js';
 import { completionUsage, type CompletionUsage } from './completion-usage.js';
 import { SimulatorError } from './simulator-error.js';
+import { isRecord } from '../validation/is-record.js';
 
 type Item = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Item {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** The text of a Responses message's content (a string or parts). */
 function textOf(content: unknown): string {

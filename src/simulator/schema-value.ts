@@ -1,12 +1,9 @@
 import type { RandomSource } from './mulberry32.js';
 import { VOCABULARY } from './vocabulary.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** Deeper schemas get `null` there: a recursive schema must not recurse forever. */
 const MAX_DEPTH = 8;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function word(random: RandomSource): string {
   return VOCABULARY[Math.floor(random() * VOCABULARY.length)] ?? 'value';

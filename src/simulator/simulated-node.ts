@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { anthropicMessageBody, anthropicStreamEvents, parseAnthropicRequest } from './anthropic-wire.js';
 import { chatStreamEvents, type ChatStreamEvents } from './chat-stream-events.js';
@@ -115,7 +114,8 @@ function requireNonNegative(value: number | undefined, name: string): number {
 
 function parseJsonOrText(text: string): { body: unknown; valid: boolean } {
   try {
-    return { body: JSON.parse(text) as unknown, valid: true };
+    const body: unknown = JSON.parse(text);
+    return { body, valid: true };
   } catch {
     return { body: text, valid: false };
   }
@@ -197,7 +197,9 @@ export class SimulatedNode {
       this.#server.once('error', reject);
       this.#server.listen(port, host, () => {
         this.#server.off('error', reject);
-        const address = this.#server.address() as AddressInfo;
+        const address = this.#server.address();
+        if (address === null || typeof address === 'string')
+          return reject(new Error('SimulatedNode: not a TCP address'));
         const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
         this.#baseUrl = `http://${hostPart}:${address.port}${this.#protocol === 'gemini' ? '/v1beta' : '/v1'}`;
         resolve(this.#baseUrl);

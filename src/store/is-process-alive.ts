@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fieldOf } from '../validation/field-of.js';
 
 /** Whether a process with this pid exists and has not exited (a zombie counts as gone). */
 export function isProcessAlive(pid: number): boolean {
@@ -6,7 +7,7 @@ export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return fieldOf(error, 'code') === 'EPERM';
   }
   try {
     // Linux: field 3 of /proc/<pid>/stat is the state; Z is a zombie (exited, not yet reaped).

@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
-import { isRecord } from '../protocol/is-record.js';
+import { isRecord } from '../validation/is-record.js';
 
 /** One message part in the GenAI semantic conventions' shape (`gen_ai.input.messages`, `gen_ai.output.messages`). */
 type MessagePart =

@@ -1,7 +1,8 @@
+import { fieldOf } from '../validation/field-of.js';
 /** Short words for why talking to a node failed, for logs and error messages (no secrets, no stacks). */
 export function describeNetworkError(error: unknown): string {
-  if ((error as { name?: unknown } | null)?.name === 'TimeoutError') return "the node's total_ms deadline passed";
-  const code = (error as { code?: unknown } | null)?.code;
+  if (fieldOf(error, 'name') === 'TimeoutError') return "the node's total_ms deadline passed";
+  const code = fieldOf(error, 'code');
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return 'connect timeout';

@@ -184,7 +184,10 @@ export class UpstreamCall implements Dispatcher.DispatchHandler, UpstreamBody {
     this.chunks = [];
     this.queued = 0;
     if (chunks.length === 0) return '';
-    return chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+    const [only] = chunks;
+    return chunks.length === 1 && only !== undefined
+      ? only.toString('utf8')
+      : Buffer.concat(chunks, size).toString('utf8');
   }
 
   dump(options?: { limit: number }): Promise<void> {

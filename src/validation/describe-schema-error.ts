@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { phrase, renderPhrase, type Phrase } from '../errors/reasons.js';
+import { fieldOf } from './field-of.js';
 
 /** Where in a document a schema error is, and what is wrong there, as a phrase of the reason registry. */
 export interface SchemaProblem {
@@ -27,7 +28,7 @@ function join(path: string, property: string): string {
 /** Describes Ajv's first error as a path and what is wrong there. */
 export function describeSchemaError(error: ErrorObject): SchemaProblem {
   const path = pointerToPath(error.instancePath);
-  const params = error.params as Record<string, unknown>;
+  const params: Record<string, unknown> = error.params;
   switch (error.keyword) {
     case 'required':
       return { path: join(path, String(params.missingProperty)), problem: phrase('required') };
@@ -41,7 +42,7 @@ export function describeSchemaError(error: ErrorObject): SchemaProblem {
     case 'exclusiveMaximum':
       return {
         path,
-        problem: phrase('compared', { comparison: String(params.comparison), limit: params.limit as number }),
+        problem: phrase('compared', { comparison: String(params.comparison), limit: Number(params.limit) }),
       };
     case 'minLength':
     case 'minItems':
@@ -50,11 +51,11 @@ export function describeSchemaError(error: ErrorObject): SchemaProblem {
         problem:
           params.limit === 1
             ? phrase('not_empty')
-            : phrase('at_least', { limit: params.limit as number, unit: unitOf(error.keyword) }),
+            : phrase('at_least', { limit: Number(params.limit), unit: unitOf(error.keyword) }),
       };
     case 'maxLength':
     case 'maxItems':
-      return { path, problem: phrase('at_most', { limit: params.limit as number, unit: unitOf(error.keyword) }) };
+      return { path, problem: phrase('at_most', { limit: Number(params.limit), unit: unitOf(error.keyword) }) };
     case 'enum':
     case 'const':
       return { path, problem: phrase('one_of', { values: allowedValues(error) }) };
@@ -79,27 +80,22 @@ function unitOf(keyword: string): 'items' | 'characters' {
 }
 
 function allowedValues(error: ErrorObject): string {
-  const params = error.params as { allowedValues?: unknown[]; allowedValue?: unknown };
-  const values = params.allowedValues ?? [params.allowedValue];
+  const params: Record<string, unknown> = error.params;
+  const values = Array.isArray(params.allowedValues) ? params.allowedValues : [params.allowedValue];
   return values.map((value) => JSON.stringify(value)).join(', ');
 }
 
 /** Branches of a union, nested unions flattened (TypeBox writes `T | null` around enums that way). */
 function flattenBranches(schema: unknown): unknown[] {
-  const union = schema as { anyOf?: unknown[]; oneOf?: unknown[] } | undefined;
-  const branches = union?.anyOf ?? union?.oneOf;
-  return branches ? branches.flatMap(flattenBranches) : [schema];
+  const branches = fieldOf(schema, 'anyOf') ?? fieldOf(schema, 'oneOf');
+  return Array.isArray(branches) ? branches.flatMap(flattenBranches) : [schema];
 }
 
 /** For a union of literals (TypeBox's enum form), list the literals; else list the types. */
 function alternativesPhrase(error: ErrorObject): Phrase {
   const branches = flattenBranches(error.parentSchema);
-  const literals = branches
-    .map((branch) => (branch as { const?: unknown }).const)
-    .filter((value) => value !== undefined);
-  const types = branches
-    .map((branch) => (branch as { type?: unknown }).type)
-    .filter((type) => typeof type === 'string');
+  const literals = branches.map((branch) => fieldOf(branch, 'const')).filter((value) => value !== undefined);
+  const types = branches.map((branch) => fieldOf(branch, 'type')).filter((type) => typeof type === 'string');
   if (literals.length > 0 && literals.length + types.filter((type) => type === 'null').length === branches.length) {
     return phrase('one_of', { values: literals.map((value) => JSON.stringify(value)).join(', ') });
   }
@@ -116,8 +112,8 @@ function alternativesPhrase(error: ErrorObject): Phrase {
  * against `number ≤ 2 | null`), that constraint is.
  */
 export function pickSchemaError(errors: readonly ErrorObject[] | null | undefined): ErrorObject | undefined {
-  if (!errors || errors.length === 0) return undefined;
-  const last = errors[errors.length - 1] as ErrorObject;
+  const last = errors?.at(-1);
+  if (errors === null || errors === undefined || last === undefined) return undefined;
   if (last.keyword !== 'anyOf' && last.keyword !== 'oneOf') return last;
   const deeper = errors.filter((error) => error.instancePath.startsWith(`${last.instancePath}/`));
   if (deeper.length > 0) return pickSchemaError(deeper);

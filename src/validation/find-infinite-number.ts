@@ -14,9 +14,7 @@ export function findInfiniteNumber(root: unknown): string | undefined {
       for (let index = value.length - 1; index >= 0; index--)
         pending.push({ value: value[index], path: `${path}[${index}]` });
     } else if (value !== null && typeof value === 'object') {
-      const entries = Object.entries(value);
-      for (let index = entries.length - 1; index >= 0; index--) {
-        const [key, child] = entries[index] as [string, unknown];
+      for (const [key, child] of Object.entries(value).reverse()) {
         pending.push({ value: child, path: path === '' ? key : `${path}.${key}` });
       }
     }

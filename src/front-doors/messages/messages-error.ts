@@ -1,6 +1,6 @@
 import type { RequestContext } from '../../context/request-context.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** Anthropic's error types by status (PRODUCT.md decision 16; inbound-protocols 1.9). */
 const TYPE_BY_STATUS: Readonly<Record<number, string>> = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isEnvelope } from '../../protocol/anthropic/gateway-artifact.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** Signatures remembered at most; the oldest are forgotten first. */
 const DEFAULT_CAPACITY = 10_000;

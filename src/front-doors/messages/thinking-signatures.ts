@@ -1,4 +1,4 @@
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { remadeOnChange } from '../remade-on-change.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import type { ChatMessage, ChatRequest } from '../../protocol/openai/chat-request-schema.js';
 import { invalidParameter, invalidValue } from '../../errors/gateway-error.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 import type { MessagesBlock, MessagesMessage, MessagesRequest } from './messages-request-schema.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 

@@ -1,7 +1,7 @@
 import type { ChatCompletion, Usage } from '../../protocol/openai/chat-response-types.js';
 import type { ThinkingSignatures } from './thinking-signatures.js';
 import { messageIdFor, toMessagesStop, toMessagesUsage, toolInput } from './usage-and-stop.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** What the reply mapper needs besides the reply. */
 export interface MessagesReplyContext {

@@ -1,5 +1,5 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** Usage in Anthropic's shape (inbound-protocols 1.6). */
 export interface MessagesUsage {

@@ -7,7 +7,7 @@ import {
 import { invalidParameter, validationFailed } from '../../errors/gateway-error.js';
 import { schemaValidationFailed, type ChatRequestCaps } from '../../protocol/openai/validate-chat-request.js';
 import type { CountTokensRequest, MessagesRequest } from './messages-request-schema.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /**
  * Parses and checks a POST /v1/messages body (inbound-protocols 1.3): JSON depth, the

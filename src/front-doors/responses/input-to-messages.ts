@@ -1,7 +1,7 @@
 import type { LeftOut } from '../../billing/unresolved-inputs.js';
 import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatMessage } from '../../protocol/openai/chat-request-schema.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 import { reasoningArtifactOf, type ReasoningArtifact } from './reasoning-artifact.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { namespacedFunctionName } from './tool-names.js';

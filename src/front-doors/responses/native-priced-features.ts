@@ -6,7 +6,7 @@ import {
   serverToolForced,
   withoutUnlistedTier,
 } from '../../billing/priced-node-features.js';
-import { isRecord as isItem } from '../../protocol/is-record.js';
+import { isRecord as isItem } from '../../validation/is-record.js';
 
 type Item = Record<string, unknown>;
 

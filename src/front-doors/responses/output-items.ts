@@ -2,7 +2,7 @@ import type { ReasoningArtifact } from './reasoning-artifact.js';
 import type { ReasoningEnvelope } from '../reasoning-envelope.js';
 import { outputItemId } from './response-ids.js';
 import type { ToolNames } from './tool-names.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 type Item = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { validateCreateResponseShape as validateShape } from '../../validation/g
 import { validationFailed } from '../../errors/gateway-error.js';
 import { schemaValidationFailed, type ChatRequestCaps } from '../../protocol/openai/validate-chat-request.js';
 import type { CreateResponseRequest } from './create-response-schema.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** Fields of the Responses API that Switchyard does not serve: a 400 naming them (inbound-protocols 2.3). */
 const UNSUPPORTED = ['conversation', 'prompt'] as const;

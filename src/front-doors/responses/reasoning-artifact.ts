@@ -1,4 +1,4 @@
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** What a translated node's reasoning needs to come back to it: its text, or its signed blocks. */
 export interface ReasoningArtifact {

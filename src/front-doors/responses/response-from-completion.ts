@@ -2,7 +2,7 @@ import type { ChatCompletion, Usage } from '../../protocol/openai/chat-response-
 import { messageItem, reasoningArtifact, reasoningItem, toolCallItem, type OutputShaping } from './output-items.js';
 import { outputItemId } from './response-ids.js';
 import { responseUsage, terminalStatus, type ResponseObject } from './response-object.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 type Item = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import { invalidParameter } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../protocol/openai/chat-request-schema.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 import { namespacedFunctionName, ToolNames } from './tool-names.js';
 
 type Item = Record<string, unknown>;

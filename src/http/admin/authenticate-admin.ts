@@ -14,9 +14,9 @@ export function authenticateAdmin(authorization: string | undefined, adminKey: s
   if (adminKey === undefined) {
     throw gatewayError('access_denied', { reason: because('admin_api_disabled') });
   }
-  const match = authorization === undefined ? null : BEARER.exec(authorization);
-  if (match === null) throw gatewayError('admin_key_missing');
-  if (!isAdminKey(match[1] as string, adminKey)) throw gatewayError('invalid_admin_key');
+  const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  if (token === undefined) throw gatewayError('admin_key_missing');
+  if (!isAdminKey(token, adminKey)) throw gatewayError('invalid_admin_key');
 }
 
 /** Whether `candidate` is the admin key, compared in constant time (hashes of equal length). */

@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import type { RequestContext } from '../../context/request-context.js';
 import { gatewayError, invalidParameter } from '../../errors/gateway-error.js';
 import { because } from '../../errors/reasons.js';
@@ -15,6 +14,7 @@ import { responseHeaders } from '../../reply/response-headers.js';
 import { consoleBundleDirectory, loadConsoleBundle, type ConsoleAsset, type ConsoleBundle } from './console-assets.js';
 import { readCookie, SESSION_COOKIE, sessionCookie } from './console-cookie.js';
 import { ConsoleSessions, type ConsoleSession } from './console-sessions.js';
+import { fieldOf } from '../../validation/field-of.js';
 
 const SIGN_IN_BODY_LIMIT = 4 * 1024;
 const ASSET_PREFIX = '/console/assets/';
@@ -60,8 +60,9 @@ function sameToken(given: string | string[] | undefined, expected: string): bool
 }
 
 function sendAsset(request: IncomingMessage, response: ServerResponse, context: RequestContext, file: ConsoleAsset) {
-  const gzip = file.gzipped !== undefined && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-  const body = gzip ? (file.gzipped as Buffer) : file.body;
+  const gzipped = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) ? file.gzipped : undefined;
+  const gzip = gzipped !== undefined;
+  const body = gzipped ?? file.body;
   context.record.status = 200;
   response.writeHead(200, {
     ...responseHeaders(context),
@@ -86,7 +87,7 @@ export function consoleRoute(services: GatewayServices) {
   const operations = adminOperationsHandler(services);
   /** TLS here, or at a trusted proxy that says so (X-Forwarded-Proto: https): the cookie is then Secure. */
   const servedOverTls = (request: IncomingMessage, context: RequestContext): boolean =>
-    (request.socket as TLSSocket).encrypted === true ||
+    fieldOf(request.socket, 'encrypted') === true ||
     (isFromTrustedProxy(request, context.snapshot.trustedProxies) && request.headers['x-forwarded-proto'] === 'https');
   let bundle: ConsoleBundle | undefined;
 

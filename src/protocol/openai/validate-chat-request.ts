@@ -5,7 +5,7 @@ import { scanJsonText } from '../../validation/scan-json-text.js';
 import { describeSchemaError, pickSchemaError } from '../../validation/describe-schema-error.js';
 import { validateChatRequestShape as validateShape } from '../../validation/generated/validate-chat-request-shape.js';
 import type { ChatRequest } from './chat-request-schema.js';
-import { isRecord } from '../is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /** 400 validation_failed for a body a compiled schema rejected, naming the field. */
 export function schemaValidationFailed(errors: readonly ErrorObject[] | null | undefined): GatewayError {

@@ -1,7 +1,7 @@
 import type { NodeConfig } from '../../config/gateway-config.js';
 import type { AnthropicVersion } from '../../config/wire-protocols.js';
 import { invalidParameter } from '../../errors/gateway-error.js';
-import { isRecord } from '../../protocol/is-record.js';
+import { isRecord } from '../../validation/is-record.js';
 
 /**
  * The first Anthropic API version that refuses the sampling fields (`temperature`, `top_p`,

@@ -1,9 +1,10 @@
 import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../translate-content.js';
+import { isAnthropicMessage } from './message-schemas.js';
 import { parseNodeObject, translatedCompletion } from '../translated-reply.js';
 import type { CallContext, MappedCompletion } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
-import { mapUsage, type AnthropicUsage } from './map-usage.js';
+import { mapUsage } from './map-usage.js';
 
 /**
  * Anthropic `message` → OpenAI `chat.completion` (provider-protocols 4.4, 6.2): text
@@ -15,13 +16,13 @@ import { mapUsage, type AnthropicUsage } from './map-usage.js';
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   const reply = parseNodeObject(bodyText, context, 'reply');
-  if (!Array.isArray(reply.content)) throw invalidReply(context.node.id, 'the reply is not an Anthropic message');
+  if (!isAnthropicMessage(reply)) throw invalidReply(context.node.id, 'the reply is not an Anthropic message');
 
   let text = '';
   let reasoning = '';
   const thinkingBlocks: Array<Record<string, unknown>> = [];
   const toolCalls: Array<Record<string, unknown>> = [];
-  for (const block of reply.content as unknown[]) {
+  for (const block of reply.content) {
     if (!isRecord(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') text += block.text;
     else if (block.type === 'thinking' && typeof block.thinking === 'string') {
@@ -37,7 +38,7 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
       });
     }
   }
-  const usage = isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {};
+  const usage = reply.usage ?? {};
   const mapped = translatedCompletion(
     {
       id: reply.id,

@@ -1,20 +1,8 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { isRecord } from '../translate-content.js';
+import type { AnthropicUsage } from './message-schemas.js';
 
-/** Anthropic `usage` (message, message_start, message_delta), loosely typed. */
-export interface AnthropicUsage {
-  input_tokens?: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  /** The cache writes split by TTL. */
-  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
-  output_tokens?: number | null;
-  output_tokens_details?: { thinking_tokens?: number | null } | null;
-  /** Server-tool calls (`web_search_requests`, `web_fetch_requests`…), priced per call (docs/keys-and-money.md). */
-  server_tool_use?: Record<string, unknown> | null;
-  /** The tier the request was served in (`standard`, `priority`, `batch`). */
-  service_tier?: string | null;
-}
+export type { AnthropicUsage };
 
 /**
  * The server-tool calls in Anthropic usage, by tool: `web_search_requests: 2` → `web_search: 2`;
@@ -25,9 +13,9 @@ export function serverToolCallsOf(usage: AnthropicUsage): Record<string, number>
   if (!isRecord(use)) return undefined;
   let calls: Record<string, number> | undefined;
   for (const [field, count] of Object.entries(use)) {
-    if (!field.endsWith('_requests') || countOf(count) === 0) continue;
+    if (!field.endsWith('_requests') || !isCount(count) || count === 0) continue;
     calls ??= {};
-    calls[field.slice(0, -'_requests'.length)] = count as number;
+    calls[field.slice(0, -'_requests'.length)] = count;
   }
   return calls;
 }
@@ -68,9 +56,13 @@ export function mapUsage(usage: AnthropicUsage, sawThinking: boolean): Usage {
   return mapped;
 }
 
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
 /** A breakdown count as given when it is a whole number ≥ 0, else 0 (it only ever splits a total). */
 function countOf(value: unknown): number {
-  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : 0;
+  return isCount(value) ? value : 0;
 }
 
 /** Stream usage is cumulative: later counters replace earlier ones (provider-protocols 4.5). */

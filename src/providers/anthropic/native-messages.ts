@@ -18,6 +18,7 @@ import {
 import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, serverToolCallsOf, type AnthropicUsage } from './map-usage.js';
+import { isAnthropicMessage, isMessageDelta, isMessageStart } from './message-schemas.js';
 import { FALLBACK_MAX_TOKENS, nodeHeaders } from './to-upstream.js';
 import { isStrictVersion, SAMPLING_FIELDS } from './api-version.js';
 
@@ -102,17 +103,17 @@ function summarize(summary: ReplySummary, usage: AnthropicUsage, stopReason: unk
 /** A node's Messages reply, for the client as it is but the model id (the client's); its usage read for billing. */
 export function nativeMessagesFromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   const reply = parseNodeObject(bodyText, context, 'reply');
-  if (reply.type !== 'message' || !Array.isArray(reply.content))
+  if (reply.type !== 'message' || !isAnthropicMessage(reply))
     throw invalidReply(context.node.id, 'the reply is not an Anthropic message');
   const summary = emptySummary();
   let sawThinking = false;
-  for (const block of reply.content as unknown[]) {
+  for (const block of reply.content) {
     if (!isRecord(block)) continue;
     if (typeof block.text === 'string') summary.contentCharacters += block.text.length;
     if (typeof block.thinking === 'string') summary.reasoningCharacters += block.thinking.length;
     if (block.type === 'thinking' || block.type === 'redacted_thinking') sawThinking = true;
   }
-  summarize(summary, isRecord(reply.usage) ? (reply.usage as AnthropicUsage) : {}, reply.stop_reason, sawThinking);
+  summarize(summary, reply.usage ?? {}, reply.stop_reason, sawThinking);
   if (reply.model === context.clientModel) return { body: bodyText, summary };
   // The client's model id swapped in the node's text (its own fields come before `content`).
   const swapped =
@@ -149,9 +150,10 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
     switch (type) {
       case 'message_start': {
         const event = parseNodeObject(record.data, context, 'event');
-        const message = isRecord(event.message) ? event.message : {};
-        if (typeof message.id === 'string') identity.id = message.id;
-        mergeUsage(usage, message.usage as AnthropicUsage | undefined);
+        if (!isMessageStart(event)) throw invalidReply(context.node.id, 'sent a message_start without its message');
+        if (typeof event.message.id === 'string') identity.id = event.message.id;
+        mergeUsage(usage, event.message.usage);
+        const message: Record<string, unknown> = event.message;
         message.model = context.clientModel;
         heldStart = frame(type, JSON.stringify(event));
         return 'more';
@@ -180,9 +182,10 @@ export function createNativeMessagesRelay(context: CallContext): StreamMapper {
       }
       case 'message_delta': {
         const event = parseNodeObject(record.data, context, 'event');
-        if (isRecord(event.delta) && event.delta.stop_reason !== undefined && event.delta.stop_reason !== null)
+        if (!isMessageDelta(event)) throw invalidReply(context.node.id, 'sent a message_delta that is not one');
+        if (event.delta?.stop_reason !== undefined && event.delta.stop_reason !== null)
           stopReason = event.delta.stop_reason;
-        mergeUsage(usage, event.usage as AnthropicUsage | undefined);
+        mergeUsage(usage, event.usage);
         summarize(summary, usage, stopReason, sawThinking);
         break;
       }

@@ -7,6 +7,7 @@ import type { EmitChunk, SseRecord, StreamMapper, StreamSignal } from '../../str
 import { emptySummary, type CallContext } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
+import { isMessageDelta, isMessageStart } from './message-schemas.js';
 
 /** What we remember about one open content block, by its Anthropic index. */
 interface OpenBlock {
@@ -50,9 +51,10 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     const type = typeof event.type === 'string' ? event.type : record.event;
     switch (type) {
       case 'message_start': {
-        const message = isRecord(event.message) ? event.message : {};
+        if (!isMessageStart(event)) throw invalidReply(context.node.id, 'sent a message_start without its message');
+        const message = event.message;
         if (typeof message.id === 'string' && !chunks.hasStarted) chunks.identity.id = message.id;
-        mergeUsage(usage, message.usage as AnthropicUsage | undefined);
+        mergeUsage(usage, message.usage);
         return 'more';
       }
       case 'content_block_start':
@@ -65,9 +67,10 @@ export function createStreamMapper(context: CallContext): StreamMapper {
         stopBlock(event, emit);
         return 'more';
       case 'message_delta':
-        if (isRecord(event.delta) && event.delta.stop_reason !== undefined && event.delta.stop_reason !== null)
+        if (!isMessageDelta(event)) throw invalidReply(context.node.id, 'sent a message_delta that is not one');
+        if (event.delta?.stop_reason !== undefined && event.delta.stop_reason !== null)
           stopReason = event.delta.stop_reason;
-        mergeUsage(usage, event.usage as AnthropicUsage | undefined);
+        mergeUsage(usage, event.usage);
         return 'more';
       case 'message_stop': {
         const finishReason = mapStopReason(stopReason);

@@ -29,7 +29,8 @@ function withCacheControl(block: Block, part: ContentPart, param: string): Block
 
 /** A message-level `cache_control` marks the message's last block (the breakpoint ends the message). */
 function markLast(blocks: Block[], message: ChatMessage, param: string): Block[] {
-  const cacheControl = cacheControlOf(message as Record<string, unknown>, param);
+  const fields: Record<string, unknown> = message;
+  const cacheControl = cacheControlOf(fields, param);
   const last = blocks[blocks.length - 1];
   if (cacheControl !== undefined && last !== undefined)
     blocks[blocks.length - 1] = { ...last, cache_control: cacheControl };

@@ -4,6 +4,7 @@ import type { CallContext, UpstreamCall } from '../types.js';
 import { isStrictVersion } from './api-version.js';
 import { thinkingFor } from './thinking-config.js';
 import { toAnthropicMessages } from './to-anthropic-messages.js';
+import { fieldOf } from '../../validation/field-of.js';
 
 const PROTOCOL = 'anthropic';
 /** `max_tokens` (required) when only the model's context bounds the reply: the node's context still does. */
@@ -68,7 +69,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
 
   const format = request.response_format;
   if (format !== undefined && format !== null && format.type !== 'text') {
-    const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
+    const schema = fieldOf(fieldOf(format, 'json_schema'), 'schema');
     if (format.type !== 'json_schema' || schema === undefined)
       throw notExpressible('response_format', PROTOCOL, `response_format "${format.type}"`);
     outputConfig.format = { type: 'json_schema', schema };

@@ -4,7 +4,8 @@ import { parseNodeObject, translatedCompletion } from '../translated-reply.js';
 import type { CallContext, MappedCompletion } from '../types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapParts } from './map-parts.js';
-import { mapUsage, type GeminiUsage } from './map-usage.js';
+import { mapUsage } from './map-usage.js';
+import { isGenerateContentResponse } from './response-schema.js';
 
 /** The first candidate of a Gemini reply (we never ask for more than one). */
 export function firstCandidate(reply: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -20,7 +21,10 @@ export function firstCandidate(reply: Record<string, unknown>): Record<string, u
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
   const reply = parseNodeObject(bodyText, context, 'reply');
-  if (!Array.isArray(reply.candidates) && !isRecord(reply.promptFeedback) && !isRecord(reply.usageMetadata)) {
+  if (
+    !isGenerateContentResponse(reply) ||
+    (reply.candidates === undefined && !isRecord(reply.promptFeedback) && !isRecord(reply.usageMetadata))
+  ) {
     throw invalidReply(context.node.id, 'the reply is not a Gemini GenerateContentResponse');
   }
   const candidate = firstCandidate(reply);
@@ -49,6 +53,6 @@ export function fromUpstream(bodyText: string, context: CallContext): MappedComp
         : toolCalls.length > 0
           ? 'tool_calls'
           : 'stop';
-  const usage = mapUsage(isRecord(reply.usageMetadata) ? (reply.usageMetadata as GeminiUsage) : {});
+  const usage = mapUsage(reply.usageMetadata ?? {});
   return translatedCompletion({ id: reply.responseId, text, reasoning, toolCalls, finishReason, usage }, context);
 }

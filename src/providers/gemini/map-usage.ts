@@ -1,14 +1,7 @@
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
+import type { GeminiUsage } from './response-schema.js';
 
-/** Gemini `usageMetadata`, loosely typed. */
-export interface GeminiUsage {
-  promptTokenCount?: number;
-  cachedContentTokenCount?: number;
-  candidatesTokenCount?: number;
-  thoughtsTokenCount?: number;
-  toolUsePromptTokenCount?: number;
-  totalTokenCount?: number;
-}
+export type { GeminiUsage };
 
 /**
  * Gemini usage → OpenAI usage (provider-protocols 5.4, 6.4): thoughts are not inside

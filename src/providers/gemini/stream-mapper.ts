@@ -9,6 +9,7 @@ import { firstCandidate } from './from-upstream.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapParts } from './map-parts.js';
 import { mapUsage, type GeminiUsage } from './map-usage.js';
+import { isGenerateContentResponse } from './response-schema.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` → OpenAI chunks (provider-protocols 5.5, 6.7).
@@ -37,8 +38,10 @@ export function createStreamMapper(context: CallContext): StreamMapper {
       const detail = `${typeof error.status === 'string' ? error.status : 'error'}: ${typeof error.message === 'string' ? error.message : 'the node reported an error'}`;
       throw inStreamNodeError(context, detail);
     }
+    if (!isGenerateContentResponse(event))
+      throw invalidReply(context.node.id, 'sent an event that is not a GenerateContentResponse');
     if (typeof event.responseId === 'string' && !chunks.hasStarted) chunks.identity.id = event.responseId;
-    if (isRecord(event.usageMetadata)) usage = event.usageMetadata as GeminiUsage;
+    if (event.usageMetadata) usage = event.usageMetadata;
     if (finished) return 'more';
     const candidate = firstCandidate(event);
     const parts = mapParts(
@@ -59,11 +62,11 @@ export function createStreamMapper(context: CallContext): StreamMapper {
     }
     const blocked =
       candidate === undefined && isRecord(event.promptFeedback) && typeof event.promptFeedback.blockReason === 'string';
-    if (typeof candidate?.finishReason === 'string' || blocked) {
+    const finishReason = candidate?.finishReason;
+    if (typeof finishReason === 'string' || blocked) {
       finished = true;
-      summary.finishReason = blocked
-        ? 'content_filter'
-        : mapFinishReason(candidate?.finishReason as string, toolCount > 0);
+      summary.finishReason =
+        typeof finishReason === 'string' && !blocked ? mapFinishReason(finishReason, toolCount > 0) : 'content_filter';
       emit(chunks.delta({}, summary.finishReason));
     }
     return 'more';

@@ -3,6 +3,7 @@ import { notExpressible, readFunctionTools, readToolChoice, stopSequences } from
 import type { CallContext, UpstreamCall } from '../types.js';
 import { thinkingConfigFor } from './thinking-config.js';
 import { toGeminiContents } from './to-gemini-contents.js';
+import { fieldOf } from '../../validation/field-of.js';
 
 const PROTOCOL = 'gemini';
 
@@ -53,7 +54,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   if (typeof request.seed === 'number') generation.seed = request.seed;
   const format = request.response_format;
   if (format !== undefined && format !== null && format.type !== 'text') {
-    const schema = (format as { json_schema?: { schema?: unknown } }).json_schema?.schema;
+    const schema = fieldOf(fieldOf(format, 'json_schema'), 'schema');
     if (format.type === 'json_object' || (format.type === 'json_schema' && schema === undefined))
       generation.responseMimeType = 'application/json';
     else if (format.type === 'json_schema') {

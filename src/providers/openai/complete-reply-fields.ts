@@ -1,12 +1,9 @@
+import { isRecord } from '../../validation/is-record.js';
 /** Message fields OpenAI's schema types without null that OpenAI-compatible servers (vLLM) send as null. */
 const MESSAGE_NON_NULLABLE = ['annotations', 'function_call', 'tool_calls'] as const;
 /** The same for the reply and its usage. */
 const REPLY_NON_NULLABLE = ['system_fingerprint'] as const;
 const USAGE_NON_NULLABLE = ['prompt_tokens_details', 'completion_tokens_details'] as const;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 function dropNulls(target: Record<string, unknown>, fields: readonly string[]): boolean {
   let changed = false;
@@ -29,16 +26,17 @@ function dropNulls(target: Record<string, unknown>, fields: readonly string[]): 
  */
 export function completeReplyFields(reply: Record<string, unknown>): boolean {
   let changed = dropNulls(reply, REPLY_NON_NULLABLE);
-  if (isObject(reply.usage) && dropNulls(reply.usage, USAGE_NON_NULLABLE)) changed = true;
+  if (isRecord(reply.usage) && dropNulls(reply.usage, USAGE_NON_NULLABLE)) changed = true;
   if (!Array.isArray(reply.choices)) return changed;
-  for (const choice of reply.choices as unknown[]) {
-    if (!isObject(choice)) continue;
+  const choices: readonly unknown[] = reply.choices;
+  for (const choice of choices) {
+    if (!isRecord(choice)) continue;
     if (!('logprobs' in choice)) {
       choice.logprobs = null;
       changed = true;
     }
     const message = choice.message;
-    if (!isObject(message)) continue;
+    if (!isRecord(message)) continue;
     if (!('refusal' in message)) {
       message.refusal = null;
       changed = true;

@@ -1,5 +1,8 @@
 import { invalidReply } from '../../upstream/node-failure.js';
-import type { ChatCompletion } from '../../protocol/openai/chat-response-types.js';
+import { isRecord } from '../../validation/is-record.js';
+import { nodeUsage } from '../node-usage.js';
+import { parseNodeObject } from '../translated-reply.js';
+import { isChatReply } from './chat-reply-schema.js';
 import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
 import { completeReplyFields } from './complete-reply-fields.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
@@ -13,26 +16,24 @@ import { modelField, replaceModelField } from '../replace-model-field.js';
  * in the text).
  */
 export function fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
-  let completion: ChatCompletion;
-  try {
-    completion = JSON.parse(bodyText) as ChatCompletion;
-  } catch {
-    throw invalidReply(context.node.id, 'the reply is not JSON');
-  }
-  if (completion === null || typeof completion !== 'object' || !Array.isArray(completion.choices)) {
-    throw invalidReply(context.node.id, 'the reply has no choices');
+  const completion = parseNodeObject(bodyText, context, 'reply');
+  if (!isChatReply(completion)) {
+    const reason = Array.isArray(completion.choices)
+      ? 'the reply is not a chat.completion'
+      : 'the reply has no choices';
+    throw invalidReply(context.node.id, reason);
   }
   const summary = emptySummary();
   let changed = completeReplyFields(completion);
   for (const choice of completion.choices) {
-    const message = choice?.message;
-    if (message === null || typeof message !== 'object') continue;
+    const message = choice.message;
+    if (!isRecord(message)) continue;
     if (normalizeReasoningField(message)) changed = true;
     if (typeof message.content === 'string') summary.contentCharacters += message.content.length;
     if (typeof message.reasoning_content === 'string') summary.reasoningCharacters += message.reasoning_content.length;
     summary.finishReason ??= choice.finish_reason ?? undefined;
   }
-  summary.usage = completion.usage ?? undefined;
+  summary.usage = nodeUsage(completion.usage);
   if (typeof completion.service_tier === 'string') summary.serviceTier = completion.service_tier;
   if (completion.model === context.clientModel && !changed) return { body: bodyText, summary };
   // Only the model id differs (the usual case: the node names a dated snapshot): swap

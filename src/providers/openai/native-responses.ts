@@ -1,6 +1,9 @@
 import { withoutNodeSecret } from '../redact-node-secret.js';
 import type { Usage } from '../../protocol/openai/chat-response-types.js';
 import { parseNodeObject } from '../translated-reply.js';
+import { invalidReply } from '../../upstream/node-failure.js';
+import { isRecord } from '../../validation/is-record.js';
+import { isNodeResponse, isResponseEvent, type NodeResponse } from './response-schema.js';
 import { modelField, replaceModelField } from '../replace-model-field.js';
 import { nodeHeaders } from './to-upstream.js';
 import { pricedServerTool } from '../../billing/priced-node-features.js';
@@ -38,6 +41,7 @@ export const nativeResponsesAdapter: NativeAdapter = {
 
   fromUpstream(bodyText: string, context: CallContext): MappedCompletion {
     const response = parseNodeObject(bodyText, context, 'reply');
+    if (!isNodeResponse(response)) throw invalidReply(context.node.id, 'the reply is not a Response');
     const summary = emptySummary();
     summarize(response, summary);
     return { body: withClientModel(bodyText, response, response, context.clientModel), summary };
@@ -61,14 +65,15 @@ export const nativeResponsesAdapter: NativeAdapter = {
           return 'more';
         }
         const event = parseNodeObject(record.data, context, 'event');
-        const response = event.response as Item;
+        if (!isResponseEvent(event)) throw invalidReply(context.node.id, 'sent a lifecycle event without its Response');
+        const response: Item = event.response;
         if (typeof response.id === 'string') identity.id = response.id;
         const relayed = withClientModel(record.data, event, response, context.clientModel);
         write(
           `${name}data: ${event.type === 'response.failed' ? withoutNodeSecret(relayed, context.node) : relayed}\n\n`,
         );
         if (!TERMINAL_EVENTS.has(String(event.type))) return 'more';
-        summarize(response, summary);
+        summarize(event.response, summary);
         return 'end';
       },
     };
@@ -99,13 +104,12 @@ function countDelta(data: string, summary: ReplySummary): void {
 }
 
 /** The usage (in chat terms) and finish reason a Response tells (inbound-protocols 3.9, 3.10). */
-function summarize(response: Item, summary: ReplySummary): void {
-  const usage = response.usage as Item | null | undefined;
-  if (usage !== null && typeof usage === 'object') summary.usage = chatUsage(usage);
-  const output = Array.isArray(response.output) ? (response.output as Item[]) : [];
+function summarize(response: NodeResponse, summary: ReplySummary): void {
+  if (response.usage) summary.usage = chatUsage(response.usage);
+  const output = (response.output ?? []).filter(isRecord);
   for (const item of output) {
-    for (const part of Array.isArray(item.content) ? (item.content as Item[]) : []) {
-      if (typeof part.text === 'string') {
+    for (const part of Array.isArray(item.content) ? item.content : []) {
+      if (isRecord(part) && typeof part.text === 'string') {
         if (item.type === 'reasoning') summary.reasoningCharacters += part.text.length;
         else summary.contentCharacters += part.text.length;
       }
@@ -121,7 +125,7 @@ function summarize(response: Item, summary: ReplySummary): void {
     summary.serverToolCalls = { ...summary.serverToolCalls, [tool]: (summary.serverToolCalls?.[tool] ?? 0) + 1 };
   }
   if (typeof response.service_tier === 'string') summary.serviceTier = response.service_tier;
-  const reason = (response.incomplete_details as Item | null | undefined)?.reason;
+  const reason = response.incomplete_details?.reason;
   if (response.status === 'incomplete')
     summary.finishReason = reason === 'content_filter' ? 'content_filter' : 'length';
   else if (output.some((item) => item.type === 'function_call' || item.type === 'custom_tool_call'))
@@ -129,11 +133,11 @@ function summarize(response: Item, summary: ReplySummary): void {
   else if (response.status === 'completed') summary.finishReason = 'stop';
 }
 
-function chatUsage(usage: Item): Usage {
-  const input = typeof usage.input_tokens === 'number' ? usage.input_tokens : 0;
-  const output = typeof usage.output_tokens === 'number' ? usage.output_tokens : 0;
-  const inputDetails = (usage.input_tokens_details ?? {}) as Item;
-  const outputDetails = (usage.output_tokens_details ?? {}) as Item;
+function chatUsage(usage: NonNullable<NodeResponse['usage']>): Usage {
+  const input = usage.input_tokens ?? 0;
+  const output = usage.output_tokens ?? 0;
+  const inputDetails = usage.input_tokens_details ?? {};
+  const outputDetails = usage.output_tokens_details ?? {};
   const chat: Usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
   if (typeof inputDetails.cached_tokens === 'number') {
     chat.prompt_tokens_details = { cached_tokens: inputDetails.cached_tokens };

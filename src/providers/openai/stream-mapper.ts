@@ -2,10 +2,13 @@ import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { eachPlainEvent, plainEventAround, plainEventData } from '../../streaming/sse-parser.js';
 import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
+import { invalidReply } from '../../upstream/node-failure.js';
+import { isRecord } from '../../validation/is-record.js';
 import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
 import { modelField, replaceEveryModelField } from '../replace-model-field.js';
 import { withoutNodeSecret } from '../redact-node-secret.js';
+import { nodeUsage } from '../node-usage.js';
 
 /** Options for tests. */
 export interface StreamMapperOptions {
@@ -86,22 +89,24 @@ class RelaySummary implements ReplySummary {
 
   private readonly countEvent = (data: string): void => {
     const chunk = parseChunk(data);
-    if (!Array.isArray(chunk?.choices)) return;
-    for (const choice of chunk.choices) {
-      const delta = choice?.delta;
-      if (typeof delta?.content === 'string') this.content += delta.content.length;
-      if (typeof delta?.reasoning_content === 'string') this.reasoning += delta.reasoning_content.length;
+    for (const choice of Array.isArray(chunk?.choices) ? chunk.choices : []) {
+      const delta: unknown = isRecord(choice) ? choice.delta : undefined;
+      if (!isRecord(delta)) continue;
+      if (typeof delta.content === 'string') this.content += delta.content.length;
+      if (typeof delta.reasoning_content === 'string') this.reasoning += delta.reasoning_content.length;
     }
   };
 }
 
-/** A relayed event's chunk, or undefined for one that is not JSON (relayed as the node sent it). */
-function parseChunk(data: string): ChatCompletionChunk | undefined {
+/** A relayed event's chunk, or undefined for one that is not a JSON object (relayed as the node sent it). */
+function parseChunk(data: string): Record<string, unknown> | undefined {
+  let value: unknown;
   try {
-    return JSON.parse(data) as ChatCompletionChunk;
+    value = JSON.parse(data);
   } catch {
     return undefined;
   }
+  return isRecord(value) ? value : undefined;
 }
 
 /**
@@ -184,36 +189,37 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
 
   function mapParsed(record: SseRecord, emit: EmitChunk, write: WriteText): StreamSignal {
     const data = record.data;
-    let chunk: ChatCompletionChunk & { error?: unknown };
+    let parsed: unknown;
     try {
-      chunk = JSON.parse(data) as ChatCompletionChunk & { error?: unknown };
+      parsed = JSON.parse(data);
     } catch {
       throw gatewayError('bad_gateway', {
         params: { reason: `node ${context.node.id} sent an event that is not JSON` },
         upstream: { nodeId: context.node.id },
       });
     }
-    if (record.event === 'error' || (chunk !== null && typeof chunk === 'object' && chunk.error)) {
-      throw inStreamError(chunk.error ?? chunk, context);
-    }
+    const error = isRecord(parsed) ? parsed.error : undefined;
+    if (record.event === 'error' || error) throw inStreamError(error ?? parsed, context);
+    // Read as loosely as the relay passes events unread (a chunk's choices may be anything).
+    if (!isRecord(parsed)) throw invalidReply(context.node.id, 'sent an event that is not an object');
+    const chunk = parsed;
     if (identity.id === '' && typeof chunk.id === 'string') {
       identity.id = chunk.id;
       if (typeof chunk.created === 'number') identity.created = chunk.created;
     }
     let changed = false;
-    if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices) {
-        const delta = choice?.delta;
-        if (delta !== null && typeof delta === 'object') {
-          if (normalizeReasoningField(delta)) changed = true;
-          if (typeof delta.content === 'string') summary.contentCharacters += delta.content.length;
-          if (typeof delta.reasoning_content === 'string')
-            summary.reasoningCharacters += delta.reasoning_content.length;
-        }
-        if (choice?.finish_reason) summary.finishReason ??= choice.finish_reason;
+    for (const choice of Array.isArray(chunk.choices) ? chunk.choices : []) {
+      if (!isRecord(choice)) continue;
+      const delta = choice.delta;
+      if (isRecord(delta)) {
+        if (normalizeReasoningField(delta)) changed = true;
+        if (typeof delta.content === 'string') summary.contentCharacters += delta.content.length;
+        if (typeof delta.reasoning_content === 'string') summary.reasoningCharacters += delta.reasoning_content.length;
       }
+      if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '')
+        summary.finishReason ??= choice.finish_reason;
     }
-    if (chunk.usage) summary.usage = chunk.usage;
+    if (chunk.usage) summary.usage = nodeUsage(chunk.usage);
     if (typeof chunk.service_tier === 'string') summary.serviceTier = chunk.service_tier;
     if (typeof chunk.model === 'string' && chunk.model !== nodeModel) {
       nodeModel = chunk.model;
@@ -222,7 +228,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     if (form === 'chunks') {
       // The client sees the model id it asked for.
       if (changed || typeof chunk.model === 'string') chunk.model = clientModel;
-      emit(chunk);
+      // Checked only as loosely as the relay passes events (an object): the doors read it as a chunk.
+      emit(chunk as unknown as ChatCompletionChunk);
     } else if (changed) {
       chunk.model = clientModel;
       write(`data: ${JSON.stringify(chunk)}\n\n`);
@@ -247,10 +254,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
 
 /** A node's `{"error": …}` event mid-stream: reported to the client as the gateway's error event. */
 function inStreamError(error: unknown, context: CallContext) {
-  const message =
-    error !== null && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string'
-      ? (error as { message: string }).message
-      : 'the node reported an error';
+  const message = isRecord(error) && typeof error.message === 'string' ? error.message : 'the node reported an error';
   return gatewayError('bad_gateway', {
     params: { reason: `node ${context.node.id}: ${withoutNodeSecret(message, context.node)}` },
     upstream: { nodeId: context.node.id },

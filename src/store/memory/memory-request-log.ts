@@ -127,8 +127,10 @@ export class MemoryRequestLog implements RequestLogRows {
             },
       );
     }
-    while (this.unauthenticatedCounts.size > KEPT_UNAUTHENTICATED)
-      this.unauthenticatedCounts.delete(this.unauthenticatedCounts.keys().next().value as string);
+    for (const id of this.unauthenticatedCounts.keys()) {
+      if (this.unauthenticatedCounts.size <= KEPT_UNAUTHENTICATED) break;
+      this.unauthenticatedCounts.delete(id);
+    }
     return Promise.resolve();
   }
 
@@ -179,8 +181,7 @@ export class MemoryRequestLog implements RequestLogRows {
   purge(policy: RequestLogPurge): Promise<number> {
     let removed = 0;
     const newest = [...this.rows.values()].sort(newestFirst);
-    for (let index = 0; index < newest.length; index++) {
-      const row = newest[index] as RequestLogRow;
+    for (const [index, row] of newest.entries()) {
       if (index >= policy.maxRows || row.timeMs < policy.beforeMs) {
         this.rows.delete(row.id);
         removed++;

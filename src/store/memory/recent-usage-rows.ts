@@ -46,7 +46,8 @@ export class RecentUsageRows {
   /** The kept rows, newest first. */
   *newestFirst(): IterableIterator<UsageRow> {
     for (let back = 1; back <= this.count; back++) {
-      yield this.rows[(this.next - back + this.capacity) % this.capacity] as UsageRow;
+      const row = this.rows[(this.next - back + this.capacity) % this.capacity];
+      if (row !== undefined) yield row;
     }
   }
 }

@@ -19,8 +19,8 @@ export function interpolatedPercentile(sorted: readonly number[], fraction: numb
   const position = fraction * (sorted.length - 1);
   const lower = Math.floor(position);
   const upper = Math.ceil(position);
-  const low = sorted[lower] as number;
-  return low + ((sorted[upper] as number) - low) * (position - lower);
+  const low = sorted[lower] ?? 0;
+  return low + ((sorted[upper] ?? low) - low) * (position - lower);
 }
 
 /**

@@ -47,7 +47,7 @@ export async function openPgDriver(url: string): Promise<SqlDriver> {
     query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }>;
   }): SqlQueryable => ({
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      return (await target.query(sql, params as unknown[])).rows as Row[];
+      return (await target.query(sql, [...params])).rows as Row[];
     },
     async exec(sql: string) {
       await target.query(sql);

@@ -4,13 +4,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SqlDriver, SqlQueryable } from './sql-driver.js';
+import { fieldOf } from '../../validation/field-of.js';
 
 const execFileAsync = promisify(execFile);
 
 function wrap(target: PGlite | Transaction): SqlQueryable {
   return {
     async query<Row>(sql: string, params: readonly unknown[] = []) {
-      return (await target.query<Row>(sql, params as unknown[])).rows;
+      return (await target.query<Row>(sql, [...params])).rows;
     },
     async exec(sql: string) {
       await target.exec(sql);
@@ -43,7 +44,7 @@ async function initializeDataDirectory(dataDir: string): Promise<void> {
   try {
     await execFileAsync(process.execPath, ['--input-type=module', '--eval', script], { maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
-    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    const stderr = String(fieldOf(error, 'stderr') ?? '').trim();
     throw new Error(
       `could not initialise the embedded store in ${dataDir}${stderr === '' ? '' : `: ${stderr.split('\n').slice(-3).join(' ')}`}`,
       { cause: error },

@@ -31,6 +31,7 @@ import type {
 import { budgetWindowKey, MAX_END_USER_GROUPS } from '../records.js';
 import type { Store, StoreKind } from '../store.js';
 import { migrate } from './migrate.js';
+import { fieldOf } from '../../validation/field-of.js';
 import { SqlClusterStore } from './sql-cluster-store.js';
 import { SqlResponseRows } from './sql-response-rows.js';
 import { SqlRequestLog } from './sql-request-log.js';
@@ -64,8 +65,22 @@ const json = (value: unknown): string | null => (value === null || value === und
 
 /** The `request_log` column (migration 10): null, or `{"bodies": …}`. */
 function requestLogOf(value: unknown): RequestLogSetting | null {
-  const setting = (typeof value === 'string' ? JSON.parse(value) : value) as RequestLogSetting | null | undefined;
-  return setting === null || setting === undefined ? null : { bodies: setting.bodies === true };
+  const setting: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return setting === null || setting === undefined ? null : { bodies: fieldOf(setting, 'bodies') === true };
+}
+
+const KEY_STATUSES: readonly KeyStatus[] = ['active', 'blocked', 'revoked', 'deleted'];
+const LEDGER_KINDS: readonly LedgerKind[] = ['initial', 'topup', 'adjustment'];
+const AFFINITY_OUTCOMES: readonly AffinityOutcome[] = ['hit', 'spill', 'none'];
+
+/** A column's value when it is one of `allowed`. */
+function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
+  return allowed.find((candidate) => candidate === value);
+}
+
+/** A text[] column (allowed models): null stays null. */
+function textsOrNull(value: unknown): string[] | null {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : null;
 }
 
 function accountOf(row: Row): AccountRecord {
@@ -73,7 +88,7 @@ function accountOf(row: Row): AccountRecord {
     id: String(row.id),
     name: textOrNull(row.name),
     balanceNano: num(row.balance_nano),
-    allowedModels: (row.allowed_models as string[] | null) ?? null,
+    allowedModels: textsOrNull(row.allowed_models),
     limits: (row.limits as RateLimits | null) ?? null,
     policy: (row.policy as FeaturePolicy | null) ?? null,
     requestLog: requestLogOf(row.request_log),
@@ -89,13 +104,14 @@ function keyOf(row: Row): KeyRecord {
     prefix: String(row.prefix),
     accountId: textOrNull(row.account_id),
     name: textOrNull(row.name),
-    status: row.status as KeyStatus,
+    // A status this build does not know (written by a newer one) keeps the key from being used.
+    status: oneOf(row.status, KEY_STATUSES) ?? 'blocked',
     statusReason: textOrNull(row.status_reason),
     source: row.source === 'config' ? 'config' : 'admin',
     spendLimitNano: numOrNull(row.spend_limit_nano),
     spentNano: num(row.spent_nano),
     limits: (row.limits as RateLimits | null) ?? null,
-    allowedModels: (row.allowed_models as string[] | null) ?? null,
+    allowedModels: textsOrNull(row.allowed_models),
     policy: (row.policy as FeaturePolicy | null) ?? null,
     requestLog: requestLogOf(row.request_log),
     budgets: budgetsOf(row.budgets),
@@ -118,7 +134,7 @@ function entryOf(row: Row): BalanceEntry {
   return {
     id: num(row.id),
     accountId: String(row.account_id),
-    kind: row.kind as LedgerKind,
+    kind: oneOf(row.kind, LEDGER_KINDS) ?? 'adjustment',
     amountNano: num(row.amount_nano),
     balanceAfterNano: num(row.balance_after_nano),
     reason: String(row.reason),
@@ -153,7 +169,7 @@ function usageOf(row: Row): UsageRow {
     frontDoor: String(row.front_door),
     endUser: textOrNull(row.end_user),
     features: typeof row.features === 'string' ? (JSON.parse(row.features) as UsageFeatures) : null,
-    affinity: textOrNull(row.affinity) as AffinityOutcome | null,
+    affinity: oneOf(row.affinity, AFFINITY_OUTCOMES) ?? null,
     createdAt: iso(row.created_at),
   };
 }
@@ -458,7 +474,8 @@ export class SqlStore implements Store {
         [accountId, kind, amountNano, num(account.balance_nano), reason],
       );
       await this.changed(tx, { kind: 'account', id: accountId });
-      return entryOf(entry as Row);
+      if (entry === undefined) throw new Error('the ledger insert returned no row');
+      return entryOf(entry);
     });
   }
 
@@ -665,7 +682,8 @@ export class SqlStore implements Store {
         : undefined;
     return {
       rows: rows.map(usageOf),
-      totals: totalsOf(totals as Row),
+      // An aggregate without GROUP BY always returns its one row.
+      totals: totalsOf(totals ?? {}),
       ...(endUsers === undefined
         ? {}
         : { endUsers: endUsers.map((row) => ({ endUser: textOrNull(row.end_user), ...totalsOf(row) })) }),
