@@ -32,7 +32,7 @@ interface Served {
   readonly generationAtEnd: number;
 }
 
-function yaml(version: 1 | 2, nodeUrl: string, store: string): string {
+function yaml(version: 1 | 2, nodeUrl: string, store: string, journalDir: string): string {
   const models =
     version === 1
       ? `
@@ -43,6 +43,7 @@ function yaml(version: 1 | 2, nodeUrl: string, store: string): string {
   - { id: beta, pricing: { input: 1000, output: 1000 }, routes: [{ node: node-y }] }`;
   return `
 store: "${store}"
+usage: { journal_dir: "${journalDir}" }
 nodes:
   - { id: node-x, provider: openai, base_url: "${nodeUrl}", max_concurrency: 500 }
   - { id: node-y, provider: openai, base_url: "${nodeUrl}", max_concurrency: 500 }
@@ -64,8 +65,10 @@ test('requests under load each see one configuration while reloads flip it', { t
   const backend = await postgresBackend('reload-under-load');
   const store = backend.skip === undefined ? backend.store : 'memory';
   const node = await startSimulator({ firstByteMs: 25, tokensPerSecond: 250 });
-  const gateway = await startTestGateway(yaml(1, node.baseUrl, store));
-  const configs = [gateway.parse(yaml(1, node.baseUrl, store)), gateway.parse(yaml(2, node.baseUrl, store))] as const;
+  // The usage journal in the backend's own folder, never the working directory's default.
+  const version = (which: 1 | 2) => yaml(which, node.baseUrl, store, backend.journalDir);
+  const gateway = await startTestGateway(version(1));
+  const configs = [gateway.parse(version(1)), gateway.parse(version(2))] as const;
   const agent = new Agent({ connections: CLIENTS * 2 });
   let generation = 0;
   let sending = true;
