@@ -15,6 +15,7 @@ import { configurationSnapshotOf } from './wiring/configuration-snapshot-of.js';
 import { openMoney, type Money } from './wiring/open-money.js';
 import { startLimiter } from './wiring/start-limiter.js';
 import { startObservability, type Observability } from './wiring/start-observability.js';
+import { loadTracing, type StartTracing } from './telemetry/load-tracing.js';
 import { startRouting, type Routing } from './wiring/start-routing.js';
 import { startServers } from './wiring/start-servers.js';
 
@@ -68,7 +69,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     () => services.snapshot.config.responses,
     logger,
   );
-  const services = assembleServices(snapshot, money, routing, responses, logger, () => http?.requestsInFlight() ?? 0);
+  const startTracing = await loadTracing(config.telemetry);
+  const services = assembleServices(
+    snapshot,
+    money,
+    routing,
+    responses,
+    logger,
+    () => http?.requestsInFlight() ?? 0,
+    startTracing,
+  );
   // A node added or removed through the admin API changes the routes: a new snapshot, the configuration's own.
   routing.routes.onRuntimeChange = (routes) => {
     services.snapshot = configurationSnapshotOf({ ...services.snapshot, routes }, routing.nodes);
@@ -112,6 +122,7 @@ function assembleServices(
   responses: BoundedResponseStore,
   logger: Logger,
   requestsInFlight: () => number,
+  startTracing: StartTracing | undefined,
 ): GatewayServices {
   const { config } = snapshot;
   const { store, accounts, usage, billing } = money;
@@ -132,6 +143,7 @@ function assembleServices(
       storedResponses: () => responses.size(),
     },
     logger,
+    startTracing,
   );
   const services: GatewayServices = {
     snapshot,

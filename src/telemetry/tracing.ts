@@ -10,6 +10,7 @@ import type { RequestContext } from '../context/request-context.js';
 import { BoundedSpanExport, type SpanDropReason } from './bounded-span-export.js';
 import { CHAT_OPERATION, GEN_AI_OPERATION_NAME, SWITCHYARD_REQUEST_ID } from './gen-ai-attributes.js';
 import { RequestTrace, type TraceSettings } from './request-trace.js';
+import { tracingWanted } from './tracing-wanted.js';
 
 /** The paths whose requests are traced: the three front doors' chat requests (count and stored-response routes are not). */
 const TRACED_PATHS = new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses']);
@@ -105,9 +106,7 @@ export function startTracing(
   hooks: TracingHooks,
   env: NodeJS.ProcessEnv = process.env,
 ): Tracing | undefined {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  const fromEnvironment = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT);
-  if (telemetry.endpoint === undefined && fromEnvironment === undefined) return undefined;
+  if (!tracingWanted(telemetry, env)) return undefined;
   const exporter = new OTLPTraceExporter({
     ...(telemetry.endpoint === undefined ? {} : { url: telemetry.endpoint }),
     headers: { ...telemetry.headers },
@@ -129,8 +128,4 @@ export function startTracing(
     ],
   });
   return new Tracing(provider, telemetry);
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
 }

@@ -3,7 +3,8 @@ import type { Logger } from '../observability/logger.js';
 import { GatewayMetrics, type MetricsSources } from '../observability/metrics.js';
 import { RequestLogWriter } from '../request-log/request-log-writer.js';
 import type { Store } from '../store/store.js';
-import { startTracing, type Tracing } from '../telemetry/tracing.js';
+import type { StartTracing } from '../telemetry/load-tracing.js';
+import type { Tracing } from '../telemetry/tracing.js';
 
 /** Metrics, the request record's writer and traces. */
 export interface Observability {
@@ -24,6 +25,8 @@ export function startObservability(
   store: Store,
   sources: MetricsSources,
   logger: Logger,
+  /** Loaded only when traces are exported (`loadTracing`). */
+  startTracing: StartTracing | undefined,
 ): Observability {
   const metrics = new GatewayMetrics(sources, { processMetrics: config.metrics.enabled });
   const requestRecords = config.requestLog.enabled
@@ -34,7 +37,7 @@ export function startObservability(
         metrics.registry,
       )
     : undefined;
-  const tracing = startTracing(config.telemetry, {
+  const tracing = startTracing?.(config.telemetry, {
     onDrop: (reason, count) => metrics.traceSpansDropped(reason, count),
   });
   if (tracing !== undefined)
