@@ -38,6 +38,75 @@ function codexExec(
   });
 }
 
+/** A CODEX_HOME whose config.toml points Codex at the gateway (`model`: the model line, if any). */
+function codexHome(prefix: string, baseUrl: string, model: string | undefined): string {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(
+    join(home, 'config.toml'),
+    `${model === undefined ? '' : `model = "${model}"\n`}model_provider = "switchyard"
+
+[model_providers.switchyard]
+name = "Switchyard"
+base_url = "${baseUrl}"
+env_key = "SWITCHYARD_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+# Offline: no usage analytics, no update check.
+[analytics]
+enabled = false
+`,
+  );
+  return home;
+}
+
+type CodexEvent = { type: string; item?: Record<string, unknown> };
+
+/**
+ * One `codex exec --json` turn asking for the marker command, in a new work folder of
+ * `home`: its exit, its events and a detail for assertion messages; asserts that the
+ * command ran and printed the marker, and that the turn completed with exit 0.
+ */
+async function runMarkerTurn(home: string): Promise<{ events: CodexEvent[]; detail: string }> {
+  const work = join(home, 'work');
+  mkdirSync(work);
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    CODEX_HOME: home,
+    SWITCHYARD_API_KEY: API_KEY,
+    RUST_LOG: 'error',
+    CODEX_DISABLE_UPDATE_CHECK: '1',
+  };
+  const run = await codexExec(
+    [
+      'exec',
+      '--json',
+      '--skip-git-repo-check',
+      '--dangerously-bypass-approvals-and-sandbox',
+      'Run the marker command.',
+    ],
+    env,
+    work,
+  );
+  if (process.env.SWITCHYARD_CODEX_DEBUG === '1') process.stderr.write(`${run.stdout}\n${run.stderr}\n`);
+  const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
+  const events = run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as CodexEvent);
+  const command = events.find((event) => event.type === 'item.completed' && event.item?.type === 'command_execution');
+  assert.ok(command, `a shell command ran\n${detail}`);
+  assert.match(String(command.item?.aggregated_output), new RegExp(`${MARKER}-42`), detail);
+  assert.ok(
+    events.some((event) => event.type === 'turn.completed'),
+    detail,
+  );
+  assert.equal(run.code, 0, detail);
+  return { events, detail };
+}
+
 describe('Codex CLI through Switchyard', () => {
   let gateway: TestGateway;
   let home: string;
@@ -60,25 +129,7 @@ models:
 keys:
   - { key: ${API_KEY} }
 `);
-    home = mkdtempSync(join(tmpdir(), 'switchyard-codex-'));
-    writeFileSync(
-      join(home, 'config.toml'),
-      `model = "sim-agent"
-model_provider = "switchyard"
-
-[model_providers.switchyard]
-name = "Switchyard"
-base_url = "${gateway.baseUrl}"
-env_key = "SWITCHYARD_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-# Offline: no usage analytics, no update check.
-[analytics]
-enabled = false
-`,
-    );
+    home = codexHome('switchyard-codex-', gateway.baseUrl, 'sim-agent');
   });
 
   after(async () => {
@@ -90,45 +141,9 @@ enabled = false
     'codex exec finishes a turn that runs a shell tool call',
     { timeout: CODEX_INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS },
     async () => {
-      const work = join(home, 'work');
-      const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH,
-        HOME: home,
-        CODEX_HOME: home,
-        SWITCHYARD_API_KEY: API_KEY,
-        RUST_LOG: 'error',
-        CODEX_DISABLE_UPDATE_CHECK: '1',
-      };
-      mkdirSync(work);
-      const run = await codexExec(
-        [
-          'exec',
-          '--json',
-          '--skip-git-repo-check',
-          '--dangerously-bypass-approvals-and-sandbox',
-          'Run the marker command.',
-        ],
-        env,
-        work,
-      );
-      const events = run.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { type: string; item?: Record<string, unknown> });
-      if (process.env.SWITCHYARD_CODEX_DEBUG === '1') process.stderr.write(`${run.stdout}\n${run.stderr}\n`);
-      const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
-      const command = events.find(
-        (event) => event.type === 'item.completed' && event.item?.type === 'command_execution',
-      );
-      assert.ok(command, `a shell command ran\n${detail}`);
-      assert.match(String(command.item?.aggregated_output), new RegExp(`${MARKER}-42`), detail);
+      const { events, detail } = await runMarkerTurn(home);
       const message = events.find((event) => event.type === 'item.completed' && event.item?.type === 'agent_message');
       assert.match(String(message?.item?.text), new RegExp(`The command printed: .*${MARKER}-42`, 's'), detail);
-      assert.ok(
-        events.some((event) => event.type === 'turn.completed'),
-        detail,
-      );
-      assert.equal(run.code, 0, detail);
     },
   );
 });
@@ -159,23 +174,7 @@ models:
 keys:
   - { key: ${API_KEY} }
 `);
-    home = mkdtempSync(join(tmpdir(), 'switchyard-codex-default-'));
-    writeFileSync(
-      join(home, 'config.toml'),
-      `model_provider = "switchyard"
-
-[model_providers.switchyard]
-name = "Switchyard"
-base_url = "${gateway.baseUrl}"
-env_key = "SWITCHYARD_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-`,
-    );
+    home = codexHome('switchyard-codex-default-', gateway.baseUrl, undefined);
   });
 
   after(async () => {
@@ -187,41 +186,7 @@ enabled = false
     'codex exec runs a shell command through its code-mode exec tool, offered from additional_tools',
     { timeout: CODEX_INSTALL_TIMEOUT_MS + RUN_TIMEOUT_MS },
     async () => {
-      const work = join(home, 'work');
-      mkdirSync(work);
-      const run = await codexExec(
-        [
-          'exec',
-          '--json',
-          '--skip-git-repo-check',
-          '--dangerously-bypass-approvals-and-sandbox',
-          'Run the marker command.',
-        ],
-        {
-          PATH: process.env.PATH,
-          HOME: home,
-          CODEX_HOME: home,
-          SWITCHYARD_API_KEY: API_KEY,
-          RUST_LOG: 'error',
-          CODEX_DISABLE_UPDATE_CHECK: '1',
-        },
-        work,
-      );
-      const detail = `exit ${String(run.code)}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr.slice(-4000)}`;
-      const events = run.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { type: string; item?: Record<string, unknown> });
-      const command = events.find(
-        (event) => event.type === 'item.completed' && event.item?.type === 'command_execution',
-      );
-      assert.ok(command, `a shell command ran\n${detail}`);
-      assert.match(String(command.item?.aggregated_output), new RegExp(`${MARKER}-42`), detail);
-      assert.ok(
-        events.some((event) => event.type === 'turn.completed'),
-        detail,
-      );
-      assert.equal(run.code, 0, detail);
+      const { detail } = await runMarkerTurn(home);
       const lines = gateway.logs().filter((line) => line.path === '/v1/responses');
       assert.ok(lines.length >= 2, detail);
       for (const line of lines) {
