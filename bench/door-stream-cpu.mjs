@@ -10,68 +10,15 @@
 //
 // Trees from before typed stream events (the door re-parsed the internal SSE text) and
 // after (the door maps chunk objects) are both read.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { anthropicFixture, chatFixture } from './lib/stream-fixtures.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const args = process.argv.slice(2);
 const roots = args.filter((argument) => Number.isNaN(Number(argument))).map((root) => resolve(root));
 const [iterations = 2000, rounds = 9] = args.filter((argument) => !Number.isNaN(Number(argument))).map(Number);
 if (roots.length === 0) roots.push(resolve(here, '../dist'));
-const chatFixture = readFileSync(`${here}../src/providers/openai/__fixtures__/bench-burst.sse`, 'utf8');
-
-/** The same answer as Anthropic's event sequence: thinking deltas, text deltas, usage (as messages-path-cpu.mjs). */
-function anthropicFixture() {
-  const event = (type, data) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  let out = event('message_start', {
-    message: {
-      id: 'msg_bench000000000000000001',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-6',
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
-    },
-  });
-  let index = -1;
-  let open;
-  let usage;
-  for (const raw of chatFixture.split('\n\n')) {
-    if (!raw.startsWith('data: {')) continue;
-    const chunk = JSON.parse(raw.slice(6));
-    if (chunk.usage) usage = chunk.usage;
-    const delta = chunk.choices[0]?.delta ?? {};
-    for (const [kind, text] of [
-      ['thinking', delta.reasoning_content],
-      ['text', delta.content],
-    ]) {
-      if (!text) continue;
-      if (open !== kind) {
-        if (open !== undefined) out += event('content_block_stop', { index });
-        index++;
-        open = kind;
-        out += event('content_block_start', {
-          index,
-          content_block:
-            kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' },
-        });
-      }
-      out += event('content_block_delta', {
-        index,
-        delta: kind === 'text' ? { type: 'text_delta', text } : { type: 'thinking_delta', thinking: text },
-      });
-    }
-  }
-  out += event('content_block_stop', { index });
-  out += event('message_delta', {
-    delta: { stop_reason: 'end_turn', stop_sequence: null },
-    usage: { output_tokens: usage?.completion_tokens ?? 20 },
-  });
-  return out + event('message_stop', {});
-}
 
 const baseContext = {
   requestId: 'req',
@@ -102,8 +49,11 @@ async function load(root) {
   const { Cancellation } = await module('upstream/cancellation.js');
   const { openaiAdapter } = await module('providers/openai/adapter.js');
   const { anthropicAdapter } = await module('providers/anthropic/adapter.js');
-  const { MessagesStreamTranslator } = await module('front-doors/anthropic/messages-stream-translator.js');
-  const { ThinkingSignatures } = await module('front-doors/anthropic/thinking-signatures.js');
+  // The Messages door's folder: front-doors/messages/ since the door type, front-doors/anthropic/ before.
+  const messagesDoorModule = (file) =>
+    module(`front-doors/messages/${file}`).catch(() => module(`front-doors/anthropic/${file}`));
+  const { MessagesStreamTranslator } = await messagesDoorModule('messages-stream-translator.js');
+  const { ThinkingSignatures } = await messagesDoorModule('thinking-signatures.js');
   const { ReasoningEnvelope } = await module('front-doors/reasoning-envelope.js');
   const { ResponseStreamEvents } = await module('front-doors/responses/response-stream-events.js');
   const { ResponseObject } = await module('front-doors/responses/response-object.js');
