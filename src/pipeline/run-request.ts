@@ -74,19 +74,34 @@ function refused(
   model: ModelConfig | undefined,
   refusal: unknown,
 ): Promise<never> {
-  writeRecord(context.record, askedRun(request, model));
+  writeRecord(context.record, requestRun(request, model, NOTHING_YET));
   return Promise.reject(refusal);
 }
 
-/** The request as it asked, before any stage ran: the start of its run. */
-function askedRun(request: GatewayRequest, model: ModelConfig | undefined): RequestRun {
+/** What the stages returned so far. */
+type RunProgress = Pick<RequestRun, 'attempts'> &
+  Partial<Pick<RequestRun, 'affinity' | 'booked' | 'finishReason' | 'firstByteMs' | 'streamErrorCode'>>;
+
+const NOTHING_YET: RunProgress = { attempts: NO_ATTEMPTS };
+
+/**
+ * The request's run: what it asked and what the stages returned so far. Every field is
+ * written, always in this order, so every run has one object shape: a spread of the asked
+ * part into a literal with more fields went to V8's slow path, ~4 % of a JSON request's CPU.
+ */
+function requestRun(request: GatewayRequest, model: ModelConfig | undefined, progress: RunProgress): RequestRun {
   return {
     frontDoor: request.frontDoor,
     model: request.chat.model,
     modelServed: model?.id,
     endUser: request.endUser,
     stream: request.stream,
-    attempts: NO_ATTEMPTS,
+    attempts: progress.attempts,
+    affinity: progress.affinity,
+    booked: progress.booked,
+    finishReason: progress.finishReason,
+    firstByteMs: progress.firstByteMs,
+    streamErrorCode: progress.streamErrorCode,
   };
 }
 
@@ -107,7 +122,6 @@ async function runCharged(
 ): Promise<void> {
   const { chat } = request;
   const { config } = context.snapshot;
-  const asked = askedRun(request, model);
   let stream: StreamSink | undefined;
   let outcome: RequestOutcome = { status: 200 };
   /** The reply's last bytes, sent once the charge is settled. */
@@ -140,7 +154,7 @@ async function runCharged(
     });
     attempts = executed.attempts;
     // The reply's headers (x-switchyard-attempts) and the doors' sinks (the answering node) read the attempts.
-    writeRecord(context.record, { ...asked, attempts });
+    writeRecord(context.record, requestRun(request, model, { attempts }));
     if (!executed.ok) {
       booked = executed.usage;
       throw executed.failure;
@@ -162,7 +176,12 @@ async function runCharged(
       return;
     }
     const streamSink = stream as StreamSink;
-    charge.trackStream(context, { ...asked, attempts, firstByteMs }, chat, execution.reader.mapper.summary);
+    charge.trackStream(
+      context,
+      requestRun(request, model, { attempts, firstByteMs }),
+      chat,
+      execution.reader.mapper.summary,
+    );
     const relayed = await relayStream(context, execution, streamSink, chat);
     booked = relayed.booked;
     finishReason = relayed.finishReason;
@@ -187,7 +206,7 @@ async function runCharged(
   } finally {
     stream?.stopKeepalive();
     const affinity = affinityOutcome(routing?.preferredNode, attempts);
-    const run: RequestRun = { ...asked, attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode };
+    const run = requestRun(request, model, { attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode });
     const costUsd = settle(services, logger, context, admission, charge, outcome, run, chat.n ?? 1);
     writeRecord(context.record, run, costUsd);
     lastBytes?.();
