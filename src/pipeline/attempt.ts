@@ -113,7 +113,7 @@ function nodeExchange(context: RequestContext, options: ExecuteOptions, candidat
     stream: options.stream,
     // The chat door sends chunk events on as text (an OpenAI node's pass through); a door that
     // maps them, or a stream filtered chunk by chunk (`reasoning.exclude`), takes objects.
-    streamForm: context.record.frontDoor === 'chat' && options.request.reasoning?.exclude !== true ? 'text' : 'chunks',
+    streamForm: options.frontDoor === 'chat' && options.request.reasoning?.exclude !== true ? 'text' : 'chunks',
     retryOnStatus: options.retryOnStatus,
   };
   const adapter = adapterFor(node.protocol);

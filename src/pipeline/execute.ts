@@ -1,7 +1,7 @@
 import type { BookedUsage } from '../billing/booked-usage.js';
 import type { OutputCap } from '../billing/estimate-request.js';
 import type { ModelConfig, NodeConfig, ReasoningEffort } from '../config/gateway-config.js';
-import type { AttemptRecord, RequestContext } from '../context/request-context.js';
+import type { AttemptRecord, FrontDoorName, RequestContext } from '../context/request-context.js';
 import { asGatewayError, gatewayError, type GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { NativeRequest, ReplySummary } from '../providers/types.js';
@@ -36,6 +36,8 @@ export type Execution =
   | StreamExecution;
 
 export interface ExecuteOptions {
+  /** The door the request came through: the chat door takes an OpenAI node's events as text. */
+  readonly frontDoor: FrontDoorName;
   readonly request: ChatRequest;
   /** The client's request in its own protocol, for nodes that serve it natively. */
   readonly native: NativeRequest | undefined;

@@ -139,6 +139,7 @@ async function runCharged(
     }
     routing = route(context.snapshot.router, model, request);
     const executed = await execute(context, {
+      frontDoor: request.frontDoor,
       request: chat,
       native: request.native,
       clientModel: chat.model,

@@ -148,6 +148,7 @@ keys:
           x_unserializable: 1n,
         } as unknown as ChatRequest;
         const executed = await execute(context, {
+          frontDoor: 'chat',
           request,
           native: undefined,
           clientModel: 'plain',
