@@ -10,6 +10,8 @@
 # is the steady cost of one request, startup and warm-up cancelled out. About ±1 % from run
 # to run. Takes a few minutes; needs valgrind. Uses ports 18150-18151. GATEWAY_NODE_FLAGS
 # (space separated) go to node before the gateway, e.g. `--allocation-site-pretenuring`.
+# DIST_DIR `floor` counts bench/floor-forwarder.mjs instead (chat only: node:http and undici
+# forwarding with no gateway work), so a build's count less the floor's is the gateway's own.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
@@ -25,10 +27,13 @@ setsid node "$ROOT/bench/front-door-mock.mjs" 18151 "$KIT/mock/fixtures" >/dev/n
 pids+=($!)
 instructions() {
   local n=$1 out="$WORK/callgrind.$1"
-  BENCH_GATEWAY_PORT=18150 BENCH_MOCK_URL=http://127.0.0.1:18151 valgrind --tool=callgrind --callgrind-out-file="$out" \
-    node --single-threaded ${GATEWAY_NODE_FLAGS:-} "$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml" >"$WORK/gateway.$n.log" 2>&1 &
+  local program=("$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml")
+  [[ $DIST == floor ]] && program=("$ROOT/bench/floor-forwarder.mjs")
+  BENCH_GATEWAY_PORT=18150 BENCH_MOCK_URL=http://127.0.0.1:18151 BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:18151/v1 \
+    valgrind --tool=callgrind --callgrind-out-file="$out" \
+    node --single-threaded ${GATEWAY_NODE_FLAGS:-} "${program[@]}" >"$WORK/gateway.$n.log" 2>&1 &
   local gateway=$!
-  for _ in $(seq 900); do curl -sf -o /dev/null http://127.0.0.1:18150/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
+  for _ in $(seq 900); do curl -s -o /dev/null http://127.0.0.1:18150/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
   node "$ROOT/bench/lib/post-requests.mjs" "http://127.0.0.1:18150${PATHS[$DOOR]}" \
     "$ROOT/bench/front-doors/$DOOR-$MODE.json" "$n" 16 "$KEY"
   kill -INT $gateway; wait $gateway || true
