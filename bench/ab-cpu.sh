@@ -18,6 +18,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
 MODE=$1 SECS=$2 ROUNDS=$3; shift 3
 INST=${INST:-1}
+# BENCH_CONFIG: another configuration for every build (an older build refuses fields it does not know).
+CONFIG=${BENCH_CONFIG:-$ROOT/bench/bench-config.yaml}
 PORT_UP=18101; STREAM=0
 [[ $MODE == sse ]] && { PORT_UP=18102; STREAM=1; }
 WORK=$(mktemp -d); mkdir -p "$WORK/nginx-tmp"
@@ -35,7 +37,7 @@ for spec in "$@"; do
   name=${spec%%=*} dist=${spec#*=} flags=""
   [[ $dist == *@* ]] && { flags=${dist#*@}; dist=${dist%%@*}; }
   if [[ $dist == proxy ]]; then cmd=(node "$KIT/proxy/minimal-proxy.mjs");
-  elif [[ $dist == floor ]]; then cmd=(node "$ROOT/bench/floor-forwarder.mjs"); else cmd=(node $flags "$dist/cli.js" serve --config "$ROOT/bench/bench-config.yaml"); fi
+  elif [[ $dist == floor ]]; then cmd=(node "$ROOT/bench/floor-forwarder.mjs"); else cmd=(node $flags "$dist/cli.js" serve --config "$CONFIG"); fi
   for _ in $(seq "$INST"); do
     BENCH_GATEWAY_PORT=$port BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:$PORT_UP/v1 setsid taskset -c 0 "${cmd[@]}" >/dev/null 2>&1 &
     pids+=($!); tags+=("$name"); ports+=($port); port=$((port + 1))

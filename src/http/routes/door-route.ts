@@ -3,6 +3,7 @@ import type { RequestContext } from '../../context/request-context.js';
 import type { DoorInput, FrontDoor } from '../../front-doors/front-door.js';
 import type { GatewayServices } from '../../gateway-services.js';
 import type { Logger } from '../../observability/logger.js';
+import { whenReady } from '../../context/when-ready.js';
 import { countInputTokens } from '../../pipeline/count-input-tokens.js';
 import { modelNodesView } from '../../pipeline/model-nodes-view.js';
 import { runRequest } from '../../pipeline/run-request.js';
@@ -41,9 +42,11 @@ export function doorRoute(services: GatewayServices, logger: Logger, bodies: Bod
   const nodesOf = nodeViews(services);
   const handleDoor: RouteHandler = async (request, response, context) => {
     const input = await readDoorInput(services, bodies, nodesOf, door, request, context, false);
-    const { gatewayRequest, replyNeeds } = await door.parse(input);
-    const output = { response, context, keepaliveMs: context.snapshot.config.http.sseKeepaliveMs };
-    await runRequest(services, logger, context, input.admission, gatewayRequest, door.sink(output, replyNeeds));
+    // The chat door parses synchronously: a ready request costs no microtask (whenReady).
+    await whenReady(door.parse(input), ({ gatewayRequest, replyNeeds }) => {
+      const output = { response, context, keepaliveMs: context.snapshot.config.http.sseKeepaliveMs };
+      return runRequest(services, logger, context, input.admission, gatewayRequest, door.sink(output, replyNeeds));
+    });
   };
   return { method: 'POST', handler: handleDoor, frontDoor: door.name, errors: door.errors };
 }
