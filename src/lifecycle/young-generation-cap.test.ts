@@ -29,7 +29,7 @@ test('an operator flag for the young generation leaves it alone', () => {
   }
 });
 
-test('holds the young generation at start, then grows it after each collection only up to the cap', async () => {
+test('holds the young generation at start, then lets it grow under load only up to the cap', async () => {
   const set: string[] = [];
   let newSpace = 2 * MIB;
   const cap = holdYoungGeneration({
@@ -41,14 +41,19 @@ test('holds the young generation at start, then grows it after each collection o
   assert.deepEqual(set, ['--semi-space-growth-factor=1']);
   try {
     cap.release(16);
-    assert.deepEqual(set.slice(1), ['--semi-space-growth-factor=2']);
-    newSpace = 16 * MIB;
+    assert.deepEqual(set.slice(1), [], 'no collection yet: no growth');
     await collectSomeGarbage();
-    assert.deepEqual(set.slice(1), ['--semi-space-growth-factor=2', '--semi-space-growth-factor=1']);
+    assert.ok(set.includes('--semi-space-growth-factor=2'), 'collections close together: it may grow');
+    newSpace = 16 * MIB;
+    const atCap = set.length;
+    await collectSomeGarbage();
+    assert.ok(!set.slice(atCap).includes('--semi-space-growth-factor=2'), 'at the cap: it may not grow');
+    assert.equal(set.at(-1), '--semi-space-growth-factor=1');
     // V8 shrank it (allocation slowed down): it may grow again.
     newSpace = 1 * MIB;
+    const shrunk = set.length;
     await collectSomeGarbage();
-    assert.deepEqual(set.slice(3), ['--semi-space-growth-factor=2']);
+    assert.ok(set.slice(shrunk).includes('--semi-space-growth-factor=2'));
   } finally {
     cap.stop();
   }
