@@ -54,9 +54,9 @@ function newSpaceSize(): number {
  * 2 (V8's default) while the new space is below the cap and collections come less than
  * BUSY_INTERVAL_MS apart, else 1. V8 still shrinks it when allocation slows down.
  *
- * An operator's own `--max-semi-space-size`, `--min-semi-space-size` or
- * `--semi-space-growth-factor` (command line or NODE_OPTIONS) leaves V8's young generation
- * alone: hold and cap do nothing.
+ * An operator's own `--max-semi-space-size` (command line or NODE_OPTIONS), or
+ * `--min-semi-space-size` or `--semi-space-growth-factor` (command line: node refuses them
+ * in NODE_OPTIONS), leaves V8's young generation alone: hold and cap do nothing.
  */
 export function holdYoungGeneration(options: YoungGenerationOptions = {}): YoungGenerationCap {
   const given = [...(options.execArgv ?? process.execArgv), options.nodeOptions ?? process.env.NODE_OPTIONS ?? ''];
