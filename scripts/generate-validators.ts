@@ -26,6 +26,15 @@ import {
   CountTokensRequestSchema,
   MessagesRequestSchema,
 } from '../src/front-doors/messages/messages-request-schema.js';
+import { ChatUsageSchema } from '../src/providers/chat-usage-schema.js';
+import { ChatReplySchema } from '../src/providers/openai/chat-reply-schema.js';
+import { ResponseEventSchema, ResponseSchema } from '../src/providers/openai/response-schema.js';
+import { GenerateContentResponseSchema } from '../src/providers/gemini/response-schema.js';
+import {
+  AnthropicMessageSchema,
+  MessageDeltaSchema,
+  MessageStartSchema,
+} from '../src/providers/anthropic/message-schemas.js';
 
 /** Where the generated files live, relative to the repository root. */
 export const GENERATED_DIRECTORY = 'src/validation/generated';
@@ -45,6 +54,15 @@ const REQUEST_OPTIONS: Options = {
 // Interpolated values are strings: `port: ${PORT}` must still become a number, so the
 // config validator (unlike the request validators) coerces scalars to the schema's type.
 const CONFIG_OPTIONS: Options = { coerceTypes: true, strict: false, verbose: true };
+// Node replies and events, checked loosely (src/providers/loose-check.ts): a yes or no, no
+// error text, so not verbose. Numbers finite, as TypeBox's checks had them.
+const NODE_REPLY_OPTIONS: Options = {
+  allErrors: false,
+  coerceTypes: false,
+  useDefaults: false,
+  strict: false,
+  strictNumbers: true,
+};
 
 interface Export {
   /** Name of the exported `ValidateFunction<type>`. */
@@ -108,6 +126,32 @@ const MODULES: readonly GeneratedModule[] = [
       { name: 'validateCreateKey', schema: CreateKeySchema, type: 'CreateKeyBody' },
       { name: 'validateUpdateKey', schema: UpdateKeySchema, type: 'UpdateKeyBody' },
       { name: 'validateRotateKey', schema: RotateKeySchema, type: 'RotateKeyBody' },
+    ],
+  },
+  {
+    file: 'validate-node-replies.js',
+    options: NODE_REPLY_OPTIONS,
+    typeImports: [
+      "import type { Loose } from '../../providers/loose-check.js';",
+      "import type { ChatUsageSchema } from '../../providers/chat-usage-schema.js';",
+      "import type { ChatReplySchema } from '../../providers/openai/chat-reply-schema.js';",
+      "import type { ResponseEventSchema, ResponseSchema } from '../../providers/openai/response-schema.js';",
+      "import type { GenerateContentResponseSchema } from '../../providers/gemini/response-schema.js';",
+      "import type { AnthropicMessageSchema, MessageDeltaSchema, MessageStartSchema } from '../../providers/anthropic/message-schemas.js';",
+    ],
+    exports: [
+      { name: 'isChatUsage', schema: ChatUsageSchema, type: 'Loose<typeof ChatUsageSchema>' },
+      { name: 'isChatReply', schema: ChatReplySchema, type: 'Loose<typeof ChatReplySchema>' },
+      { name: 'isNodeResponse', schema: ResponseSchema, type: 'Loose<typeof ResponseSchema>' },
+      { name: 'isResponseEvent', schema: ResponseEventSchema, type: 'Loose<typeof ResponseEventSchema>' },
+      {
+        name: 'isGenerateContentResponse',
+        schema: GenerateContentResponseSchema,
+        type: 'Loose<typeof GenerateContentResponseSchema>',
+      },
+      { name: 'isAnthropicMessage', schema: AnthropicMessageSchema, type: 'Loose<typeof AnthropicMessageSchema>' },
+      { name: 'isMessageStart', schema: MessageStartSchema, type: 'Loose<typeof MessageStartSchema>' },
+      { name: 'isMessageDelta', schema: MessageDeltaSchema, type: 'Loose<typeof MessageDeltaSchema>' },
     ],
   },
   {

@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { ADMIN_USAGE } from './cli/admin-usage.js';
 import { CliUsageError } from './cli/cli-usage-error.js';
 import { tuneV8Heap } from './lifecycle/tune-v8-heap.js';
+import { holdYoungGeneration } from './lifecycle/young-generation-cap.js';
 import { fieldOf } from './validation/field-of.js';
 
 const USAGE = `Usage:
@@ -39,9 +40,11 @@ async function serve(argv: string[]): Promise<void> {
     options: { config: { type: 'string', short: 'c' }, port: { type: 'string' } },
   });
   tuneV8Heap();
+  const youngGeneration = holdYoungGeneration();
   const { config, demo } = loadConfig(values.config ?? (process.env.SWITCHYARD_CONFIG || undefined));
   const { startGateway } = await import('./main.js');
   const gateway = await startGateway(config, values.port === undefined ? {} : { port: Number(values.port) });
+  youngGeneration.release();
   const lines = [`Switchyard listening on ${gateway.baseUrl} (config: ${config.source})`];
   if (gateway.metricsUrl !== undefined) lines.push(`Metrics on ${gateway.metricsUrl}`);
   if (!demo && config.adminKey !== undefined)

@@ -1,23 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
-import { looseCheck } from './loose-check.js';
-
-const Details = (count: string) =>
-  Type.Optional(Type.Union([Type.Object({ [count]: Type.Optional(Type.Number()) }), Type.Null()]));
-
-/**
- * Usage in chat terms as an OpenAI-protocol node reports it: prompt and completion counts
- * are numbers, the total may be left out.
- */
-const isChatUsage = looseCheck(
-  Type.Object({
-    prompt_tokens: Type.Number(),
-    completion_tokens: Type.Number(),
-    total_tokens: Type.Optional(Type.Number()),
-    prompt_tokens_details: Details('cached_tokens'),
-    completion_tokens_details: Details('reasoning_tokens'),
-  }),
-);
+import { isChatUsage } from '../validation/generated/validate-node-replies.js';
 
 /**
  * A node's `usage` when it has the shape of chat usage (a total it left out is the sum),

@@ -1,6 +1,6 @@
 import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../translate-content.js';
-import { isAnthropicMessage } from './message-schemas.js';
+import { isAnthropicMessage } from '../../validation/generated/validate-node-replies.js';
 import { parseNodeObject, translatedCompletion } from '../translated-reply.js';
 import type { CallContext, MappedCompletion } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';

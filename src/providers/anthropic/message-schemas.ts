@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { looseCheck } from '../loose-check.js';
 
 const Count = Type.Optional(Type.Union([Type.Number(), Type.Null()]));
 
@@ -25,20 +24,18 @@ export type AnthropicUsage = Static<typeof AnthropicUsageSchema>;
 
 const OptionalUsage = Type.Optional(Type.Union([AnthropicUsageSchema, Type.Null()]));
 
+// The generated `isAnthropicMessage`, `isMessageStart` and `isMessageDelta` check the three below.
+
 /** An Anthropic `message` reply: its content blocks (each read on its own) and usage. */
-export const isAnthropicMessage = looseCheck(
-  Type.Object({ content: Type.Array(Type.Unknown()), usage: OptionalUsage }),
-);
+export const AnthropicMessageSchema = Type.Object({ content: Type.Array(Type.Unknown()), usage: OptionalUsage });
 
 /** A `message_start` event: the message's identity and input usage. */
-export const isMessageStart = looseCheck(
-  Type.Object({ message: Type.Object({ id: Type.Optional(Type.Unknown()), usage: OptionalUsage }) }),
-);
+export const MessageStartSchema = Type.Object({
+  message: Type.Object({ id: Type.Optional(Type.Unknown()), usage: OptionalUsage }),
+});
 
 /** A `message_delta` event: the stop reason and cumulative usage. */
-export const isMessageDelta = looseCheck(
-  Type.Object({
-    delta: Type.Optional(Type.Union([Type.Object({ stop_reason: Type.Optional(Type.Unknown()) }), Type.Null()])),
-    usage: OptionalUsage,
-  }),
-);
+export const MessageDeltaSchema = Type.Object({
+  delta: Type.Optional(Type.Union([Type.Object({ stop_reason: Type.Optional(Type.Unknown()) }), Type.Null()])),
+  usage: OptionalUsage,
+});

@@ -18,7 +18,11 @@ import {
 import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, serverToolCallsOf, type AnthropicUsage } from './map-usage.js';
-import { isAnthropicMessage, isMessageDelta, isMessageStart } from './message-schemas.js';
+import {
+  isAnthropicMessage,
+  isMessageDelta,
+  isMessageStart,
+} from '../../validation/generated/validate-node-replies.js';
 import { FALLBACK_MAX_TOKENS, nodeHeaders } from './to-upstream.js';
 import { isStrictVersion, SAMPLING_FIELDS } from './api-version.js';
 

@@ -7,7 +7,7 @@ import type { EmitChunk, SseRecord, StreamMapper, StreamSignal } from '../../str
 import { emptySummary, type CallContext } from '../types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage, mergeUsage, type AnthropicUsage } from './map-usage.js';
-import { isMessageDelta, isMessageStart } from './message-schemas.js';
+import { isMessageDelta, isMessageStart } from '../../validation/generated/validate-node-replies.js';
 
 /** What we remember about one open content block, by its Anthropic index. */
 interface OpenBlock {

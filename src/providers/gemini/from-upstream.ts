@@ -5,7 +5,7 @@ import type { CallContext, MappedCompletion } from '../types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapParts } from './map-parts.js';
 import { mapUsage } from './map-usage.js';
-import { isGenerateContentResponse } from './response-schema.js';
+import { isGenerateContentResponse } from '../../validation/generated/validate-node-replies.js';
 
 /** The first candidate of a Gemini reply (we never ask for more than one). */
 export function firstCandidate(reply: Record<string, unknown>): Record<string, unknown> | undefined {

@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { looseCheck } from '../loose-check.js';
 
 const Count = Type.Optional(Type.Number());
 
@@ -18,13 +17,12 @@ export type GeminiUsage = Static<typeof GeminiUsageSchema>;
 
 /**
  * A `GenerateContentResponse` (a reply, or one stream event), loosely: the candidates (the
- * first one read part by part), the prompt feedback, usage and the response id.
+ * first one read part by part), the prompt feedback, usage and the response id. Checked by
+ * the generated `isGenerateContentResponse`.
  */
-export const isGenerateContentResponse = looseCheck(
-  Type.Object({
-    candidates: Type.Optional(Type.Array(Type.Unknown())),
-    promptFeedback: Type.Optional(Type.Unknown()),
-    usageMetadata: Type.Optional(Type.Union([GeminiUsageSchema, Type.Null()])),
-    responseId: Type.Optional(Type.Unknown()),
-  }),
-);
+export const GenerateContentResponseSchema = Type.Object({
+  candidates: Type.Optional(Type.Array(Type.Unknown())),
+  promptFeedback: Type.Optional(Type.Unknown()),
+  usageMetadata: Type.Optional(Type.Union([GeminiUsageSchema, Type.Null()])),
+  responseId: Type.Optional(Type.Unknown()),
+});

@@ -9,7 +9,7 @@ import { firstCandidate } from './from-upstream.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapParts } from './map-parts.js';
 import { mapUsage, type GeminiUsage } from './map-usage.js';
-import { isGenerateContentResponse } from './response-schema.js';
+import { isGenerateContentResponse } from '../../validation/generated/validate-node-replies.js';
 
 /**
  * Gemini `streamGenerateContent?alt=sse` → OpenAI chunks (provider-protocols 5.5, 6.7).

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { looseCheck } from '../loose-check.js';
 
 /** What the gateway reads of one choice of a reply. */
 const Choice = Type.Object({
@@ -9,13 +8,11 @@ const Choice = Type.Object({
 
 /**
  * A node's `chat.completion`, loosely: the fields the gateway reads (choices, the model id,
- * usage, the tier); the rest passes to the client as the node wrote it.
+ * usage, the tier); the rest passes to the client as the node wrote it. Checked by the generated `isChatReply`.
  */
-export const isChatReply = looseCheck(
-  Type.Object({
-    model: Type.Optional(Type.Unknown()),
-    choices: Type.Array(Choice),
-    usage: Type.Optional(Type.Unknown()),
-    service_tier: Type.Optional(Type.Unknown()),
-  }),
-);
+export const ChatReplySchema = Type.Object({
+  model: Type.Optional(Type.Unknown()),
+  choices: Type.Array(Choice),
+  usage: Type.Optional(Type.Unknown()),
+  service_tier: Type.Optional(Type.Unknown()),
+});

@@ -2,7 +2,7 @@ import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../../validation/is-record.js';
 import { nodeUsage } from '../node-usage.js';
 import { parseNodeObject } from '../translated-reply.js';
-import { isChatReply } from './chat-reply-schema.js';
+import { isChatReply } from '../../validation/generated/validate-node-replies.js';
 import { emptySummary, type CallContext, type MappedCompletion } from '../types.js';
 import { completeReplyFields } from './complete-reply-fields.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';

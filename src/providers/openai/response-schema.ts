@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { looseCheck, type Loose } from '../loose-check.js';
+import type { Loose } from '../loose-check.js';
 
 const Count = Type.Optional(Type.Number());
 const Details = (counts: string[]) =>
   Type.Optional(Type.Union([Type.Object(Object.fromEntries(counts.map((count) => [count, Count]))), Type.Null()]));
 
 /** A Responses API `Response`, loosely: what the gateway reads for booking and the model id. */
-const ResponseSchema = Type.Object({
+export const ResponseSchema = Type.Object({
   id: Type.Optional(Type.Unknown()),
   model: Type.Optional(Type.Unknown()),
   status: Type.Optional(Type.Unknown()),
@@ -29,10 +29,8 @@ const ResponseSchema = Type.Object({
 /** A Response: the type ResponseSchema checks. */
 export type NodeResponse = Loose<typeof ResponseSchema>;
 
-/** Whether a node's reply is a Response (ResponseSchema). */
-export const isNodeResponse = looseCheck(ResponseSchema);
-
-/** Whether a node's lifecycle event carries a Response (`response.created`, `response.completed`…). */
-export const isResponseEvent = looseCheck(
-  Type.Object({ type: Type.Optional(Type.Unknown()), response: ResponseSchema }),
-);
+/**
+ * A node's lifecycle event that carries a Response (`response.created`, `response.completed`…).
+ * The generated `isNodeResponse` and `isResponseEvent` check the two.
+ */
+export const ResponseEventSchema = Type.Object({ type: Type.Optional(Type.Unknown()), response: ResponseSchema });
