@@ -43,8 +43,13 @@ export class UpstreamEventReader {
   private failure: { readonly error: unknown } | undefined = undefined;
   private bodyEnded = false;
   private released = false;
-  /** The client's text for the events mapped since the last batch went out (form `text`). */
-  private out = '';
+  /**
+   * The client's text for the events mapped since the last batch went out (form `text`), in
+   * the pieces the mapper wrote; joined once per batch into one flat string (a string built
+   * by `+=` from a relayed run's dozens of pieces cost V8 ~3 µs more to copy flat when it
+   * was written to the socket).
+   */
+  private out: string[] = [];
   /** The chunks mapped since the last batch went out (form `chunks`). */
   private chunks: ChatCompletionChunk[] = [];
   private readonly write: WriteText;
@@ -64,7 +69,7 @@ export class UpstreamEventReader {
     this.parser = new SseParser(maxEventLength);
     if (mapper.form === 'text') {
       this.write = (text) => {
-        this.out += text;
+        if (text !== '') this.out.push(text);
       };
       this.emit = () => {
         throw mixedForms('text');
@@ -116,7 +121,7 @@ export class UpstreamEventReader {
         // (a GatewayError) or a fault of the gateway's own code, never the node's.
         const error = ownFault(thrown);
         if (!this.delivered || !this.hasOutput()) {
-          this.out = '';
+          this.out = [];
           this.chunks = [];
           throw error;
         }
@@ -129,9 +134,9 @@ export class UpstreamEventReader {
     const done = this.done && this.failure === undefined;
     if (done) this.drain();
     if (this.mapper.form === 'text') {
-      const text = this.out;
-      this.out = '';
-      return { form: 'text', text, done };
+      const out = this.out;
+      this.out = [];
+      return { form: 'text', text: out.length === 1 ? (out[0] as string) : out.join(''), done };
     }
     const chunks = this.chunks;
     this.chunks = [];
@@ -139,7 +144,7 @@ export class UpstreamEventReader {
   }
 
   private hasOutput(): boolean {
-    return this.out !== '' || this.chunks.length > 0;
+    return this.out.length > 0 || this.chunks.length > 0;
   }
 
   /** Stops reading and closes the node's response (client gone, error): the connection is not reused. */

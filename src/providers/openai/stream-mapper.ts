@@ -6,7 +6,7 @@ import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../../validation/is-record.js';
 import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
-import { modelField, replaceEveryModelField } from '../replace-model-field.js';
+import { modelField, writeEveryModelField } from '../replace-model-field.js';
 import { withoutNodeSecret } from '../redact-node-secret.js';
 import { nodeUsage } from '../node-usage.js';
 
@@ -37,6 +37,10 @@ const MARKERS = /\[DONE\]|_reason":"|usage":\{|error":|reasoning":/g;
  * kit's whole 22-event stream (~6 KB) unread.
  */
 const MAX_UNCOUNTED_CHARACTERS = 8 * 1024;
+
+/** A plain event's framing around its data. */
+const EVENT_HEAD = 'data: ';
+const EVENT_TAIL = '\n\n';
 
 /**
  * What an OpenAI-protocol stream carried. The reasoning and answer text of relayed events
@@ -164,16 +168,17 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     if (from === to) return;
     const stretch = from === 0 && to === events.length ? events : events.slice(from, to);
     summary.keepUncounted(stretch);
-    write(nodeModel === clientModel ? stretch : swapModel(stretch));
+    if (nodeModel === clientModel) write(stretch);
+    else writeSwapped(stretch, write);
   }
 
   /**
-   * The stream's one model-swap path, for relayed runs and parsed events alike: every
-   * `"model":"<node model>"` in the text (a key: quotes in strings are escaped) names the
-   * client's model instead. (JSON replies have theirs: replaceModelField.)
+   * The stream's one model-swap path, for relayed runs and parsed events alike: the text to
+   * `write` in pieces, every `"model":"<node model>"` in it (a key: quotes in strings are
+   * escaped) naming the client's model instead. (JSON replies have theirs: replaceModelField.)
    */
-  function swapModel(text: string): string {
-    return replaceEveryModelField(text, nodeModelField, clientModelField);
+  function writeSwapped(text: string, write: WriteText): void {
+    writeEveryModelField(text, nodeModelField, clientModelField, write);
   }
 
   function mapEachEvent(events: string, from: number, write: WriteText): StreamSignal {
@@ -232,13 +237,19 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       emit(chunk as unknown as ChatCompletionChunk);
     } else if (changed) {
       chunk.model = clientModel;
-      write(`data: ${JSON.stringify(chunk)}\n\n`);
+      write(EVENT_HEAD);
+      write(JSON.stringify(chunk));
+      write(EVENT_TAIL);
     } else if (typeof chunk.model === 'string' && chunk.model !== clientModel) {
-      // The client sees the model id it asked for.
-      const json = data.includes(nodeModelField) ? swapModel(data) : JSON.stringify({ ...chunk, model: clientModel });
-      write(`data: ${json}\n\n`);
+      // The client sees the model id it asked for. Written in pieces, as relayed runs are.
+      write(EVENT_HEAD);
+      if (data.includes(nodeModelField)) writeSwapped(data, write);
+      else write(JSON.stringify({ ...chunk, model: clientModel }));
+      write(EVENT_TAIL);
     } else {
-      write(`data: ${data}\n\n`);
+      write(EVENT_HEAD);
+      write(data);
+      write(EVENT_TAIL);
     }
     return 'more';
   }
