@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { StringDecoder } from 'node:string_decoder';
 import { ownFault } from '../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../protocol/openai/chat-response-types.js';
@@ -50,6 +51,10 @@ export class UpstreamEventReader {
    * was written to the socket).
    */
   private out: string[] = [];
+  /** Every byte the node sent so far is ASCII (checked per network chunk, a vectorized pass). */
+  private nodeAscii = true;
+  /** The mapper wrote text of its own making since the last batch went out (not known to be ASCII). */
+  private builtText = false;
   /** The chunks mapped since the last batch went out (form `chunks`). */
   private chunks: ChatCompletionChunk[] = [];
   private readonly write: WriteText;
@@ -68,8 +73,10 @@ export class UpstreamEventReader {
   ) {
     this.parser = new SseParser(maxEventLength);
     if (mapper.form === 'text') {
-      this.write = (text) => {
-        if (text !== '') this.out.push(text);
+      this.write = (text, nodeText) => {
+        if (text === '') return;
+        this.out.push(text);
+        if (nodeText !== true) this.builtText = true;
       };
       this.emit = () => {
         throw mixedForms('text');
@@ -115,6 +122,7 @@ export class UpstreamEventReader {
           this.done = true;
           break;
         }
+        if (this.nodeAscii && !isAscii(next.value)) this.nodeAscii = false;
         this.parser.push(this.decoder.write(next.value), this.onRecord, this.onPlainEvents);
       } catch (thrown) {
         // Past the network read, a throw is the parser's or mapper's: a node error it found
@@ -122,6 +130,7 @@ export class UpstreamEventReader {
         const error = ownFault(thrown);
         if (!this.delivered || !this.hasOutput()) {
           this.out = [];
+          this.builtText = false;
           this.chunks = [];
           throw error;
         }
@@ -135,8 +144,10 @@ export class UpstreamEventReader {
     if (done) this.drain();
     if (this.mapper.form === 'text') {
       const out = this.out;
+      const ascii = this.nodeAscii && !this.builtText;
       this.out = [];
-      return { form: 'text', text: out.length === 1 ? (out[0] as string) : out.join(''), done };
+      this.builtText = false;
+      return { form: 'text', text: out.length === 1 ? (out[0] as string) : out.join(''), ascii, done };
     }
     const chunks = this.chunks;
     this.chunks = [];

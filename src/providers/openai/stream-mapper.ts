@@ -1,6 +1,7 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { eachPlainEvent, plainEventAround, plainEventData } from '../../streaming/sse-parser.js';
+import { isAsciiText } from '../../streaming/stream-events.js';
 import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../../validation/is-record.js';
@@ -38,7 +39,7 @@ const MARKERS = /\[DONE\]|_reason":"|usage":\{|error":|reasoning":/g;
  */
 const MAX_UNCOUNTED_CHARACTERS = 8 * 1024;
 
-/** A plain event's framing around its data. */
+/** A plain event's framing around its data (ASCII, written as the node's own text: WriteText). */
 const EVENT_HEAD = 'data: ';
 const EVENT_TAIL = '\n\n';
 
@@ -128,6 +129,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
   const clientModel = context.clientModel;
   const clientModelField = modelField(clientModel);
+  /** The client's model id is ASCII: the node's text with it swapped in stays ASCII when the node's was (WriteText). */
+  const swapKeepsAscii = isAsciiText(clientModelField);
   let nodeModel = '';
   let nodeModelField = '';
   /** Whether the node writes `"model":"…"` compactly (else every event is parsed); unknown until an event names it. */
@@ -168,7 +171,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     if (from === to) return;
     const stretch = from === 0 && to === events.length ? events : events.slice(from, to);
     summary.keepUncounted(stretch);
-    if (nodeModel === clientModel) write(stretch);
+    if (nodeModel === clientModel) write(stretch, true);
     else writeSwapped(stretch, write);
   }
 
@@ -178,7 +181,7 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
    * escaped) naming the client's model instead. (JSON replies have theirs: replaceModelField.)
    */
   function writeSwapped(text: string, write: WriteText): void {
-    writeEveryModelField(text, nodeModelField, clientModelField, write);
+    writeEveryModelField(text, nodeModelField, clientModelField, (piece) => write(piece, swapKeepsAscii));
   }
 
   function mapEachEvent(events: string, from: number, write: WriteText): StreamSignal {
@@ -242,14 +245,14 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       write(EVENT_TAIL);
     } else if (typeof chunk.model === 'string' && chunk.model !== clientModel) {
       // The client sees the model id it asked for. Written in pieces, as relayed runs are.
-      write(EVENT_HEAD);
+      write(EVENT_HEAD, true);
       if (data.includes(nodeModelField)) writeSwapped(data, write);
       else write(JSON.stringify({ ...chunk, model: clientModel }));
-      write(EVENT_TAIL);
+      write(EVENT_TAIL, true);
     } else {
-      write(EVENT_HEAD);
-      write(data);
-      write(EVENT_TAIL);
+      write(EVENT_HEAD, true);
+      write(data, true);
+      write(EVENT_TAIL, true);
     }
     return 'more';
   }
