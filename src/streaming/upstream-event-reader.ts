@@ -51,8 +51,8 @@ export class UpstreamEventReader {
    * was written to the socket).
    */
   private out: string[] = [];
-  /** Every byte the node sent so far is ASCII (checked per network chunk, a vectorized pass). */
-  private nodeAscii = true;
+  /** Every byte the node sent so far is ASCII (checked per network chunk, a vectorized pass; form `text` only). */
+  private nodeAscii: boolean;
   /** The mapper wrote text of its own making since the last batch went out (not known to be ASCII). */
   private builtText = false;
   /** The chunks mapped since the last batch went out (form `chunks`). */
@@ -72,6 +72,7 @@ export class UpstreamEventReader {
     maxEventLength?: number,
   ) {
     this.parser = new SseParser(maxEventLength);
+    this.nodeAscii = mapper.form === 'text';
     if (mapper.form === 'text') {
       this.write = (text, nodeText) => {
         if (text === '') return;
