@@ -34,16 +34,33 @@ export function modelField(model: string): string {
  * 21 fields, and replaceAll took 4.4 µs).
  */
 export function replaceEveryModelField(text: string, nodeModelField: string, clientModelField: string): string {
+  const pieces: string[] = [];
+  writeEveryModelField(text, nodeModelField, clientModelField, (piece) => pieces.push(piece));
+  return pieces.length === 1 ? text : pieces.join('');
+}
+
+/**
+ * replaceEveryModelField's text handed to `write` in pieces, in order (the text itself when
+ * no field names the node model): for a writer that joins what it is given once, so no
+ * chain of concatenated strings is built that V8 would copy again, piece by piece, when
+ * the text is written to a socket.
+ */
+export function writeEveryModelField(
+  text: string,
+  nodeModelField: string,
+  clientModelField: string,
+  write: (piece: string) => void,
+): void {
   const pattern = nodeModelField.slice(1);
   const replacement = clientModelField.slice(1);
-  let out = '';
   let from = 0;
   for (let at = text.indexOf(pattern); at !== -1; at = text.indexOf(pattern, at + pattern.length)) {
     if (at === 0 || text.charCodeAt(at - 1) !== QUOTE) continue;
-    out += text.slice(from, at) + replacement;
+    write(text.slice(from, at));
+    write(replacement);
     from = at + pattern.length;
   }
-  return from === 0 ? text : out + text.slice(from);
+  write(from === 0 ? text : text.slice(from));
 }
 
 const QUOTE = 0x22;

@@ -10,6 +10,12 @@ import { SseParser } from './sse-parser.js';
 export interface StreamText {
   readonly form: 'text';
   readonly text: string;
+  /**
+   * Every character of `text` is ASCII, known without reading it (the node's bytes were, and
+   * nothing else went in): it goes to the socket as latin1, whose byte length is its length,
+   * instead of being counted and encoded as UTF-8.
+   */
+  readonly ascii?: boolean;
 }
 
 /** `chat.completion.chunk` objects translated from a node's stream, for a door to serialize or map. */
@@ -30,6 +36,11 @@ export type StreamForm = StreamEvents['form'];
 
 /** No events. */
 export const NO_EVENTS: StreamText = { form: 'text', text: '' };
+
+/** True when every character of a short text is ASCII (read: for text the gateway built, not a relayed run). */
+export function isAsciiText(text: string): boolean {
+  return !/[\u0080-\uffff]/.test(text);
+}
 
 /** True when `events` holds nothing to send. */
 export function isEmpty(events: StreamEvents): boolean {

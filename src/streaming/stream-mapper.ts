@@ -14,8 +14,12 @@ export type StreamSignal = 'more' | 'end';
 /** Takes one translated chunk; the mapper hands it over and builds no other reference to it. */
 export type EmitChunk = (chunk: ChatCompletionChunk) => void;
 
-/** Takes SSE text already framed for the client. */
-export type WriteText = (text: string) => void;
+/**
+ * Takes SSE text already framed for the client. `nodeText`: the text is the node's own
+ * (slices of its events, with the framing and the client's model id when that is ASCII), so
+ * it is ASCII whenever the node's bytes are; text the mapper built (serialized) is not marked.
+ */
+export type WriteText = (text: string, nodeText?: boolean) => void;
 
 /** Stateful per call: maps the node's stream events to the client's: chunk objects, or framed text. */
 export interface StreamMapper {

@@ -44,6 +44,40 @@ test('a UTF-8 character split across network chunks arrives whole', async () => 
   }
 });
 
+/** echoMapper writing each event as the node's own text (WriteText's `nodeText`). */
+function nodeTextMapper(): StreamMapper {
+  const echo = echoMapper();
+  return {
+    ...echo,
+    map(record, emit, write) {
+      return echo.map(record, emit, (text) => write(text, true));
+    },
+  };
+}
+
+test('a batch is marked ASCII only when every byte of the node was and the mapper wrote only its text', async () => {
+  const read = async (chunks: string[], mapper: StreamMapper) => {
+    const reader = new UpstreamEventReader(body(chunks.map((chunk) => Buffer.from(chunk))), mapper);
+    const batches = [];
+    for (let batch = await reader.read(); ; batch = await reader.read()) {
+      batches.push(batch.form === 'text' ? batch.ascii : undefined);
+      if (batch.done) break;
+    }
+    return batches;
+  };
+  assert.deepEqual(await read(['data: {"t":"a"}\n\n', 'data: [DONE]\n\n'], nodeTextMapper()), [true, true]);
+  // A character beyond ASCII, even in a later chunk or before the end of an event, and for good.
+  assert.deepEqual(
+    await read(
+      ['data: {"t":"a"}\n\n', 'data: {"t":"é', '"}\n\ndata: {"t":"b"}\n\n', 'data: [DONE]\n\n'],
+      nodeTextMapper(),
+    ),
+    [true, false, false],
+  );
+  // Text the mapper built itself is never taken for ASCII (the last batch, empty, is).
+  assert.deepEqual(await read(['data: {"t":"a"}\n\n', 'data: [DONE]\n\n'], echoMapper()), [false, true]);
+});
+
 /** echoMapper that fails on an event `{"error":…}`, as a mapper does on a node's in-stream error. */
 function failingMapper(): StreamMapper {
   const echo = echoMapper();
@@ -65,8 +99,14 @@ test('after a first batch went out, events ahead of an in-stream error are retur
     ]),
     failingMapper(),
   );
-  assert.deepEqual(await reader.read(), { form: 'text', text: 'data: {"n":1}\n\n', done: false });
-  assert.deepEqual(await reader.read(), { form: 'text', text: 'data: {"n":2}\n\ndata: {"n":3}\n\n', done: false });
+  // The echo mapper's text is its own making (not marked as the node's): not known to be ASCII.
+  assert.deepEqual(await reader.read(), { form: 'text', text: 'data: {"n":1}\n\n', ascii: false, done: false });
+  assert.deepEqual(await reader.read(), {
+    form: 'text',
+    text: 'data: {"n":2}\n\ndata: {"n":3}\n\n',
+    ascii: false,
+    done: false,
+  });
   await assert.rejects(reader.read(), /node error: \{"error":"overloaded"\}/);
 });
 

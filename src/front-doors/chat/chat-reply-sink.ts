@@ -3,7 +3,7 @@ import { asGatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk, Usage } from '../../protocol/openai/chat-response-types.js';
 import type { GatewayReply, ReplySink, StreamEnd, StreamEvents, StreamSink } from '../../pipeline/front-door.js';
 import { plainEventAround, plainEventData } from '../../streaming/sse-parser.js';
-import { textOf } from '../../streaming/stream-events.js';
+import { isAsciiText, textOf } from '../../streaming/stream-events.js';
 import type { RequestContext } from '../../context/request-context.js';
 import { errorEnvelopeJson } from '../../reply/error-envelope.js';
 import { sendJsonText } from '../../reply/send-json.js';
@@ -57,16 +57,18 @@ class ChatStreamSink extends SseStreamSink {
   }
 
   write(events: StreamEvents): Promise<void> | undefined {
-    return this.sse.write(this.outgoing(events));
+    // The events as the client gets them are slices of the text and framing: ASCII when it was.
+    return this.sse.write(this.outgoing(events), events.form === 'text' && events.ascii === true);
   }
 
   end(end: StreamEnd): void {
-    this.sse.end(this.closing(end) + DONE);
+    const closing = this.closing(end);
+    this.sse.end(closing.text + DONE, closing.ascii);
   }
 
   fail(error: unknown, end: StreamEnd | undefined): void {
     const failure = asGatewayError(error);
-    const before = end === undefined ? '' : this.closing(end);
+    const before = end === undefined ? '' : this.closing(end).text;
     this.sse.end(`${before}data: ${errorEnvelopeJson(failure, this.context)}\n\n`);
   }
 
@@ -75,9 +77,13 @@ class ChatStreamSink extends SseStreamSink {
     return textOf(events);
   }
 
-  /** What goes out before `[DONE]` or the error event: the last events and the usage. */
-  protected closing(end: StreamEnd): string {
-    return this.outgoing(end.lastEvents) + usageChunk(end);
+  /** What goes out before `[DONE]` or the error event: the last events and the usage; `ascii`: known to be ASCII. */
+  protected closing(end: StreamEnd): { readonly text: string; readonly ascii: boolean } {
+    const usage = usageChunk(end);
+    return {
+      text: this.outgoing(end.lastEvents) + usage,
+      ascii: isAsciiEvents(end.lastEvents) && (usage === '' || isAsciiText(usage)),
+    };
   }
 }
 
@@ -138,11 +144,11 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
   }
 
   /** The held finish chunk with the booked usage on it (or a chunk of an empty delta, when there was none). */
-  protected override closing(end: StreamEnd): string {
+  protected override closing(end: StreamEnd): { readonly text: string; readonly ascii: boolean } {
     const last = this.outgoing(end.lastEvents);
     const held = this.heldFinish?.chunk;
     this.heldFinish = undefined;
-    if (held === undefined && end.usage === undefined) return last;
+    if (held === undefined && end.usage === undefined) return { text: last, ascii: isAsciiEvents(end.lastEvents) };
     const chunk = held ?? {
       id: end.identity.id,
       object: 'chat.completion.chunk',
@@ -151,8 +157,14 @@ class UsageOnFinishStreamSink extends ChatStreamSink {
       choices: [{ index: 0, delta: {}, finish_reason: null }],
     };
     if (end.usage !== undefined) chunk.usage = end.usage;
-    return `${last}data: ${JSON.stringify(chunk)}\n\n`;
+    const json = JSON.stringify(chunk);
+    return { text: `${last}data: ${json}\n\n`, ascii: isAsciiEvents(end.lastEvents) && isAsciiText(json) };
   }
+}
+
+/** Events known to be ASCII (text marked so; the outgoing text of such events is made of its slices and framing). */
+function isAsciiEvents(events: StreamEvents): boolean {
+  return events.form === 'text' && events.ascii === true;
 }
 
 /** A held chunk as it goes out: the node's text when it came as text, else serialized. */

@@ -1,12 +1,13 @@
 import { gatewayError } from '../../errors/gateway-error.js';
 import type { ChatCompletionChunk } from '../../protocol/openai/chat-response-types.js';
 import { eachPlainEvent, plainEventAround, plainEventData } from '../../streaming/sse-parser.js';
+import { isAsciiText } from '../../streaming/stream-events.js';
 import type { EmitChunk, SseRecord, StreamMapper, StreamSignal, WriteText } from '../../streaming/stream-mapper.js';
 import { invalidReply } from '../../upstream/node-failure.js';
 import { isRecord } from '../../validation/is-record.js';
 import type { CallContext, ReplySummary } from '../types.js';
 import { normalizeReasoningField } from './normalize-reasoning-field.js';
-import { modelField, replaceEveryModelField } from '../replace-model-field.js';
+import { modelField, writeEveryModelField } from '../replace-model-field.js';
 import { withoutNodeSecret } from '../redact-node-secret.js';
 import { nodeUsage } from '../node-usage.js';
 
@@ -37,6 +38,10 @@ const MARKERS = /\[DONE\]|_reason":"|usage":\{|error":|reasoning":/g;
  * kit's whole 22-event stream (~6 KB) unread.
  */
 const MAX_UNCOUNTED_CHARACTERS = 8 * 1024;
+
+/** A plain event's framing around its data (ASCII, written as the node's own text: WriteText). */
+const EVENT_HEAD = 'data: ';
+const EVENT_TAIL = '\n\n';
 
 /**
  * What an OpenAI-protocol stream carried. The reasoning and answer text of relayed events
@@ -124,6 +129,8 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
   const identity = { id: '', created: Math.floor(Date.now() / 1000), model: context.clientModel };
   const clientModel = context.clientModel;
   const clientModelField = modelField(clientModel);
+  /** The client's model id is ASCII: the node's text with it swapped in stays ASCII when the node's was (WriteText). */
+  const swapKeepsAscii = isAsciiText(clientModelField);
   let nodeModel = '';
   let nodeModelField = '';
   /** Whether the node writes `"model":"…"` compactly (else every event is parsed); unknown until an event names it. */
@@ -164,16 +171,17 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
     if (from === to) return;
     const stretch = from === 0 && to === events.length ? events : events.slice(from, to);
     summary.keepUncounted(stretch);
-    write(nodeModel === clientModel ? stretch : swapModel(stretch));
+    if (nodeModel === clientModel) write(stretch, true);
+    else writeSwapped(stretch, write);
   }
 
   /**
-   * The stream's one model-swap path, for relayed runs and parsed events alike: every
-   * `"model":"<node model>"` in the text (a key: quotes in strings are escaped) names the
-   * client's model instead. (JSON replies have theirs: replaceModelField.)
+   * The stream's one model-swap path, for relayed runs and parsed events alike: the text to
+   * `write` in pieces, every `"model":"<node model>"` in it (a key: quotes in strings are
+   * escaped) naming the client's model instead. (JSON replies have theirs: replaceModelField.)
    */
-  function swapModel(text: string): string {
-    return replaceEveryModelField(text, nodeModelField, clientModelField);
+  function writeSwapped(text: string, write: WriteText): void {
+    writeEveryModelField(text, nodeModelField, clientModelField, (piece) => write(piece, swapKeepsAscii));
   }
 
   function mapEachEvent(events: string, from: number, write: WriteText): StreamSignal {
@@ -232,13 +240,19 @@ export function createStreamMapper(context: CallContext, options: StreamMapperOp
       emit(chunk as unknown as ChatCompletionChunk);
     } else if (changed) {
       chunk.model = clientModel;
-      write(`data: ${JSON.stringify(chunk)}\n\n`);
+      write(EVENT_HEAD);
+      write(JSON.stringify(chunk));
+      write(EVENT_TAIL);
     } else if (typeof chunk.model === 'string' && chunk.model !== clientModel) {
-      // The client sees the model id it asked for.
-      const json = data.includes(nodeModelField) ? swapModel(data) : JSON.stringify({ ...chunk, model: clientModel });
-      write(`data: ${json}\n\n`);
+      // The client sees the model id it asked for. Written in pieces, as relayed runs are.
+      write(EVENT_HEAD, true);
+      if (data.includes(nodeModelField)) writeSwapped(data, write);
+      else write(JSON.stringify({ ...chunk, model: clientModel }));
+      write(EVENT_TAIL, true);
     } else {
-      write(`data: ${data}\n\n`);
+      write(EVENT_HEAD, true);
+      write(data, true);
+      write(EVENT_TAIL, true);
     }
     return 'more';
   }
