@@ -5,13 +5,14 @@
 # bench/door-instructions.sh; the table gives each build's instructions per request, what
 # the knock-out saved against the full build, and that saving's share of the gap above the
 # floor (bench/floor-forwarder.mjs). Last row: every patch at once, with the log, metrics
-# and request record off. Sequential: about 5 minutes a build on a quiet machine.
+# and request record off. Sequential: a few minutes a build on a quiet machine.
 #   BENCH_KIT=/work/shared/bench bash bench/feature-costs.sh [NAME ...]
 # FULL= and FLOOR= (instructions per request) skip counting those two; DOOR_PORT as in
-# door-instructions.sh (default here 18550).
+# door-instructions.sh (default here 18550); counted in one gateway run each (DOOR_ONE_RUN=1,
+# set it empty for two). NAME `none`: the full build and the floor only.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export DOOR_PORT=${DOOR_PORT:-18550}
+export DOOR_PORT=${DOOR_PORT:-18550} DOOR_ONE_RUN=${DOOR_ONE_RUN-1}
 KNOCKOUTS="$ROOT/bench/feature-knockouts"
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=($(cd "$KNOCKOUTS" && ls *.patch | sed 's/\.patch$//') all)
@@ -32,7 +33,9 @@ printf '%-26s %14s %12s %16s\n' knock-out instructions saved 'share of gap'
 row() { printf '%-26s %14s %12s %15s%%\n' "$1" "$2" $(( full - $2 )) $(( 100 * (full - $2) / (full - floor) )); }
 row 'none (full build)' "$full"
 for name in "${names[@]}"; do
-  if [[ $name == all ]]; then
+  if [[ $name == none ]]; then
+    continue
+  elif [[ $name == all ]]; then
     row 'all, log/metrics/record off' "$(BENCH_LOG_LEVEL=warn BENCH_METRICS=false BENCH_REQUEST_LOG=false count_build "$KNOCKOUTS"/*.patch)"
   else
     row "$name" "$(count_build "$KNOCKOUTS/$name.patch")"
