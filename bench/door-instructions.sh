@@ -49,11 +49,12 @@ instructions() {
 if [[ -n ${DOOR_ONE_RUN:-} ]]; then
   # One gateway: N1 requests to warm it, a callgrind dump, N2 - N1 requests, a second dump,
   # which holds those requests alone; half the time (one start under callgrind, not two).
+  # Under callgrind on a loaded machine a few warm-up requests may answer 503; they only warm.
   start_gateway "$WORK/callgrind"
-  post "$N1"
-  callgrind_control --dump=warm $gateway >/dev/null
-  post $(( N2 - N1 ))
-  callgrind_control --dump=measured $gateway >/dev/null
+  post "$N1" || true
+  callgrind_control --dump=warm $gateway >/dev/null 2>&1
+  post $(( N2 - N1 )) || echo "door-instructions: some measured requests were not 200 (above); the count is of all of them" >&2
+  callgrind_control --dump=measured $gateway >/dev/null 2>&1
   kill -INT $gateway; wait $gateway || true
   first=0 second=$(summary "$WORK/callgrind.2")
 else
