@@ -24,7 +24,7 @@ declare -A PATHS=([chat]=/v1/chat/completions [messages]=/v1/messages [responses
 KEY=sk-bench-0123456789abcdef0123456789abcdef
 WORK=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; [[ -n ${KEEP_LOG:-} ]] && cat "$WORK"/*.log >"$KEEP_LOG"; rm -rf "$WORK"; }
+cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; kill "${gateway:-}" 2>/dev/null || true; [[ -n ${KEEP_LOG:-} ]] && cat "$WORK"/*.log >"$KEEP_LOG"; rm -rf "$WORK"; }
 trap cleanup EXIT
 setsid node "$ROOT/bench/front-door-mock.mjs" "$MOCK_PORT" "$KIT/mock/fixtures" >/dev/null 2>&1 &
 pids+=($!)

@@ -7,7 +7,8 @@
 # floor (bench/floor-forwarder.mjs). Last row: every patch at once, with the log, metrics
 # and request record off. Sequential: a few minutes a build on a quiet machine.
 #   BENCH_KIT=/work/shared/bench bash bench/feature-costs.sh [NAME ...]
-# FULL= and FLOOR= (instructions per request) skip counting those two; DOOR_PORT as in
+# COUNT_N="N1 N2" as door-instructions.sh's (default 1200 3200). FULL= and FLOOR=
+# (instructions per request) skip counting those two; DOOR_PORT as in
 # door-instructions.sh (default here 18550); counted in one gateway run each (DOOR_ONE_RUN=1,
 # set it empty for two). NAME `none`: the full build and the floor only.
 set -euo pipefail
@@ -16,7 +17,11 @@ export DOOR_PORT=${DOOR_PORT:-18550} DOOR_ONE_RUN=${DOOR_ONE_RUN-1}
 KNOCKOUTS="$ROOT/bench/feature-knockouts"
 names=("$@")
 [[ ${#names[@]} -gt 0 ]] || names=($(cd "$KNOCKOUTS" && ls *.patch | sed 's/\.patch$//') all)
-count() { bash "$ROOT/bench/door-instructions.sh" chat json "$1" | grep -oE '[0-9]+ instructions' | grep -oE '[0-9]+'; }
+# Process metrics off in every count: their event-loop monitor runs ~3 million instructions
+# a second under callgrind whatever the traffic, so with them on a count grows with the run's
+# wall time (the machine's load), not with the requests.
+export BENCH_METRICS=false
+count() { bash "$ROOT/bench/door-instructions.sh" chat json "$1" ${COUNT_N:-} | grep -oE '[0-9]+ instructions' | grep -oE '[0-9]+'; }
 # A build of HEAD in a throwaway worktree with the given patches applied; prints its count.
 count_build() {
   local tree; tree=$(mktemp -d /tmp/knockout.XXXXXX)
@@ -36,7 +41,7 @@ for name in "${names[@]}"; do
   if [[ $name == none ]]; then
     continue
   elif [[ $name == all ]]; then
-    row 'all, log/metrics/record off' "$(BENCH_LOG_LEVEL=warn BENCH_METRICS=false BENCH_REQUEST_LOG=false count_build "$KNOCKOUTS"/*.patch)"
+    row 'all, log and record off' "$(BENCH_LOG_LEVEL=warn BENCH_REQUEST_LOG=false count_build "$KNOCKOUTS"/*.patch)"
   else
     row "$name" "$(count_build "$KNOCKOUTS/$name.patch")"
   fi
