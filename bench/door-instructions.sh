@@ -8,37 +8,57 @@
 # GC thread runs at a varying pace) under callgrind twice, serving N1 (default 1200) and then
 # N2 (default 3200) requests 16 at a time from bench/front-door-mock.mjs; (I2 - I1)/(N2 - N1)
 # is the steady cost of one request, startup and warm-up cancelled out. About ±1 % from run
-# to run. Takes a few minutes; needs valgrind. Uses ports 18150-18151. GATEWAY_NODE_FLAGS
+# to run. Takes a few minutes; needs valgrind. Uses ports DOOR_PORT and DOOR_PORT+1 (default
+# 18150-18151), so counts on other ports can run side by side. GATEWAY_NODE_FLAGS
 # (space separated) go to node before the gateway, e.g. `--allocation-site-pretenuring`.
+# DOOR_ONE_RUN=1 counts in one gateway run instead (dumps after N1 and after N2 requests).
 # DIST_DIR `floor` counts bench/floor-forwarder.mjs instead (chat only: node:http and undici
 # forwarding with no gateway work), so a build's count less the floor's is the gateway's own.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KIT="${BENCH_KIT:-$ROOT/../shared/bench}"
 DOOR=$1 MODE=$2 DIST=${3:-$ROOT/dist} N1=${4:-1200} N2=${5:-3200}
+PORT=${DOOR_PORT:-18150} MOCK_PORT=$(( ${DOOR_PORT:-18150} + 1 ))
 declare -A PATHS=([chat]=/v1/chat/completions [messages]=/v1/messages [responses]=/v1/responses)
 [[ -n ${PATHS[$DOOR]:-} && ($MODE == json || $MODE == sse) ]] || { echo "usage: $0 chat|messages|responses json|sse [DIST_DIR] [N1 N2]" >&2; exit 1; }
 KEY=sk-bench-0123456789abcdef0123456789abcdef
 WORK=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; [[ -n ${KEEP_LOG:-} ]] && cat "$WORK"/gateway.*.log >"$KEEP_LOG"; rm -rf "$WORK"; }
+cleanup() { for p in "${pids[@]}"; do kill -- "-$p" 2>/dev/null || true; done; kill "${gateway:-}" 2>/dev/null || true; [[ -n ${KEEP_LOG:-} ]] && cat "$WORK"/*.log >"$KEEP_LOG"; rm -rf "$WORK"; }
 trap cleanup EXIT
-setsid node "$ROOT/bench/front-door-mock.mjs" 18151 "$KIT/mock/fixtures" >/dev/null 2>&1 &
+setsid node "$ROOT/bench/front-door-mock.mjs" "$MOCK_PORT" "$KIT/mock/fixtures" >/dev/null 2>&1 &
 pids+=($!)
-instructions() {
-  local n=$1 out="$WORK/callgrind.$1"
+# Starts the gateway under callgrind (output to $1), waits until it answers; sets $gateway.
+start_gateway() {
   local program=("$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml")
   [[ $DIST == floor ]] && program=("$ROOT/bench/floor-forwarder.mjs")
-  BENCH_GATEWAY_PORT=18150 BENCH_MOCK_URL=http://127.0.0.1:18151 BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:18151/v1 \
-    valgrind --tool=callgrind --callgrind-out-file="$out" \
-    node --single-threaded ${GATEWAY_NODE_FLAGS:-} "${program[@]}" >"$WORK/gateway.$n.log" 2>&1 &
-  local gateway=$!
-  for _ in $(seq 900); do curl -s -o /dev/null http://127.0.0.1:18150/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
-  node "$ROOT/bench/lib/post-requests.mjs" "http://127.0.0.1:18150${PATHS[$DOOR]}" \
-    "$ROOT/bench/front-doors/$DOOR-$MODE.json" "$n" 16 "$KEY"
-  kill -INT $gateway; wait $gateway || true
-  grep -oE '^summary: [0-9]+' "$out" | grep -oE '[0-9]+'
+  BENCH_GATEWAY_PORT=$PORT BENCH_MOCK_URL=http://127.0.0.1:$MOCK_PORT BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 \
+    valgrind --tool=callgrind --callgrind-out-file="$1" \
+    node --single-threaded ${GATEWAY_NODE_FLAGS:-} "${program[@]}" >"$1.log" 2>&1 &
+  gateway=$!
+  for _ in $(seq 900); do curl -s -o /dev/null http://127.0.0.1:$PORT/v1/models -H "authorization: Bearer $KEY" && break; sleep 0.2; done
 }
-first=$(instructions "$N1")
-second=$(instructions "$N2")
+post() { node "$ROOT/bench/lib/post-requests.mjs" "http://127.0.0.1:$PORT${PATHS[$DOOR]}" "$ROOT/bench/front-doors/$DOOR-$MODE.json" "$1" 16 "$KEY"; }
+summary() { grep -oE '^summary: [0-9]+' "$1" | grep -oE '[0-9]+'; }
+instructions() {
+  start_gateway "$WORK/callgrind.$1"
+  post "$1"
+  kill -INT $gateway; wait $gateway || true
+  summary "$WORK/callgrind.$1"
+}
+if [[ -n ${DOOR_ONE_RUN:-} ]]; then
+  # One gateway: N1 requests to warm it, a callgrind dump, N2 - N1 requests, a second dump,
+  # which holds those requests alone; half the time (one start under callgrind, not two).
+  # Under callgrind on a loaded machine a few warm-up requests may answer 503; they only warm.
+  start_gateway "$WORK/callgrind"
+  post "$N1" || true
+  callgrind_control --dump=warm $gateway >/dev/null 2>&1
+  post $(( N2 - N1 )) || echo "door-instructions: some measured requests were not 200 (above); the count is of all of them" >&2
+  callgrind_control --dump=measured $gateway >/dev/null 2>&1
+  kill -INT $gateway; wait $gateway || true
+  first=0 second=$(summary "$WORK/callgrind.2")
+else
+  first=$(instructions "$N1")
+  second=$(instructions "$N2")
+fi
 echo "$MODE $DOOR (${PATHS[$DOOR]}), $(basename "$DIST"): $(( (second - first) / (N2 - N1) )) instructions per request"

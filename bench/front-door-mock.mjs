@@ -197,7 +197,7 @@ const BODIES = {
   responses: responsesBodies(),
 };
 
-createServer((request, response) => {
+const server = createServer((request, response) => {
   const url = request.url ?? '';
   const api = url.endsWith('/chat/completions')
     ? 'chat'
@@ -222,4 +222,9 @@ createServer((request, response) => {
     });
     response.end(text);
   });
-}).listen(port, '127.0.0.1');
+});
+// A gateway under callgrind on a loaded machine can leave a pooled connection idle past node's
+// default 5 s and then reuse it as the mock closes it (503 router_unavailable, "connection
+// reset"): idle connections are kept a minute.
+server.keepAliveTimeout = 60_000;
+server.listen(port, '127.0.0.1');
