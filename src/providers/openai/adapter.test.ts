@@ -163,17 +163,23 @@ test('fromUpstream: a body that is not a completion is a retryable bad_gateway',
 function mapFixture(pieces: string[]) {
   const mapper = openaiAdapter.streamMapper(context({ streamForm: 'text' }));
   const parser = new SseParser();
-  const out: string[] = [];
+  // The mapper writes an event in pieces (head, data, tail); the text written is whole events.
+  let written = '';
   let ended = false;
   const write = (text: string) => {
-    assert.ok(text.startsWith('data: ') && text.endsWith('\n\n'), text);
-    out.push(text.slice('data: '.length, -2));
+    written += text;
   };
   const onRecord = (record: { event: string | undefined; data: string }) => {
     if (mapper.map(record, unexpectedEmit, write) === 'end') ended = true;
   };
   for (const piece of pieces) parser.push(piece, onRecord);
   parser.end(onRecord);
+  const events = written.split('\n\n');
+  assert.equal(events.pop(), '', 'the text written ends with a whole event');
+  const out = events.map((event) => {
+    assert.ok(event.startsWith('data: '), event);
+    return event.slice('data: '.length);
+  });
   return { out, ended, summary: mapper.summary, identity: mapper.identity };
 }
 
