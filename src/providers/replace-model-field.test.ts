@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { modelField, replaceEveryModelField } from './replace-model-field.js';
+import { modelField, writeEveryModelField } from './replace-model-field.js';
 
 const node = modelField('gpt-4o-mini-2024-07-18');
 const client = modelField('my "model"');
+
+/** The text writeEveryModelField writes, its pieces joined. */
+function replaceEveryModelField(text: string, nodeField: string, clientField: string): string {
+  let written = '';
+  writeEveryModelField(text, nodeField, clientField, (piece) => (written += piece));
+  return written;
+}
 
 test('replaceEveryModelField swaps every model key of a run of events, and nothing else', () => {
   const events =

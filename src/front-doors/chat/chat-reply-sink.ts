@@ -58,7 +58,7 @@ class ChatStreamSink extends SseStreamSink {
 
   write(events: StreamEvents): Promise<void> | undefined {
     // The events as the client gets them are slices of the text and framing: ASCII when it was.
-    return this.sse.write(this.outgoing(events), events.form === 'text' && events.ascii === true);
+    return this.sse.write(this.outgoing(events), isAsciiEvents(events));
   }
 
   end(end: StreamEnd): void {
