@@ -55,6 +55,8 @@ export interface ExecuteOptions {
   readonly maxRetryAfterSeconds: number;
   /** The request deadline; a node with a shorter `total_ms` gets a per-attempt deadline. */
   readonly totalTimeoutMs: number;
+  /** Called as each attempt ends, with the attempts so far (the last one included). */
+  readonly onAttempt?: (attempts: readonly AttemptRecord[]) => void;
 }
 
 /** What execute did: the attempts it made, and the execution to relay or the failure that ends the request. */
@@ -94,6 +96,7 @@ export async function execute(context: RequestContext, options: ExecuteOptions):
       tried++;
       const outcome = await attempt(context, options, candidate, lease);
       attempts.push(outcome.attempt);
+      options.onAttempt?.(attempts);
       if (outcome.ok) return { ok: true, execution: outcome.execution, attempts };
       if (!outcome.retryable) return { ok: false, failure: outcome.failure, attempts, usage: outcome.usage };
       lastFailure = asGatewayError(outcome.failure);

@@ -152,10 +152,12 @@ async function runCharged(
       retryOnStatus: config.failover.retryOnStatus,
       maxRetryAfterSeconds: config.failover.maxRetryAfterSeconds,
       totalTimeoutMs: config.timeouts.totalMs,
+      // The reply's headers (x-switchyard-attempts) and the doors' sinks (the answering node)
+      // read the attempts: the record has each as it ends, for headers that a keep-alive
+      // sends while the next attempt waits (they count the attempts finished by then).
+      onAttempt: (finished) => writeRecord(context.record, requestRun(request, model, { attempts: finished })),
     });
     attempts = executed.attempts;
-    // The reply's headers (x-switchyard-attempts) and the doors' sinks (the answering node) read the attempts.
-    writeRecord(context.record, requestRun(request, model, { attempts }));
     if (!executed.ok) {
       booked = executed.usage;
       throw executed.failure;

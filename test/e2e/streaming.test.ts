@@ -19,6 +19,7 @@ describe('SSE streaming through the gateway', () => {
   let broken: SimulatedNode;
   let cutting: SimulatedNode;
   let portal: SimulatedNode;
+  let refusing: SimulatedNode;
   let gateway: TestGateway;
 
   const startStream = (
@@ -44,6 +45,7 @@ describe('SSE streaming through the gateway', () => {
     portal = await startSimulator({
       faults: { failFirst: { count: 1000, status: 200, body: '<html>Sign in to continue</html>' } },
     });
+    refusing = await startSimulator({ faults: { failFirst: { count: 1000, status: 503 } } });
     gateway = await startTestGateway(`
 store: memory
 http: { sse_keepalive_ms: 200 }
@@ -55,6 +57,7 @@ nodes:
   - { id: broken, provider: openai, base_url: "${broken.baseUrl}" }
   - { id: cutting, provider: openai, base_url: "${cutting.baseUrl}" }
   - { id: portal, provider: openai, base_url: "${portal.baseUrl}" }
+  - { id: refusing, provider: openai, base_url: "${refusing.baseUrl}" }
 models:
   - { id: instant-reasoner, reasoning: { default_effort: low }, routes: [{ node: instant }] }
   - { id: fast-reasoner, reasoning: { default_effort: low }, routes: [{ node: fast }] }
@@ -62,6 +65,7 @@ models:
   - { id: slow-reasoner, reasoning: { default_effort: high }, routes: [{ node: slow }] }
   - { id: failover-model, reasoning: { default_effort: low }, routes: [{ node: broken, priority: 0 }, { node: instant, priority: 1 }] }
   - { id: cut-model, reasoning: { default_effort: low }, routes: [{ node: cutting }] }
+  - { id: refused-then-silent-model, routes: [{ node: refusing, priority: 0 }, { node: slow-start, priority: 1 }] }
   - { id: portal-first-model, reasoning: { default_effort: low }, routes: [{ node: portal, priority: 0 }, { node: instant, priority: 1 }] }
 keys:
   - { key: ${API_KEY} }
@@ -70,7 +74,7 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    await Promise.all([instant, fast, slowStart, slow, broken, cutting, portal].map((node) => node?.close()));
+    await Promise.all([instant, fast, slowStart, slow, broken, cutting, portal, refusing].map((node) => node?.close()));
   });
 
   test(
@@ -146,6 +150,23 @@ keys:
     );
     assert.equal(before.replace(/: keep-alive\n\n/g, ''), '', 'only keep-alive comments before the first event');
     assert.equal(events[events.length - 1]?.data, '[DONE]');
+  });
+
+  test('a keep-alive during the second attempt: the headers carry the attempts finished so far', TIMEOUT, async () => {
+    refusing.resetStats();
+    const response = await startStream('refused-then-silent-model');
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('x-switchyard-attempts'), '1', 'the refused attempt, before the silent one');
+    const { raw, events } = await readSse(response);
+    assert.ok(raw.startsWith(': keep-alive\n\n'), 'the headers went out with a keep-alive');
+    assert.equal(events[events.length - 1]?.data, '[DONE]');
+    assert.equal(refusing.stats().requests, 1);
+    const line = await gateway.logLine(response.headers.get('x-request-id'));
+    assert.deepEqual(
+      line.attempts?.map((attempt) => attempt.node),
+      ['refusing', 'slow-start'],
+      'the log line lists both',
+    );
   });
 
   test('a client that disconnects mid-stream aborts the node request at once', TIMEOUT, async (t) => {

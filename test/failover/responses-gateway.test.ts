@@ -22,6 +22,7 @@ describe('the gateway behind the Responses door', () => {
   let cutting: SimulatedNode;
   let slow: SimulatedNode;
   let silent: SimulatedNode;
+  let refusing: SimulatedNode;
   let gateway: TestGateway;
   let client: OpenAI;
 
@@ -31,6 +32,7 @@ describe('the gateway behind the Responses door', () => {
     cutting = await startSimulator({ tokensPerSecond: 200, faults: { cutAfterChunks: 4 } });
     slow = await startSimulator({ tokensPerSecond: 20 });
     silent = await startSimulator({ faults: { firstByteDelayMs: 700 } });
+    refusing = await startSimulator({ faults: { failFirst: { count: ALWAYS, status: 503 } } });
     gateway = await startTestGateway(`
 store: memory
 http: { sse_keepalive_ms: 200 }
@@ -41,11 +43,13 @@ nodes:
   - { id: cutting, provider: openai, base_url: "${cutting.baseUrl}" }
   - { id: slow, provider: openai, base_url: "${slow.baseUrl}" }
   - { id: silent, provider: openai, base_url: "${silent.baseUrl}" }
+  - { id: refusing, provider: openai, base_url: "${refusing.baseUrl}" }
 models:
   - { id: failover, routes: [{ node: failing, priority: 1 }, { node: good, priority: 2 }] }
   - { id: cut, routes: [{ node: cutting }] }
   - { id: slow, routes: [{ node: slow }] }
   - { id: silent, routes: [{ node: silent }] }
+  - { id: refused-then-silent, routes: [{ node: refusing, priority: 1 }, { node: silent, priority: 2 }] }
 keys:
   - { key: ${API_KEY} }
   - { key: ${LIMITED_KEY}, limits: { rpm: 2 } }
@@ -55,7 +59,7 @@ keys:
 
   after(async () => {
     await gateway?.close();
-    await Promise.all([good, failing, cutting, slow, silent].map((node) => node?.close()));
+    await Promise.all([good, failing, cutting, slow, silent, refusing].map((node) => node?.close()));
   });
 
   const post = (body: Record<string, unknown>, init: RequestInit = {}) =>
@@ -121,6 +125,25 @@ keys:
     assert.ok(keepalives.length >= 2, `${keepalives.length} keep-alives`);
     assert.equal(events[0]?.name, 'response.created');
     events.forEach((event, index) => assert.equal(event.data.sequence_number, index));
+  });
+
+  test('a keep-alive during the second attempt: the headers carry the attempts finished so far', TIMEOUT, async () => {
+    const response = await post({ model: 'refused-then-silent', input: 'Hi', stream: true });
+    assert.equal(response.headers.get('x-switchyard-attempts'), '1', 'the refused attempt, before the silent one');
+    const events = parseResponsesEvents(await response.text());
+    assert.equal(events[2]?.name, 'keepalive', 'the headers went out with the first keep-alive');
+    const final = assertResponsesEventOrder(
+      events
+        .filter((event) => event.name !== 'keepalive')
+        .map((event, index) => ({ ...event, data: { ...event.data, sequence_number: index } })),
+    );
+    assert.equal(final.status, 'completed');
+    assert.equal(refusing.stats().requests, 1);
+    const line = await gateway.logLine(response.headers.get('x-request-id'));
+    assert.deepEqual(
+      line.attempts?.map((attempt) => attempt.node),
+      ['refusing', 'silent'],
+    );
   });
 
   test('a client that leaves mid-stream aborts the node request', TIMEOUT, async () => {

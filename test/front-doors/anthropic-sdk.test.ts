@@ -122,6 +122,7 @@ models:
   - { id: claude-pair, routes: [{ node: claude, model: claude-sonnet-4-6 }, { node: claude-2, model: claude-sonnet-4-6, priority: 1 }] }
   - { id: only-b, reasoning: { default_effort: low }, routes: [{ node: chat-b, model: qwen3 }] }
   - { id: pair, reasoning: { default_effort: low }, routes: [{ node: chat-node, model: qwen3 }, { node: chat-b, model: qwen3, priority: 1 }] }
+  - { id: overloaded-then-silent, reasoning: { default_effort: low }, routes: [{ node: claude-529 }, { node: chat-b, model: qwen3, priority: 1 }] }
 accounts:
   - { id: rich, balance: 100 }
   - { id: broke, balance: 0 }
@@ -448,6 +449,28 @@ keys:
     assert.ok(!text.includes('[DONE]'));
   });
 
+  test('a keep-alive during the second attempt: the headers carry the attempts finished so far', async () => {
+    const response = await fetch(`${gateway.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({
+        model: 'overloaded-then-silent',
+        max_tokens: 50,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    });
+    assert.equal(response.headers.get('x-switchyard-attempts'), '1', 'the 529 attempt, before the silent one');
+    const text = await response.text();
+    assert.match(text, /^event: ping\n/, 'the headers went out with a keep-alive');
+    assert.ok(text.trimEnd().endsWith('event: message_stop\ndata: {"type":"message_stop"}'));
+    const line = await gateway.logLine(response.headers.get('request-id'));
+    assert.deepEqual(
+      line.attempts?.map((attempt) => attempt.node),
+      ['claude-529', 'chat-b'],
+    );
+  });
+
   test('models: Anthropic list and model shapes with anthropic-version', async () => {
     const ids: string[] = [];
     for await (const model of client.models.list({ limit: 2 })) {
@@ -463,6 +486,7 @@ keys:
         'claude-cache-priced',
         'claude-pair',
         'only-b',
+        'overloaded-then-silent',
         'pair',
       ].sort(),
     );
