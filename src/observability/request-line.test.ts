@@ -119,7 +119,7 @@ test('client-controlled text is escaped: the line stays one valid JSON object', 
   const line = written({ context, method: 'POST', path: '/v1/a"b\\c', totalMs: 1 });
   assert.equal(line.model, hostile);
   assert.equal(line.path, '/v1/a"b\\c');
-  assert.equal(line.status, undefined);
+  assert.equal(line.status, 499, "the status of a client gone, not one the model's text smuggled in");
   assert.deepEqual(line.attempts, [{ node: 'n', ms: 1, error: `bad "reply"\n${hostile}` }]);
   assert.deepEqual(line.usage, {
     prompt_tokens: 1,
@@ -131,6 +131,15 @@ test('client-controlled text is escaped: the line stays one valid JSON object', 
   assert.equal(line.usage_estimated, true);
   assert.equal(line.client_aborted, true);
   assert.equal(line.request_body, `{"model":${JSON.stringify(hostile)}}`);
+});
+
+test('a client gone before any answer was sent: status 499; one gone mid-stream keeps the 200 it got', () => {
+  const source = { method: 'POST', path: '/v1/responses', totalMs: 2 };
+  const gone = written({ context: contextWith({ clientAborted: true }), ...source });
+  assert.deepEqual([gone.status, gone.client_aborted], [499, true]);
+  const midStream = written({ context: contextWith({ status: 200, stream: true, clientAborted: true }), ...source });
+  assert.deepEqual([midStream.status, midStream.client_aborted], [200, true]);
+  assert.equal(written({ context: contextWith({}), ...source }).status, undefined, 'no status before an answer');
 });
 
 test('a number that is not finite is written as null, as JSON.stringify would', () => {

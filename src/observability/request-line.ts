@@ -24,7 +24,8 @@ export interface RequestLineSource {
  * chat request's line (`node` in-process, one core of this VM), and no object per request
  * for the collector. Members without a value are left out,
  * as JSON.stringify would; `cost_usd` is null until a cost is booked; non-finite numbers are
- * null. `usage` is the tokens the request is billed on, flat. The client's model and path
+ * null. `status` is what the client got, 499 for a client gone before any answer was sent.
+ * `usage` is the tokens the request is billed on, flat. The client's model and path
  * are cut to a bounded length with a marker (truncateForDisplay): a 1 MB model name makes a
  * short line.
  */
@@ -33,7 +34,10 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   let line = `"request_id":${JSON.stringify(context.requestId)},"correlation_id":${JSON.stringify(context.correlationId)}`;
   if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
   line += `,"path":${JSON.stringify(truncateForDisplay(path))}`;
-  if (record.status !== undefined) line += `,"status":${number(record.status)}`;
+  // A client gone before any answer was sent (waiting for the node, or for its stored
+  // response's save) got none: 499, as the request record, metrics and trace say.
+  const status = record.status ?? (record.clientAborted ? 499 : undefined);
+  if (status !== undefined) line += `,"status":${number(status)}`;
   if (record.errorCode !== undefined) line += `,"error_code":${JSON.stringify(record.errorCode)}`;
   if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
   if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
