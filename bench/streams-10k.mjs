@@ -196,10 +196,12 @@ keys: [{ key: ${KEY} }]
 `,
 );
 const INSPECT = '--inspect=127.0.0.1:0';
+// Extra node flags for the gateway (e.g. SCALE_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof").
+const NODE_FLAGS = (process.env.SCALE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const SNAPSHOT_FLAGS = SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
 const gateway = FLOOR
   ? await startChild(
-      [INSPECT, ...SNAPSHOT_FLAGS, 'bench/floor-forwarder.mjs'],
+      [INSPECT, ...NODE_FLAGS, ...SNAPSHOT_FLAGS, 'bench/floor-forwarder.mjs'],
       /floor listening on (http:\/\/\S+)/,
       'floor forwarder',
       {
@@ -210,7 +212,7 @@ const gateway = FLOOR
       },
     )
   : await startChild(
-      [INSPECT, ...SNAPSHOT_FLAGS, 'dist/cli.js', 'serve', '--config', config],
+      [INSPECT, ...NODE_FLAGS, ...SNAPSHOT_FLAGS, 'dist/cli.js', 'serve', '--config', config],
       /listening on (http:\/\/\S+)\/v1/,
       'gateway',
     );
@@ -220,7 +222,8 @@ if (!inspectorUrl) fail(`no inspector address in the gateway's output: ${gateway
 const pid = gateway.child.pid;
 const stop = () => {
   stopping = true;
-  gateway.child.kill('SIGKILL');
+  // SIGTERM lets a --cpu-prof gateway write its profile; the node is killed at once.
+  gateway.child.kill(NODE_FLAGS.length > 0 ? 'SIGTERM' : 'SIGKILL');
   node.child.kill('SIGKILL');
 };
 process.on('exit', stop);
@@ -292,12 +295,16 @@ console.log(
 const stats = { launched: 0, started: 0, done: 0, errors: [] };
 const held = () => stats.launched - stats.done - stats.errors.length;
 // RSS at the most streams held at once (the driver's count: sent and not yet ended).
+// The highest RSS while that many were held, until the forced collection at the plateau (which shrinks RSS).
 let mostHeld = { held: 0, rss: 0 };
+let collected = false;
 let peakRss = 0;
 const sampler = setInterval(() => {
   const rss = rssMiB(pid);
   peakRss = Math.max(peakRss, rss);
-  if (held() >= mostHeld.held) mostHeld = { held: held(), rss, done: stats.done };
+  const now = held();
+  if (!collected && (now > mostHeld.held || (now === mostHeld.held && rss > mostHeld.rss)))
+    mostHeld = { held: now, rss, done: stats.done };
 }, 250);
 const started = Date.now();
 const streams = [];
@@ -320,6 +327,7 @@ console.log(
 );
 // After the issue's figures (the full collection stalls the loop, so it comes after their scrape).
 const plateauHeld = { held: held(), done: stats.done };
+collected = true;
 const plateauLiveHeap = await liveHeapMiB(inspectorUrl);
 await heapSnapshot(pid);
 await scrape(origin); // restarts the lag histogram after the collection's stall
