@@ -39,6 +39,10 @@ const { values } = parseArgs({
     'ramp-per-second': { type: 'string', default: '250' },
     floor: { type: 'boolean', default: false },
     'heap-snapshot': { type: 'boolean', default: false },
+    // A longer prompt (characters of filler after the short one): what a held stream keeps of its request.
+    'prompt-characters': { type: 'string', default: '0' },
+    // Seconds after the first stream opened at which the live heap (and snapshot) is read: default, at the plateau.
+    'measure-at': { type: 'string', default: '0' },
   },
 });
 const STREAMS = Number(values.streams);
@@ -117,6 +121,12 @@ function rssMiB(pid) {
 }
 
 const openFds = (pid) => readdirSync(`/proc/${pid}/fd`).length;
+
+/** CPU time the process has used (user + system), in ms: unlike wall time, not inflated by a loaded machine. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in ticks of 1/100 s
+}
 
 async function scrape(origin) {
   if (FLOOR) return { heapUsedMiB: Number.NaN, inFlight: Number.NaN, lagP99Ms: Number.NaN };
@@ -242,7 +252,9 @@ const body = JSON.stringify({
   max_tokens: MAX_TOKENS,
   // The gateway adds the model's default effort; the floor forwards the body as it is.
   ...(FLOOR ? { reasoning_effort: 'medium' } : {}),
-  messages: [{ role: 'user', content: 'Keep the line open.' }],
+  messages: [
+    { role: 'user', content: `Keep the line open.${' filler'.repeat(Number(values['prompt-characters']) / 7)}` },
+  ],
 });
 
 async function oneStream(stats) {
@@ -307,13 +319,17 @@ const sampler = setInterval(() => {
     mostHeld = { held: now, rss, done: stats.done };
 }, 250);
 const started = Date.now();
+const cpuBefore = cpuMs(pid);
 const streams = [];
 for (let index = 0; index < STREAMS; index++) {
   stats.launched++;
   streams.push(oneStream(stats));
   if (index % 250 === 249) await new Promise((resolve) => setTimeout(resolve, (250 / RAMP_PER_SECOND) * 1000));
 }
-console.log(`opened ${STREAMS} streams in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const openingCpu = cpuMs(pid) - cpuBefore;
+console.log(
+  `opened ${STREAMS} streams in ${((Date.now() - started) / 1000).toFixed(1)} s; gateway CPU meanwhile ${openingCpu.toFixed(0)} ms, ${((openingCpu / STREAMS) * 1000).toFixed(0)} µs per stream opened (with relaying those already open)`,
+);
 
 // Plateau: every stream has its first chunk (those opened first may have ended since).
 while (stats.started + stats.errors.length < STREAMS) {
@@ -326,19 +342,24 @@ console.log(
     `gateway in flight ${plateau.inFlight}, rss ${plateau.rss.toFixed(1)} MiB, heap ${plateau.heapUsedMiB.toFixed(1)} MiB, ${plateau.fds} fds, event-loop lag p99 ${plateau.lagP99Ms.toFixed(1)} ms`,
 );
 // After the issue's figures (the full collection stalls the loop, so it comes after their scrape).
-const plateauHeld = { held: held(), done: stats.done };
+while (Date.now() - started < Number(values['measure-at']) * 1000)
+  await new Promise((resolve) => setTimeout(resolve, 100));
+const plateauHeld = { held: held(), done: stats.done, at: (Date.now() - started) / 1000 };
 collected = true;
 const plateauLiveHeap = await liveHeapMiB(inspectorUrl);
 await heapSnapshot(pid);
 await scrape(origin); // restarts the lag histogram after the collection's stall
 console.log(
-  `live heap after a full collection at the plateau: ${plateauLiveHeap.toFixed(1)} MiB with ${plateauHeld.held} streams held, ${plateauHeld.done} ended`,
+  `live heap after a full collection at ${plateauHeld.at.toFixed(1)} s: ${plateauLiveHeap.toFixed(1)} MiB with ${plateauHeld.held} streams held, ${plateauHeld.done} ended`,
 );
 
 await Promise.all(streams);
 clearInterval(sampler);
 const elapsed = (Date.now() - started) / 1000;
 const after = await scrape(origin);
+// Idle connections to the node close after their keep-alive: wait for them, so that what an ended stream leaves is what stays.
+for (let waited = 0; waited < 15_000 && openFds(pid) > baseline.fds + 5; waited += 500)
+  await new Promise((resolve) => setTimeout(resolve, 500));
 const afterLiveHeap = await liveHeapMiB(inspectorUrl);
 const active = plateau.inFlight - 1; // the scrape itself is in flight
 const perStream = (field) => (((plateau[field] - baseline[field]) * 1024) / active).toFixed(1);
