@@ -258,6 +258,7 @@ const body = JSON.stringify({
 });
 
 async function oneStream(stats) {
+  let streaming = false;
   try {
     const response = await request(`${origin}/v1/chat/completions`, {
       method: 'POST',
@@ -272,9 +273,12 @@ async function oneStream(stats) {
     let first = true;
     let tail = '';
     for await (const chunk of response.body) {
+      stats.chunks++;
       if (first) {
         first = false;
+        streaming = true;
         stats.started++;
+        stats.streaming++;
       }
       tail = (tail + chunk.toString()).slice(-400);
     }
@@ -282,6 +286,8 @@ async function oneStream(stats) {
     else stats.done++;
   } catch (error) {
     stats.errors.push(String(error?.code ?? error));
+  } finally {
+    if (streaming) stats.streaming--;
   }
 }
 
@@ -304,9 +310,10 @@ console.log(
   `baseline: rss ${baseline.rss.toFixed(1)} MiB, heap ${baseline.heapUsedMiB.toFixed(1)} MiB, live heap after a full collection ${baselineLiveHeap.toFixed(1)} MiB, ${baseline.fds} fds`,
 );
 
-const stats = { launched: 0, started: 0, done: 0, errors: [] };
-const held = () => stats.launched - stats.done - stats.errors.length;
-// RSS at the most streams held at once (the driver's count: sent and not yet ended).
+const stats = { launched: 0, started: 0, streaming: 0, chunks: 0, done: 0, errors: [] };
+// Streams held: those with their first chunk and not yet ended (a request still queued holds little).
+const held = () => stats.streaming;
+// RSS at the most streams held at once.
 // The highest RSS while that many were held, until the forced collection at the plateau (which shrinks RSS).
 let mostHeld = { held: 0, rss: 0 };
 let collected = false;
@@ -327,6 +334,7 @@ for (let index = 0; index < STREAMS; index++) {
   if (index % 250 === 249) await new Promise((resolve) => setTimeout(resolve, (250 / RAMP_PER_SECOND) * 1000));
 }
 const openingCpu = cpuMs(pid) - cpuBefore;
+const openingChunks = stats.chunks;
 console.log(
   `opened ${STREAMS} streams in ${((Date.now() - started) / 1000).toFixed(1)} s; gateway CPU meanwhile ${openingCpu.toFixed(0)} ms, ${((openingCpu / STREAMS) * 1000).toFixed(0)} µs per stream opened (with relaying those already open)`,
 );
@@ -337,6 +345,7 @@ while (stats.started + stats.errors.length < STREAMS) {
   if (Date.now() - started > 300_000) break;
 }
 const plateau = { rss: rssMiB(pid), ...(await scrape(origin)), fds: openFds(pid), at: (Date.now() - started) / 1000 };
+const plateauCpu = { cpu: cpuMs(pid), chunks: stats.chunks };
 console.log(
   `plateau at ${plateau.at.toFixed(1)} s: ${stats.started} streaming, ${stats.done} done, ${stats.errors.length} errors; ` +
     `gateway in flight ${plateau.inFlight}, rss ${plateau.rss.toFixed(1)} MiB, heap ${plateau.heapUsedMiB.toFixed(1)} MiB, ${plateau.fds} fds, event-loop lag p99 ${plateau.lagP99Ms.toFixed(1)} ms`,
@@ -345,6 +354,15 @@ console.log(
 while (Date.now() - started < Number(values['measure-at']) * 1000)
   await new Promise((resolve) => setTimeout(resolve, 100));
 const plateauHeld = { held: held(), done: stats.done, at: (Date.now() - started) / 1000 };
+// A stream's start, apart from relaying: the CPU of a chunk relayed is read between the plateau
+// and now (no stream starting), and taken off the opening's CPU for the chunks relayed then.
+if (plateauHeld.done === 0 && stats.chunks - plateauCpu.chunks > 1000) {
+  const perChunk = (cpuMs(pid) - plateauCpu.cpu) / (stats.chunks - plateauCpu.chunks);
+  const perStart = (openingCpu - perChunk * openingChunks) / STREAMS;
+  console.log(
+    `CPU per chunk relayed ${(perChunk * 1000).toFixed(0)} µs (${stats.chunks - plateauCpu.chunks} chunks after the plateau); per stream started, relaying taken off, ${(perStart * 1000).toFixed(0)} µs: ${(perStart * 250).toFixed(0)} ms for a burst of 250`,
+  );
+}
 collected = true;
 const plateauLiveHeap = await liveHeapMiB(inspectorUrl);
 await heapSnapshot(pid);
