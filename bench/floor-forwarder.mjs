@@ -9,7 +9,10 @@ import { Pool } from 'undici';
 
 const upstream = new URL(process.env.BENCH_UPSTREAM_BASE_URL ?? 'http://127.0.0.1:18101/v1');
 const path = `${upstream.pathname.replace(/\/+$/, '')}/chat/completions`;
-const pool = new Pool(upstream.origin, { connections: 256, pipelining: 1 });
+const pool = new Pool(upstream.origin, {
+  connections: Number(process.env.BENCH_FLOOR_CONNECTIONS ?? 256),
+  pipelining: 1,
+});
 
 async function forward(text, response) {
   const request = text === '' ? {} : JSON.parse(text);
@@ -44,5 +47,7 @@ http
       });
     });
   })
-  .listen(Number(process.env.BENCH_GATEWAY_PORT ?? 18110), '127.0.0.1');
+  .listen(Number(process.env.BENCH_GATEWAY_PORT ?? 18110), '127.0.0.1', function onListening() {
+    console.log(`floor listening on http://127.0.0.1:${this.address().port}`);
+  });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));

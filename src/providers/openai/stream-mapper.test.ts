@@ -240,3 +240,26 @@ test('the relay counts the text of a long stream without usage as parsing does, 
   assert.ok(summaryOf(relay).contentCharacters > (8 * 1024) / 4);
   assert.ok(summaryOf(relay).reasoningCharacters > 0);
 });
+
+test('a slow stream, an event a read, keeps at most four of its relayed events unread and counts the rest as parsing does', async () => {
+  const chunk = (content: string) =>
+    JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, delta: { content }, finish_reason: null }],
+    });
+  const events: SseRecord[] = [{ event: undefined, data: chunk('') }];
+  for (let index = 0; index < 30; index++) events.push({ event: undefined, data: chunk(`wörd ${index} `) });
+  const relay = createStreamMapper(context('gpt-4o-mini'));
+  // One read per event, and no end yet: the stream is still held.
+  await readThrough(
+    relay,
+    events.map((event) => Buffer.from(sseText([event]))),
+  );
+  const kept = (relay.summary as unknown as { uncountedRuns: number }).uncountedRuns;
+  assert.ok(kept <= 4, `${kept} relayed runs kept unread`);
+  const expected = events.slice(1).reduce((sum, _event, index) => sum + `wörd ${index} `.length, 0);
+  assert.equal(summaryOf(relay).contentCharacters, expected);
+});

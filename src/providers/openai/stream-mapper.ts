@@ -39,6 +39,16 @@ const MARKERS = /\[DONE\]|_reason":"|usage":\{|error":|reasoning":/g;
  */
 const MAX_UNCOUNTED_CHARACTERS = 8 * 1024;
 
+/**
+ * Relayed runs (one per read of the node's socket) kept unread before they are counted. A
+ * fast stream arrives in a few large runs and stays unread; a slow one arrives an event a
+ * read, and each event kept stays on the heap with the run it was sliced from for the
+ * stream's life: at 2 tokens/s a held stream kept ~6-8 KiB (`npm run scale-test`, the
+ * 8 KiB cap). Four runs (~0.7 KiB of a slow stream's events) are then parsed once each,
+ * ~1-2 µs an event on a quiet machine, against the read and write each costs anyway.
+ */
+const MAX_UNCOUNTED_RUNS = 4;
+
 /** A plain event's framing around its data (ASCII, written as the node's own text: WriteText). */
 const EVENT_HEAD = 'data: ';
 const EVENT_TAIL = '\n\n';
@@ -81,7 +91,12 @@ class RelaySummary implements ReplySummary {
   keepUncounted(events: string): void {
     this.uncounted.push(events);
     this.uncountedLength += events.length;
-    if (this.uncountedLength > MAX_UNCOUNTED_CHARACTERS) this.countText();
+    if (this.uncountedLength > MAX_UNCOUNTED_CHARACTERS || this.uncounted.length > MAX_UNCOUNTED_RUNS) this.countText();
+  }
+
+  /** How many relayed runs wait unread (tests: what a held stream keeps). */
+  get uncountedRuns(): number {
+    return this.uncounted.length;
   }
 
   private countText(): void {
