@@ -83,11 +83,11 @@ export class SseResponse {
       return;
     }
     captureReply(this.context, asciiTail);
-    // Corked: the text and the tail leave in one writev, as one string did.
-    this.response.cork();
+    // Still one socket write: node:http corks the socket at the first write of a tick and
+    // end() uncorks it. (An explicit cork() and uncork() around these two calls sent the
+    // tail after the chunked terminator on Node 24.)
     this.response.write(text, encoding);
     this.response.end(asciiTail, 'latin1');
-    this.response.uncork();
   }
 
   private readonly sendKeepalive = (): void => {
