@@ -12,6 +12,8 @@
 # 18150-18151), so counts on other ports can run side by side. GATEWAY_NODE_FLAGS
 # (space separated) go to node before the gateway, e.g. `--allocation-site-pretenuring`.
 # DOOR_ONE_RUN=1 counts in one gateway run instead (dumps after N1 and after N2 requests).
+# KEEP_CALLGRIND=FILE keeps the measured dump (DOOR_ONE_RUN) or the N2 run's output, to read
+# per function with callgrind_annotate. DOOR_CONFIG: another configuration (an older build refuses fields it does not know).
 # DIST_DIR `floor` counts bench/floor-forwarder.mjs instead (chat only: node:http and undici
 # forwarding with no gateway work), so a build's count less the floor's is the gateway's own.
 set -euo pipefail
@@ -30,7 +32,7 @@ setsid node "$ROOT/bench/front-door-mock.mjs" "$MOCK_PORT" "$KIT/mock/fixtures" 
 pids+=($!)
 # Starts the gateway under callgrind (output to $1), waits until it answers; sets $gateway.
 start_gateway() {
-  local program=("$DIST/cli.js" serve --config "$ROOT/bench/front-doors/config.yaml")
+  local program=("$DIST/cli.js" serve --config "${DOOR_CONFIG:-$ROOT/bench/front-doors/config.yaml}")
   [[ $DIST == floor ]] && program=("$ROOT/bench/floor-forwarder.mjs")
   BENCH_GATEWAY_PORT=$PORT BENCH_MOCK_URL=http://127.0.0.1:$MOCK_PORT BENCH_UPSTREAM_BASE_URL=http://127.0.0.1:$MOCK_PORT/v1 \
     valgrind --tool=callgrind --callgrind-out-file="$1" \
@@ -57,8 +59,10 @@ if [[ -n ${DOOR_ONE_RUN:-} ]]; then
   callgrind_control --dump=measured $gateway >/dev/null 2>&1
   kill -INT $gateway; wait $gateway || true
   first=0 second=$(summary "$WORK/callgrind.2")
+  [[ -n ${KEEP_CALLGRIND:-} ]] && cp "$WORK/callgrind.2" "$KEEP_CALLGRIND"
 else
   first=$(instructions "$N1")
   second=$(instructions "$N2")
+  [[ -n ${KEEP_CALLGRIND:-} ]] && cp "$WORK/callgrind.$N2" "$KEEP_CALLGRIND"
 fi
 echo "$MODE $DOOR (${PATHS[$DOOR]}), $(basename "$DIST"): $(( (second - first) / (N2 - N1) )) instructions per request"

@@ -64,13 +64,30 @@ export class SseResponse {
     return this.waitingForDrain;
   }
 
-  /** Writes the last text and ends the response (`ascii` as for write). */
-  end(text: string, ascii = false): void {
+  /**
+   * Writes the last text and ends the response (`ascii` as for write), with `asciiTail` (ASCII
+   * text, such as the chat door's `data: [DONE]`) after it. The two go out in one socket
+   * write but are not joined: the text is usually the reader's flat string of the stream's
+   * last batch (for the kit's stream, the whole 6.5 KB), and `text + asciiTail` is a new
+   * string that V8 copies flat again when node writes it (the same bytes copied twice, a
+   * copy's worth of garbage per stream).
+   */
+  end(text: string, ascii = false, asciiTail = ''): void {
     this.stopKeepalive();
     this.startHeaders();
     this.context.record.status ??= 200;
     captureReply(this.context, text);
-    this.response.end(text, ascii ? 'latin1' : 'utf8');
+    const encoding = ascii ? 'latin1' : 'utf8';
+    if (asciiTail === '' || text === '') {
+      this.response.end(text + asciiTail, encoding);
+      return;
+    }
+    captureReply(this.context, asciiTail);
+    // Still one socket write: node:http corks the socket at the first write of a tick and
+    // end() uncorks it. (An explicit cork() and uncork() around these two calls sent the
+    // tail after the chunked terminator on Node 24.)
+    this.response.write(text, encoding);
+    this.response.end(asciiTail, 'latin1');
   }
 
   private readonly sendKeepalive = (): void => {

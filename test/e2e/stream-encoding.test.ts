@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { postChat } from '../support/post-chat.js';
@@ -78,6 +78,43 @@ keys:
     { name: 'text beyond ASCII', model: 'ascii-model', pieces: ['Café', ' 日本', ' 🚂 done.'] },
     { name: 'ASCII text, a model id beyond ASCII', model: 'modèle-été', pieces: ['Plain', ' answer.'] },
   ];
+  // The door writes the last batch and `data: [DONE]` as two writes of one socket write (not
+  // joined): both must leave before the response's end, or the next reply on the connection
+  // begins with the stream's tail (it did on Node 24 with an explicit cork around them).
+  test('streams one after another on one kept-alive connection each end whole', { timeout: 6000 }, async () => {
+    body = streamOf(['One', ' connection,', ' three', ' streams.']);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const { hostname, port, pathname } = new URL(`${gateway.baseUrl}/chat/completions`);
+    const payload = JSON.stringify({
+      model: 'ascii-model',
+      messages: [{ role: 'user', content: 'Hi.' }],
+      stream: true,
+    });
+    try {
+      for (let index = 0; index < 3; index++) {
+        const { text, reused } = await new Promise<{ text: string; reused: boolean }>((resolve, reject) => {
+          const outgoing = httpRequest({ hostname, port, path: pathname, method: 'POST', agent }, (response) => {
+            let received = '';
+            response.setEncoding('utf8');
+            response.on('data', (piece: string) => (received += piece));
+            response.on('end', () => resolve({ text: received, reused: outgoing.reusedSocket }));
+            response.on('error', reject);
+          });
+          outgoing.setHeader('authorization', `Bearer ${API_KEY}`);
+          outgoing.setHeader('content-type', 'application/json');
+          outgoing.on('error', reject);
+          outgoing.end(payload);
+        });
+        assert.equal(reused, index > 0, `stream ${index + 1} on the same connection`);
+        assert.ok(text.startsWith('data: {'), `stream ${index + 1} starts with an event`);
+        assert.ok(text.endsWith('data: [DONE]\n\n'), `stream ${index + 1} ends with [DONE]`);
+        assert.equal(text.split('data: [DONE]').length, 2, `stream ${index + 1} holds one [DONE]`);
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+
   for (const { name, model, pieces } of cases) {
     test(name, { timeout: 6000 }, async () => {
       body = streamOf(pieces);

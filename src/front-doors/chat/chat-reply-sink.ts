@@ -63,7 +63,7 @@ class ChatStreamSink extends SseStreamSink {
 
   end(end: StreamEnd): void {
     const closing = this.closing(end);
-    this.sse.end(closing.text + DONE, closing.ascii);
+    this.sse.end(closing.text, closing.ascii, DONE);
   }
 
   fail(error: unknown, end: StreamEnd | undefined): void {
