@@ -136,9 +136,9 @@ test('client-controlled text is escaped: the line stays one valid JSON object', 
 test('a client gone before any answer was sent: status 499; one gone mid-stream keeps the 200 it got', () => {
   const source = { method: 'POST', path: '/v1/responses', totalMs: 2 };
   const gone = written({ context: contextWith({ clientAborted: true }), ...source });
-  assert.deepEqual([gone.status, gone.client_aborted], [499, true]);
+  assert.deepEqual([gone.status, gone.error_code, gone.client_aborted], [499, 'client_aborted', true]);
   const midStream = written({ context: contextWith({ status: 200, stream: true, clientAborted: true }), ...source });
-  assert.deepEqual([midStream.status, midStream.client_aborted], [200, true]);
+  assert.deepEqual([midStream.status, midStream.error_code, midStream.client_aborted], [200, undefined, true]);
   assert.equal(written({ context: contextWith({}), ...source }).status, undefined, 'no status before an answer');
 });
 

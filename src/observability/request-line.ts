@@ -1,6 +1,7 @@
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { AttemptRecord, RequestContext } from '../context/request-context.js';
 import { truncateForDisplay } from '../errors/truncate-for-display.js';
+import { CLIENT_ABORTED_CODE } from './metrics.js';
 
 /** Longest request body kept in a log line when `log.bodies` is on. */
 const MAX_LOGGED_BODY = 64 * 1024;
@@ -24,7 +25,8 @@ export interface RequestLineSource {
  * chat request's line (`node` in-process, one core of this VM), and no object per request
  * for the collector. Members without a value are left out,
  * as JSON.stringify would; `cost_usd` is null until a cost is booked; non-finite numbers are
- * null. `status` is what the client got, 499 for a client gone before any answer was sent.
+ * null. `status` is what the client got, 499 (`error_code` client_aborted) for a client gone
+ * before any answer was sent.
  * `usage` is the tokens the request is billed on, flat. The client's model and path
  * are cut to a bounded length with a marker (truncateForDisplay): a 1 MB model name makes a
  * short line.
@@ -35,10 +37,12 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   if (method !== undefined) line += `,"method":${JSON.stringify(method)}`;
   line += `,"path":${JSON.stringify(truncateForDisplay(path))}`;
   // A client gone before any answer was sent (waiting for the node, or for its stored
-  // response's save) got none: 499, as the request record, metrics and trace say.
-  const status = record.status ?? (record.clientAborted ? 499 : undefined);
+  // response's save) got none: 499 client_aborted, as the request record, metrics and trace say.
+  const answerless = record.status === undefined && record.clientAborted;
+  const status = answerless ? 499 : record.status;
   if (status !== undefined) line += `,"status":${number(status)}`;
-  if (record.errorCode !== undefined) line += `,"error_code":${JSON.stringify(record.errorCode)}`;
+  const errorCode = answerless ? (record.errorCode ?? CLIENT_ABORTED_CODE) : record.errorCode;
+  if (errorCode !== undefined) line += `,"error_code":${JSON.stringify(errorCode)}`;
   if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
   if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;
   // Typed as always set; a record made outside the server (tests, tools) may lack it.

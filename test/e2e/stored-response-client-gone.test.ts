@@ -84,6 +84,7 @@ keys:
       'the node had answered',
     );
     assert.equal(line?.status, 499, JSON.stringify(line));
+    assert.equal(line?.error_code, 'client_aborted');
 
     const requestId = String(line?.request_id);
     let record: { status?: number; error_code?: string } | undefined;
