@@ -1,7 +1,6 @@
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import type { AttemptRecord, RequestContext } from '../context/request-context.js';
 import { truncateForDisplay } from '../errors/truncate-for-display.js';
-import { CLIENT_ABORTED_CODE } from './metrics.js';
 
 /** Longest request body kept in a log line when `log.bodies` is on. */
 const MAX_LOGGED_BODY = 64 * 1024;
@@ -41,7 +40,7 @@ export function requestLineMembers({ context, method, path, totalMs }: RequestLi
   const answerless = record.status === undefined && record.clientAborted;
   const status = answerless ? 499 : record.status;
   if (status !== undefined) line += `,"status":${number(status)}`;
-  const errorCode = answerless ? (record.errorCode ?? CLIENT_ABORTED_CODE) : record.errorCode;
+  const errorCode = answerless ? (record.errorCode ?? 'client_aborted') : record.errorCode;
   if (errorCode !== undefined) line += `,"error_code":${JSON.stringify(errorCode)}`;
   if (record.keyPrefix !== undefined) line += `,"key_prefix":${JSON.stringify(record.keyPrefix)}`;
   if (record.accountId !== undefined) line += `,"account":${JSON.stringify(record.accountId)}`;

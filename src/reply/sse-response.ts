@@ -77,12 +77,12 @@ export class SseResponse {
     this.startHeaders();
     this.context.record.status ??= 200;
     captureReply(this.context, text);
+    if (asciiTail !== '') captureReply(this.context, asciiTail);
     const encoding = ascii ? 'latin1' : 'utf8';
     if (asciiTail === '' || text === '') {
       this.response.end(text + asciiTail, encoding);
       return;
     }
-    captureReply(this.context, asciiTail);
     // Still one socket write: node:http corks the socket at the first write of a tick and
     // end() uncorks it. (An explicit cork() and uncork() around these two calls sent the
     // tail after the chunked terminator on Node 24.)

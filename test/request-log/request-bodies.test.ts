@@ -127,6 +127,15 @@ keys:
     assert.match(record.request_body ?? '', /…\[cut at 1024 bytes\]$/);
   });
 
+  test('a short stream is kept whole, to its closing data: [DONE]', TIMEOUT, async () => {
+    const response = await postChat(gateway.baseUrl, BODIES_KEY, chatBody('plain', { stream: true, max_tokens: 1 }));
+    assert.equal(response.status, 200);
+    const sent = await response.text();
+    const record = await kept(response);
+    assert.ok(sent.endsWith('data: [DONE]\n\n'), sent.slice(-80));
+    assert.equal(record.reply_body, sent);
+  });
+
   test(
     'an account switched on through the admin API keeps bodies from then on, off again when cleared',
     TIMEOUT,
