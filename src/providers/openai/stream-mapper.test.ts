@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import type { ModelConfig, NodeConfig } from '../../config/gateway-config.js';
 import { isGatewayError } from '../../errors/gateway-error.js';
 import type { SseRecord, StreamMapper } from '../../streaming/stream-mapper.js';
@@ -25,6 +25,11 @@ import { countedUsage } from '../../billing/booked-usage.js';
 // The mapper of form `chunks` (for doors that map chunks) gives the same chunks as objects.
 
 const node = { id: 'node-a', timeouts: { totalMs: 1 } } as NodeConfig;
+
+// A mapper stamps `created` from the clock when the node's stream gives none, and the mappers
+// compared here are built milliseconds apart: with the clock running, a second's boundary
+// between two of them would make the same stream's identity differ. The clock stands still.
+mock.timers.enable({ apis: ['Date'], now: 1_767_225_600_000 });
 
 function context(clientModel: string, streamForm: StreamForm = 'text'): CallContext {
   return {
