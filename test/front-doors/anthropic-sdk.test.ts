@@ -89,7 +89,7 @@ describe('the Anthropic SDK through the Messages front door', () => {
     });
     chatNode = await startSimulator({ scripts: TOOL_SCRIPT });
     gemini = await startSimulator({ protocol: 'gemini', apiKey: 'gem-key', scripts: TOOL_SCRIPT });
-    second = await startSimulator({ scripts: TOOL_SCRIPT, firstByteMs: 300 });
+    second = await startSimulator({ scripts: TOOL_SCRIPT, firstByteMs: 700 });
     broken = await startBrokenAnthropicNode();
     claude2 = await startSimulator({ protocol: 'anthropic', apiKey: NODE_KEY, scripts: TOOL_SCRIPT });
     const pricing = `{ input: ${PRICE.input}, output: ${PRICE.output}, cached_input: ${PRICE.cached_input}, cache_write: ${PRICE.cache_write} }`;
@@ -104,7 +104,7 @@ nodes:
   - { id: chat-b, provider: openai, base_url: "${second.baseUrl}" }
   - { id: claude-2, provider: anthropic, base_url: "${claude2.baseUrl}", api_key: ${NODE_KEY} }
   - { id: broken-claude, provider: anthropic, base_url: "http://127.0.0.1:${(broken.address() as AddressInfo).port}/v1" }
-http: { sse_keepalive_ms: 100 }
+http: { sse_keepalive_ms: 250 }
 models:
   - id: ${MODELS.native}
     context_length: 200000    # the bound reserved for a file by id (docs/security-and-limits.md)
@@ -471,7 +471,7 @@ keys:
     assert.equal(
       response.headers.get('x-switchyard-attempts'),
       '1',
-      `the 529 attempt (${line.attempts?.[0]?.ms} ms, before the 100 ms keep-alive), not the silent one`,
+      `the 529 attempt (${line.attempts?.[0]?.ms} ms, before the 250 ms keep-alive), not the silent one`,
     );
   });
 
