@@ -104,12 +104,13 @@ export class RequestCharge {
   /**
    * Journals the committed stream's usage so far until it settles, so a process killed
    * mid-stream still charges what was streamed (docs/keys-and-money.md, crash guarantee).
-   * `run` is the request as it stands when the stream starts.
+   * `run` is the request as it stands when the stream starts; `promptTokens` its prompt as an
+   * estimate counts it (`estimatedPromptTokens`: the stream does not keep the request).
    */
-  trackStream(context: RequestContext, run: RequestRun, request: ChatRequest, summary: ReplySummary): void {
+  trackStream(context: RequestContext, run: RequestRun, promptTokens: number, summary: ReplySummary): void {
     if (this.settled || this.untrack !== undefined) return;
     this.untrack = this.ledger.trackStream(() => {
-      const tokens = tokensOf(streamedUsage(request, summary, this.estimate.promptTokens));
+      const tokens = tokensOf(streamedUsage(promptTokens, summary, this.estimate.promptTokens));
       const { costNano, features } = this.costOf(tokens, summary);
       return this.row(context, run, tokens, costNano, true, { status: 200 }, features);
     });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import type { Usage } from '../protocol/openai/chat-response-types.js';
 import { emptySummary } from '../providers/types.js';
-import { bookedUsage, countedUsage, unreportedReplyUsage } from './booked-usage.js';
+import { bookedUsage, countedUsage, estimatedPromptTokens, unreportedReplyUsage } from './booked-usage.js';
 
 const request = { model: 'm', messages: [{ role: 'user', content: 'x'.repeat(40) }] } as ChatRequest;
 const usage = (fields: Record<string, unknown>) =>
@@ -49,12 +49,12 @@ test('counts that are not whole numbers ≥ 0 make the usage unusable', () => {
 
 test('bookedUsage: the node usage when counted, else an estimate marked as such', () => {
   const summary = { ...emptySummary(), contentCharacters: 20, usage: usage({ completion_tokens: 'many' }) };
-  const bad = bookedUsage(request, summary);
+  const bad = bookedUsage(estimatedPromptTokens(request), summary);
   assert.equal(bad.estimated, true);
   assert.equal(bad.sent, false);
   assert.deepEqual([bad.usage.prompt_tokens, bad.usage.completion_tokens, bad.usage.total_tokens], [13, 5, 18]);
 
-  const good = bookedUsage(request, { ...summary, usage: usage({}) });
+  const good = bookedUsage(estimatedPromptTokens(request), { ...summary, usage: usage({}) });
   assert.equal(good.usage.completion_tokens, 5);
   assert.equal(good.estimated, false);
   assert.equal(good.sent, true);
@@ -62,8 +62,30 @@ test('bookedUsage: the node usage when counted, else an estimate marked as such'
 });
 
 test('bookedUsage keeps the priced features the node reported', () => {
-  const booked = bookedUsage(request, { ...emptySummary(), usage: usage({}), serviceTier: 'priority' });
+  const booked = bookedUsage(estimatedPromptTokens(request), {
+    ...emptySummary(),
+    usage: usage({}),
+    serviceTier: 'priority',
+  });
   assert.deepEqual(booked.reportedFeatures, { serverToolCalls: undefined, serviceTier: 'priority' });
+});
+
+test('estimatedPromptTokens: a token per four characters of the text parts, and three a message', () => {
+  assert.equal(estimatedPromptTokens(request), 13);
+  const parts = {
+    model: 'm',
+    messages: [
+      { role: 'system', content: 'abcd' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'efgh' },
+          { type: 'image_url', image_url: { url: 'x'.repeat(99) } },
+        ],
+      },
+    ],
+  } as ChatRequest;
+  assert.equal(estimatedPromptTokens(parts), 2 + 2 * 3);
 });
 
 test('unreportedReplyUsage: the prompt estimated, the completion as bounded, marked estimated', () => {

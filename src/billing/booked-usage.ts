@@ -28,19 +28,28 @@ function textOf(content: unknown): number {
 }
 
 /**
- * Usage for a reply whose node reported none (a cut stream, a node without usage): an
- * estimate from text length, marked `estimated` wherever it is booked or shown.
+ * The prompt's tokens as an estimate counts them: its text's length, and a few tokens a
+ * message. What a reply whose node reported no usage is booked on; a stream keeps this number
+ * rather than the request, so a long prompt is not held while its reply streams.
  */
-export function estimateUsage(request: ChatRequest, summary: ReplySummary): Usage {
+export function estimatedPromptTokens(request: ChatRequest): number {
   let promptCharacters = 0;
   for (const message of request.messages) promptCharacters += textOf(message.content);
-  const prompt = Math.ceil(promptCharacters / CHARACTERS_PER_TOKEN) + 3 * request.messages.length;
+  return Math.ceil(promptCharacters / CHARACTERS_PER_TOKEN) + 3 * request.messages.length;
+}
+
+/**
+ * Usage for a reply whose node reported none (a cut stream, a node without usage): an
+ * estimate from text length (the prompt's as `estimatedPromptTokens` counts it), marked
+ * `estimated` wherever it is booked or shown.
+ */
+export function estimateUsage(promptTokens: number, summary: ReplySummary): Usage {
   const reasoning = Math.ceil(summary.reasoningCharacters / CHARACTERS_PER_TOKEN);
   const completion = reasoning + Math.ceil(summary.contentCharacters / CHARACTERS_PER_TOKEN);
   return {
-    prompt_tokens: prompt,
+    prompt_tokens: promptTokens,
     completion_tokens: completion,
-    total_tokens: prompt + completion,
+    total_tokens: promptTokens + completion,
     completion_tokens_details: { reasoning_tokens: reasoning },
     estimated: true,
   };
@@ -74,16 +83,17 @@ export function countedUsage(usage: Usage | null | undefined): Usage | undefined
 
 /**
  * The usage the request is booked on: the node's (`countedUsage`), or else an estimate from
- * the request and the reply's text, marked estimated; with the priced features the node reported.
+ * the prompt's estimated tokens and the reply's text, marked estimated; with the priced
+ * features the node reported.
  */
-export function bookedUsage(request: ChatRequest, summary: ReplySummary): BookedUsage {
+export function bookedUsage(promptTokens: number, summary: ReplySummary): BookedUsage {
   const reportedFeatures =
     summary.serverToolCalls !== undefined || summary.serviceTier !== undefined
       ? { serverToolCalls: summary.serverToolCalls, serviceTier: summary.serviceTier }
       : undefined;
   const counted = countedUsage(summary.usage);
   if (counted !== undefined) return { usage: counted, estimated: false, reportedFeatures, sent: true };
-  return { usage: estimateUsage(request, summary), estimated: true, reportedFeatures, sent: false };
+  return { usage: estimateUsage(promptTokens, summary), estimated: true, reportedFeatures, sent: false };
 }
 
 /**
@@ -92,13 +102,13 @@ export function bookedUsage(request: ChatRequest, summary: ReplySummary): Booked
  * as the reservation counted it (when it did: paid models).
  */
 export function streamedUsage(
-  request: ChatRequest,
+  promptTokens: number,
   summary: ReplySummary,
   reservedPromptTokens: number | undefined,
 ): Usage {
   const counted = countedUsage(summary.usage);
   if (counted !== undefined) return counted;
-  const estimate = estimateUsage(request, summary);
+  const estimate = estimateUsage(promptTokens, summary);
   if (reservedPromptTokens === undefined) return estimate;
   return {
     ...estimate,
@@ -107,13 +117,6 @@ export function streamedUsage(
   };
 }
 
-const NOTHING_RELAYED: ReplySummary = {
-  usage: undefined,
-  finishReason: undefined,
-  reasoningCharacters: 0,
-  contentCharacters: 0,
-};
-
 /**
  * The usage of an attempt the request's own shape ended while its node was producing (a
  * time-out while it wrote, a reply over the gateway's cap), with no usage from the node: the
@@ -121,7 +124,7 @@ const NOTHING_RELAYED: ReplySummary = {
  * estimated. Such an attempt is not free (issue 28, finding 9).
  */
 export function unreportedReplyUsage(request: ChatRequest, completionTokens: number): BookedUsage {
-  const prompt = estimateUsage(request, NOTHING_RELAYED).prompt_tokens;
+  const prompt = estimatedPromptTokens(request);
   return {
     usage: {
       prompt_tokens: prompt,

@@ -1,6 +1,5 @@
 import { bookedUsage, type BookedUsage } from '../billing/booked-usage.js';
 import { gatewayError } from '../errors/gateway-error.js';
-import type { ChatRequest } from '../protocol/openai/chat-request-schema.js';
 import { asNodeFailure } from '../upstream/node-failure.js';
 import type { StreamExecution } from './execute.js';
 import type { StreamEnd, StreamSink } from './front-door.js';
@@ -35,12 +34,13 @@ export type RelayOutcome = Relayed &
  * ends it without a retry (spec 8.4, PRODUCT.md decision 4); the front door then writes the
  * usage so far and one error event. A client that leaves stops the node's stream at once.
  * The stream's last bytes are left to the caller, which sends them once the charge is settled.
+ * It keeps the prompt's estimated tokens (for a node that sends no usage), not the request.
  */
 export async function relayStream(
   context: RequestContext,
   execution: StreamExecution,
   sink: StreamSink,
-  request: ChatRequest,
+  promptTokens: number,
 ): Promise<RelayOutcome> {
   const { reader } = execution;
   try {
@@ -51,11 +51,11 @@ export async function relayStream(
       if (context.cancellation.aborted) throw context.cancellation.reason;
       batch = await reader.read();
     }
-    const produced = producedBy(execution, request);
+    const produced = producedBy(execution, promptTokens);
     return { kind: 'ended', ...produced, end: streamEnd(execution, produced.booked, batch) };
   } catch (error) {
     reader.release();
-    const produced = producedBy(execution, request);
+    const produced = producedBy(execution, promptTokens);
     if (context.cancellation.aborted && context.abortCause === 'client') return { kind: 'client-gone', ...produced };
     // The gateway cut the stream (deadline, shutdown), or the node failed.
     const failure = context.cancellation.aborted
@@ -72,9 +72,9 @@ export async function relayStream(
 }
 
 /** The stream's usage (the node's, else an estimate of what it streamed) and finish reason, as it stands. */
-function producedBy(execution: StreamExecution, request: ChatRequest): Relayed {
+function producedBy(execution: StreamExecution, promptTokens: number): Relayed {
   const { summary } = execution.reader.mapper;
-  return { booked: bookedUsage(request, summary), finishReason: summary.finishReason };
+  return { booked: bookedUsage(promptTokens, summary), finishReason: summary.finishReason };
 }
 
 /** How the front door closes the stream. */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { bookedUsage, type BookedUsage } from '../billing/booked-usage.js';
+import { bookedUsage, estimatedPromptTokens, type BookedUsage } from '../billing/booked-usage.js';
 import type { RequestCharge, RequestOutcome } from '../billing/billing.js';
 import type { ModelConfig, ReasoningEffort } from '../config/gateway-config.js';
 import type { AttemptRecord, RequestContext, RequestRun } from '../context/request-context.js';
@@ -9,8 +9,8 @@ import type { GatewayServices } from '../gateway-services.js';
 import type { Logger } from '../observability/logger.js';
 import type { Admission } from './admit.js';
 import { authorize } from './authorize.js';
-import { execute } from './execute.js';
-import type { GatewayRequest, ReplySink, StreamSink } from './front-door.js';
+import { execute, type StreamExecution } from './execute.js';
+import type { GatewayReply, GatewayRequest, ReplySink, StreamSink } from './front-door.js';
 import { relayStream } from './relay-stream.js';
 import { reserve } from './reserve.js';
 import { affinityOutcome, route, type Routing } from './route.js';
@@ -74,8 +74,31 @@ function refused(
   model: ModelConfig | undefined,
   refusal: unknown,
 ): Promise<never> {
-  writeRecord(context.record, requestRun(request, model, NOTHING_YET));
+  writeRecord(context.record, requestRun(askedOf(request, model), NOTHING_YET));
   return Promise.reject(refusal);
+}
+
+/** What the request asked for, as its run and record show it: all a run keeps of the request. */
+interface Asked {
+  readonly frontDoor: RequestRun['frontDoor'];
+  readonly model: string;
+  readonly modelServed: string | undefined;
+  readonly endUser: string | undefined;
+  readonly stream: boolean;
+  /** The choices asked for (`n`), for the output cap's check at settle. */
+  readonly choices: number;
+}
+
+function askedOf(request: GatewayRequest, model: ModelConfig | undefined): Asked {
+  const { chat } = request;
+  return {
+    frontDoor: request.frontDoor,
+    model: chat.model,
+    modelServed: model?.id,
+    endUser: request.endUser,
+    stream: request.stream,
+    choices: chat.n ?? 1,
+  };
 }
 
 /** What the stages returned so far. */
@@ -89,13 +112,13 @@ const NOTHING_YET: RunProgress = { attempts: NO_ATTEMPTS };
  * written, always in this order, so every run has one object shape: a spread of the asked
  * part into a literal with more fields went to V8's slow path, ~4 % of a JSON request's CPU.
  */
-function requestRun(request: GatewayRequest, model: ModelConfig | undefined, progress: RunProgress): RequestRun {
+function requestRun(asked: Asked, progress: RunProgress): RequestRun {
   return {
-    frontDoor: request.frontDoor,
-    model: request.chat.model,
-    modelServed: model?.id,
-    endUser: request.endUser,
-    stream: request.stream,
+    frontDoor: asked.frontDoor,
+    model: asked.model,
+    modelServed: asked.modelServed,
+    endUser: asked.endUser,
+    stream: asked.stream,
     attempts: progress.attempts,
     affinity: progress.affinity,
     booked: progress.booked,
@@ -106,10 +129,35 @@ function requestRun(request: GatewayRequest, model: ModelConfig | undefined, pro
 }
 
 /**
- * The charged part of a request: route, execute, relay; then, in the one `finally`, settle
- * and the record from the values the stages returned, and the reply's last bytes.
+ * How the node call ended (route and execute with failover), as a value for the run's end:
+ * a JSON reply, a committed stream, or the failure that ended it; with the attempts made
+ * and the session's preferred node.
  */
-async function runCharged(
+type Dispatched = { readonly attempts: readonly AttemptRecord[]; readonly preferredNode: string | undefined } & (
+  | { readonly kind: 'failed'; readonly failure: unknown; readonly booked: BookedUsage | undefined }
+  | {
+      readonly kind: 'json';
+      readonly firstByteMs: number;
+      readonly booked: BookedUsage;
+      readonly reply: GatewayReply;
+    }
+  | {
+      readonly kind: 'stream';
+      readonly firstByteMs: number;
+      readonly execution: StreamExecution;
+      /** The prompt's estimated tokens: what the stream keeps of the request. */
+      readonly promptTokens: number;
+    }
+);
+
+/**
+ * The charged part of a request. The node call runs in a frame of its own (`dispatch`) that
+ * ends when the call does; the relay, settle and the reply's last bytes (`endCharged`) keep
+ * only what the request asked (`Asked`) and the prompt's estimated tokens. A suspended async
+ * frame keeps its parameters and registers, so a stream would otherwise hold the parsed
+ * request, the whole prompt, for as long as it streams.
+ */
+function runCharged(
   services: GatewayServices,
   logger: Logger,
   context: RequestContext,
@@ -120,23 +168,36 @@ async function runCharged(
   effort: ReasoningEffort | undefined,
   charge: RequestCharge,
 ): Promise<void> {
-  const { chat } = request;
-  const { config } = context.snapshot;
+  const asked = askedOf(request, model);
   let stream: StreamSink | undefined;
-  let outcome: RequestOutcome = { status: 200 };
-  /** The reply's last bytes, sent once the charge is settled. */
-  let lastBytes: (() => void) | undefined;
-  let routing: Routing | undefined;
-  let attempts = NO_ATTEMPTS;
-  let booked: BookedUsage | undefined;
-  let finishReason: string | undefined;
-  let firstByteMs: number | undefined;
-  let streamErrorCode: string | undefined;
+  let dispatched: Promise<Dispatched>;
   try {
     if (request.stream) {
       stream = sink.stream();
       stream.startKeepalive();
     }
+    dispatched = dispatch(context, request, model, effort, charge, asked);
+  } catch (failure) {
+    dispatched = Promise.resolve({ kind: 'failed', failure, booked: undefined, ...NOT_ROUTED });
+  }
+  return endCharged(services, logger, context, admission, charge, asked, sink, stream, dispatched);
+}
+
+const NOT_ROUTED = { attempts: NO_ATTEMPTS, preferredNode: undefined } as const;
+
+/** Routes the request and calls its nodes with failover (`execute`); never rejects: a failure is a value. */
+async function dispatch(
+  context: RequestContext,
+  request: GatewayRequest,
+  model: ModelConfig,
+  effort: ReasoningEffort | undefined,
+  charge: RequestCharge,
+  asked: Asked,
+): Promise<Dispatched> {
+  const { chat } = request;
+  const { config } = context.snapshot;
+  let routing: Routing | undefined;
+  try {
     routing = route(context.snapshot.router, model, request);
     const executed = await execute(context, {
       frontDoor: request.frontDoor,
@@ -155,37 +216,81 @@ async function runCharged(
       // The reply's headers (x-switchyard-attempts) and the doors' sinks (the answering node)
       // read the attempts: the record has each as it ends, for headers that a keep-alive
       // sends while the next attempt waits (they count the attempts finished by then).
-      onAttempt: (finished) => writeRecord(context.record, requestRun(request, model, { attempts: finished })),
+      onAttempt: (finished) => writeRecord(context.record, requestRun(asked, { attempts: finished })),
     });
-    attempts = executed.attempts;
-    if (!executed.ok) {
-      booked = executed.usage;
-      throw executed.failure;
-    }
+    const { attempts } = executed;
+    const { preferredNode } = routing;
+    if (!executed.ok)
+      return { kind: 'failed', failure: executed.failure, booked: executed.usage, attempts, preferredNode };
     const { execution } = executed;
-    firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
-    if (execution.kind === 'json') {
-      booked = bookedUsage(chat, execution.summary);
-      finishReason = execution.summary.finishReason;
-      const reply = {
-        format: execution.format,
-        body: execution.body,
-        node: execution.node.id,
-        summary: execution.summary,
-        usage: booked.usage,
-        usageSent: booked.sent,
-      };
+    const firstByteMs = Math.round((performance.now() - context.startedAt) * 100) / 100;
+    if (execution.kind === 'stream') {
+      const promptTokens = estimatedPromptTokens(chat);
+      return { kind: 'stream', firstByteMs, execution, promptTokens, attempts, preferredNode };
+    }
+    const booked = bookedUsage(estimatedPromptTokens(chat), execution.summary);
+    const reply: GatewayReply = {
+      format: execution.format,
+      body: execution.body,
+      node: execution.node.id,
+      summary: execution.summary,
+      usage: booked.usage,
+      usageSent: booked.sent,
+    };
+    return { kind: 'json', firstByteMs, booked, reply, attempts, preferredNode };
+  } catch (failure) {
+    return { kind: 'failed', failure, booked: undefined, attempts: NO_ATTEMPTS, preferredNode: routing?.preferredNode };
+  }
+}
+
+/**
+ * The run's end: the stream relayed; then, in the one `finally`, settle and the record from
+ * the values the stages returned, and the reply's last bytes.
+ */
+async function endCharged(
+  services: GatewayServices,
+  logger: Logger,
+  context: RequestContext,
+  admission: Admission,
+  charge: RequestCharge,
+  asked: Asked,
+  sink: ReplySink,
+  stream: StreamSink | undefined,
+  dispatched: Promise<Dispatched>,
+): Promise<void> {
+  let outcome: RequestOutcome = { status: 200 };
+  /** The reply's last bytes, sent once the charge is settled. */
+  let lastBytes: (() => void) | undefined;
+  let attempts = NO_ATTEMPTS;
+  let preferredNode: string | undefined;
+  let booked: BookedUsage | undefined;
+  let finishReason: string | undefined;
+  let firstByteMs: number | undefined;
+  let streamErrorCode: string | undefined;
+  try {
+    const done = await dispatched;
+    ({ attempts, preferredNode } = done);
+    if (done.kind === 'failed') {
+      booked = done.booked;
+      throw done.failure;
+    }
+    firstByteMs = done.firstByteMs;
+    if (done.kind === 'json') {
+      booked = done.booked;
+      finishReason = done.reply.summary.finishReason;
+      const { reply } = done;
       lastBytes = () => sink.json(reply);
       return;
     }
+    const { execution, promptTokens } = done;
     const streamSink = stream as StreamSink;
     charge.trackStream(
       context,
-      requestRun(request, model, { attempts, firstByteMs }),
-      chat,
+      requestRun(asked, { attempts, firstByteMs }),
+      promptTokens,
       execution.reader.mapper.summary,
     );
-    const relayed = await relayStream(context, execution, streamSink, chat);
+    const relayed = await relayStream(context, execution, streamSink, promptTokens);
     booked = relayed.booked;
     finishReason = relayed.finishReason;
     if (relayed.kind === 'ended') {
@@ -208,9 +313,9 @@ async function runCharged(
     lastBytes = () => streamSink.fail(error, undefined);
   } finally {
     stream?.stopKeepalive();
-    const affinity = affinityOutcome(routing?.preferredNode, attempts);
-    const run = requestRun(request, model, { attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode });
-    const costUsd = settle(services, logger, context, admission, charge, outcome, run, chat.n ?? 1);
+    const affinity = affinityOutcome(preferredNode, attempts);
+    const run = requestRun(asked, { attempts, affinity, booked, finishReason, firstByteMs, streamErrorCode });
+    const costUsd = settle(services, logger, context, admission, charge, outcome, run, asked.choices);
     writeRecord(context.record, run, costUsd);
     lastBytes?.();
   }

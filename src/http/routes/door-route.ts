@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from '../../context/request-context.js';
 import type { DoorInput, FrontDoor } from '../../front-doors/front-door.js';
 import type { GatewayServices } from '../../gateway-services.js';
@@ -40,33 +40,36 @@ function nodeViews(services: GatewayServices): (routes: RouteView) => ModelNodes
  */
 export function doorRoute(services: GatewayServices, logger: Logger, bodies: BodyBudget, door: FrontDoor): Route {
   const nodesOf = nodeViews(services);
-  const handleDoor: RouteHandler = async (request, response, context) => {
-    const { admission, parsed } = await readAndParse(services, bodies, nodesOf, door, request, context);
-    // The chat door parses synchronously: a ready request costs no microtask (whenReady).
-    await whenReady(parsed, ({ gatewayRequest, replyNeeds }) => {
-      const output = { response, context, keepaliveMs: context.snapshot.config.http.sseKeepaliveMs };
-      return runRequest(services, logger, context, admission, gatewayRequest, door.sink(output, replyNeeds));
-    });
-  };
+  const handleDoor: RouteHandler = (request, response, context) =>
+    readAndRun(services, logger, bodies, nodesOf, door, request, response, context);
   return { method: 'POST', handler: handleDoor, frontDoor: door.name, errors: door.errors };
 }
 
 /**
- * The door's input read and parsed, of which only the admission and the parsed request come
- * back. The route's frame lives as long as the request (a held stream's), and V8 keeps a
- * suspended frame's registers, dead or not: holding the input there kept its body text for
- * the stream's life (a 20 KB prompt, 20 KB per held stream; bench/streams-10k.mjs).
+ * The door's input read and parsed, then the pipeline run on it, its promise returned rather
+ * than awaited: this frame ends as the run starts. A suspended async frame keeps its
+ * registers, dead or not, for as long as it waits, and a held stream's request lives for
+ * minutes: waiting here kept the door's input (the body text) and the parsed request (the
+ * prompt again) for the stream's life (a 20 KB prompt, 40 KB per held stream;
+ * bench/streams-10k.mjs --prompt-characters).
  */
-async function readAndParse(
+async function readAndRun(
   services: GatewayServices,
+  logger: Logger,
   bodies: BodyBudget,
   nodesOf: (routes: RouteView) => ModelNodesView,
   door: FrontDoor,
   request: IncomingMessage,
+  response: ServerResponse,
   context: RequestContext,
-) {
+): Promise<void> {
   const input = await readDoorInput(services, bodies, nodesOf, door, request, context, false);
-  return { admission: input.admission, parsed: door.parse(input) };
+  const { admission } = input;
+  // The chat door parses synchronously: a ready request costs no microtask (whenReady).
+  return whenReady(door.parse(input), ({ gatewayRequest, replyNeeds }) => {
+    const output = { response, context, keepaliveMs: context.snapshot.config.http.sseKeepaliveMs };
+    return runRequest(services, logger, context, admission, gatewayRequest, door.sink(output, replyNeeds));
+  });
 }
 
 /**
