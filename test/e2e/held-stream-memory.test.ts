@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { chatChunkEvent } from '../support/sse.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // A held stream must not keep its prompt: a coding agent's turn sends tens of thousands of
@@ -25,17 +26,6 @@ const STREAMS = 24;
 const PROMPT_CHARACTERS = 200_000;
 /** What a held stream may keep on the heap: node:http's, undici's and the gateway's own state, not the prompt. */
 const MAX_HEAP_PER_STREAM = 64 * 1024;
-
-function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  const body = {
-    id: 'chatcmpl-held',
-    object: 'chat.completion.chunk',
-    created: 1735689600,
-    model: 'node-model',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
-}
 
 const USAGE = { prompt_tokens: 50_000, completion_tokens: 2, total_tokens: 50_002 };
 
@@ -74,7 +64,7 @@ describe('a held stream does not keep its prompt', () => {
       request.resume();
       request.on('end', () => {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        response.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'Held' }));
+        response.write(chatChunkEvent({ role: 'assistant', content: '' }) + chatChunkEvent({ content: 'Held' }));
         waiting.push(response);
       });
     });
@@ -137,7 +127,9 @@ keys:
         }),
     );
     for (const response of waiting.splice(0))
-      response.end(chunk({}, 'stop') + `data: ${JSON.stringify({ choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`);
+      response.end(
+        chatChunkEvent({}, 'stop') + `data: ${JSON.stringify({ choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`,
+      );
     await Promise.all(ended);
   }
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { admin } from '../support/admin-client.js';
 import { expectError } from '../support/http-assertions.js';
 import { chatBody, postChat } from '../support/post-chat.js';
-import { readSse } from '../support/sse.js';
+import { chatChunkEvent, readSse } from '../support/sse.js';
 import { startSimulator, startTestGateway, type TestGateway } from '../support/test-gateway.js';
 import type { SimulatedNode } from '../../src/simulator/simulated-node.js';
 import { execute } from '../../src/pipeline/execute.js';
@@ -21,17 +21,6 @@ const KEY = 'sk-node-faults-0123456789abcdef';
 const ADMIN_KEY = 'node-faults-admin-key-0123456789';
 const REPLY_CAP = 1024 * 1024;
 const EVENT_CAP = 64 * 1024;
-
-function chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  const body = {
-    id: 'chatcmpl-big',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'up',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
-  return `data: ${JSON.stringify(body)}\n\n`;
-}
 
 /** A node that misbehaves by size, per path: `/huge-json/v1`, `/huge-json-declared/v1`, `/huge-event-first/v1`, `/huge-event-later/v1`. */
 function startOversizeNode(): Promise<{ server: Server; origin: string }> {
@@ -59,11 +48,12 @@ function startOversizeNode(): Promise<{ server: Server; origin: string }> {
         response.end();
       } else {
         response.writeHead(200, { 'content-type': 'text/event-stream' });
-        const huge = chunk({ content: 'y'.repeat(4 * EVENT_CAP) });
-        if (path.startsWith('/huge-event-later/')) response.write(chunk({ role: 'assistant', content: 'Hello' }));
+        const huge = chatChunkEvent({ content: 'y'.repeat(4 * EVENT_CAP) });
+        if (path.startsWith('/huge-event-later/'))
+          response.write(chatChunkEvent({ role: 'assistant', content: 'Hello' }));
         // The oversized event in small pieces, as a node streams it.
         for (let start = 0; start < huge.length; start += 4096) response.write(huge.slice(start, start + 4096));
-        response.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+        response.end(chatChunkEvent({}, 'stop') + 'data: [DONE]\n\n');
       }
     });
   });

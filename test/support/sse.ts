@@ -17,6 +17,18 @@ export interface SseRead {
   readonly failure: unknown;
 }
 
+/** A chat chunk event as an OpenAI-protocol node writes it: one choice with `delta`, compact JSON. */
+export function chatChunkEvent(delta: Record<string, unknown>, finishReason: string | null = null): string {
+  const chunk = {
+    id: 'chatcmpl-node',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'node-model',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
 /** Payloads of the `data:` lines of an SSE body, in order ("[DONE]" included). */
 export function sseData(text: string): string[] {
   return text
