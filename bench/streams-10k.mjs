@@ -140,8 +140,11 @@ async function scrape(origin) {
   };
 }
 
-/** Live heap after a full collection, in MiB, read over the inspector (blocks the process for the collection). */
-async function liveHeapMiB(inspectorUrl) {
+/**
+ * Live heap and array buffers (Buffers' native memory, outside the heap) after a full
+ * collection, in MiB, read over the inspector (blocks the process for the collection).
+ */
+async function liveMemory(inspectorUrl) {
   const socket = new WebSocket(inspectorUrl);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;
@@ -153,17 +156,21 @@ async function liveHeapMiB(inspectorUrl) {
     pending.get(message.id)?.(message);
   };
   let nextId = 0;
-  const call = (method) =>
+  const call = (method, params) =>
     new Promise((resolve) => {
       const id = ++nextId;
       pending.set(id, resolve);
-      socket.send(JSON.stringify({ id, method }));
+      socket.send(JSON.stringify({ id, method, params }));
     });
   await call('HeapProfiler.collectGarbage');
   await call('HeapProfiler.collectGarbage');
   const usage = await call('Runtime.getHeapUsage');
+  const arrayBuffers = await call('Runtime.evaluate', {
+    expression: 'process.memoryUsage().arrayBuffers',
+    returnByValue: true,
+  });
   socket.close();
-  return usage.result.usedSize / 2 ** 20;
+  return { heapMiB: usage.result.usedSize / 2 ** 20, arrayBuffersMiB: arrayBuffers.result.result.value / 2 ** 20 };
 }
 
 let snapshots = 0;
@@ -302,7 +309,8 @@ for (let index = 0; index < 20; index++) {
 }
 global.gc?.();
 await new Promise((resolve) => setTimeout(resolve, 1000));
-const baselineLiveHeap = await liveHeapMiB(inspectorUrl);
+const baselineLive = await liveMemory(inspectorUrl);
+const baselineLiveHeap = baselineLive.heapMiB;
 await heapSnapshot(pid);
 await new Promise((resolve) => setTimeout(resolve, 500));
 const baseline = { rss: rssMiB(pid), ...(await scrape(origin)), fds: openFds(pid) };
@@ -364,7 +372,8 @@ if (plateauHeld.done === 0 && stats.chunks - plateauCpu.chunks > 1000) {
   );
 }
 collected = true;
-const plateauLiveHeap = await liveHeapMiB(inspectorUrl);
+const plateauLive = await liveMemory(inspectorUrl);
+const plateauLiveHeap = plateauLive.heapMiB;
 await heapSnapshot(pid);
 await scrape(origin); // restarts the lag histogram after the collection's stall
 console.log(
@@ -378,7 +387,7 @@ const after = await scrape(origin);
 // Idle connections to the node close after their keep-alive: wait for them, so that what an ended stream leaves is what stays.
 for (let waited = 0; waited < 15_000 && openFds(pid) > baseline.fds + 5; waited += 500)
   await new Promise((resolve) => setTimeout(resolve, 500));
-const afterLiveHeap = await liveHeapMiB(inspectorUrl);
+const afterLiveHeap = (await liveMemory(inspectorUrl)).heapMiB;
 const active = plateau.inFlight - 1; // the scrape itself is in flight
 const perStream = (field) => (((plateau[field] - baseline[field]) * 1024) / active).toFixed(1);
 console.log(
@@ -397,6 +406,10 @@ const livePerHeld = (plateauLiveHeap - baselineLiveHeap - leftPerEnded * plateau
 console.log(
   `live heap per held stream: ${(livePerHeld * 1024).toFixed(1)} KiB (an ended stream leaves ${(leftPerEnded * 1024).toFixed(1)} KiB)`,
 );
+// Buffers' memory is outside the live heap (and in RSS): what a held stream keeps of it, its
+// request body for one, after the same full collections.
+const arrayBuffersPerHeld = (plateauLive.arrayBuffersMiB - baselineLive.arrayBuffersMiB) / plateauHeld.held;
+console.log(`array buffers per held stream, after a full collection: ${(arrayBuffersPerHeld * 1024).toFixed(1)} KiB`);
 if (stats.errors.length > 0) {
   const kinds = new Map();
   for (const error of stats.errors) kinds.set(error, (kinds.get(error) ?? 0) + 1);

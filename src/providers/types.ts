@@ -57,6 +57,8 @@ export interface UpstreamCall {
   readonly headers: Record<string, string>;
   /** Serialized JSON body. */
   readonly body: string;
+  /** The node is asked for a streamed reply: a large body is then let go of once sent (upstream/dispatch-body.ts). */
+  readonly stream: boolean;
 }
 
 /** What a reply told us, for accounting and logs. */

@@ -2,6 +2,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { UpstreamCall as UpstreamRequest } from '../providers/types.js';
 import type { Cancellation } from './cancellation.js';
+import { dispatchBody } from './dispatch-body.js';
 import { UpstreamCall, type UpstreamResponse } from './upstream-call.js';
 
 // undici through its public entry point only: `Pool`, its `dispatch` with our handler
@@ -35,15 +36,15 @@ export class NodeClient {
 
   /**
    * Sends the call; resolves once the node's response headers arrived, which may take
-   * `headersTimeoutMs` (default the node's `first_byte_ms`; see firstByteDeadlineMs).
+   * `headersTimeoutMs` (default the node's `first_byte_ms`; see firstByteDeadlineMs). A
+   * large streamed body is let go of once written (dispatch-body.ts).
    */
   send(call: UpstreamRequest, cancellation: Cancellation, headersTimeoutMs?: number): Promise<UpstreamResponse> {
     const upstream = new UpstreamCall(cancellation);
     const options: Dispatcher.DispatchOptions = {
       method: 'POST',
       path: this.basePath + call.path,
-      headers: call.headers,
-      body: call.body,
+      ...dispatchBody(call),
     };
     if (headersTimeoutMs !== undefined) options.headersTimeout = headersTimeoutMs;
     this.pool.dispatch(options, upstream);

@@ -150,6 +150,35 @@ keys:
     ]);
   });
 
+  test(
+    'a large streamed request fails over whole: each attempt sends its own body (one-shot bodies)',
+    TIMEOUT,
+    async () => {
+      // Past ONE_SHOT_BODY_MIN_CHARACTERS (upstream/dispatch-body.ts): undici is given a body it
+      // can write once, so the second node must get a body built afresh.
+      const prompt = 'Stellwerk Grüße 日本 '.repeat(2_000);
+      for (const [model, first] of [
+        ['status-first', failing],
+        ['reset-first', resetting],
+      ] as const) {
+        first.resetStats();
+        good.resetStats();
+        const messages = [{ role: 'user', content: prompt }];
+        const response = await postChat(gateway.baseUrl, API_KEY, chatBody(model, { stream: true, messages }));
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get('x-switchyard-attempts'), '2', model);
+        const { data } = await readSse(response);
+        assert.equal(data[data.length - 1], '[DONE]');
+        assert.equal(first.stats().requests, 1);
+        const received = good.stats().lastRequest;
+        const body = received?.body as { messages?: Array<{ content?: unknown }> } | undefined;
+        assert.equal(body?.messages?.[0]?.content, prompt, `${model}: the second node got the whole prompt`);
+        assert.equal(received?.headers['transfer-encoding'], undefined);
+        assert.ok(Number(received?.headers['content-length']) > Buffer.byteLength(prompt));
+      }
+    },
+  );
+
   for (const stream of [false, true]) {
     test(`a connection reset fails over (${stream ? 'stream' : 'JSON'})`, TIMEOUT, async () => {
       resetting.resetStats();

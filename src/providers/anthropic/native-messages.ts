@@ -91,7 +91,7 @@ export function nativeMessagesToUpstream(request: NativeRequest, context: CallCo
     const value = request.headers[name];
     if (value !== undefined && value !== '') headers[name] = value;
   }
-  return { path: '/messages', headers, body: JSON.stringify(body) };
+  return { path: '/messages', headers, body: JSON.stringify(body), stream: context.stream };
 }
 
 /** The summary of a Messages reply or stream: usage in chat terms (cache reads and writes apart), the finish. */

@@ -78,7 +78,7 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   if (typeof request.user === 'string' && request.user !== '') body.metadata = { user_id: request.user };
   if (context.stream) body.stream = true;
 
-  return { path: '/messages', headers: nodeHeaders(context), body: JSON.stringify(body) };
+  return { path: '/messages', headers: nodeHeaders(context), body: JSON.stringify(body), stream: context.stream };
 }
 
 /** The headers of every request to an Anthropic node: JSON or a stream, the node's API version, the request ids, the node's key. */

@@ -76,5 +76,5 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
   if (context.node.apiKey !== undefined) headers['x-goog-api-key'] = context.node.apiKey;
   const model = encodeURIComponent(context.upstreamModel);
   const path = context.stream ? `/models/${model}:streamGenerateContent?alt=sse` : `/models/${model}:generateContent`;
-  return { path, headers, body: JSON.stringify(body) };
+  return { path, headers, body: JSON.stringify(body), stream: context.stream };
 }

@@ -37,7 +37,7 @@ export const nativeResponsesAdapter: NativeAdapter = {
     if (!context.outputCap.contextBound) body.max_output_tokens = context.outputCap.tokens;
     if (context.stream) body.stream = true;
     else delete body.stream;
-    return { path: '/responses', headers: nodeHeaders(context), body: JSON.stringify(body) };
+    return { path: '/responses', headers: nodeHeaders(context), body: JSON.stringify(body), stream: context.stream };
   },
 
   fromUpstream(bodyText: string, context: CallContext): MappedCompletion {

@@ -30,7 +30,12 @@ export function toUpstream(request: ChatRequest, context: CallContext): Upstream
     delete body.stream;
     delete body.stream_options;
   }
-  return { path: '/chat/completions', headers: nodeHeaders(context), body: JSON.stringify(body) };
+  return {
+    path: '/chat/completions',
+    headers: nodeHeaders(context),
+    body: JSON.stringify(body),
+    stream: context.stream,
+  };
 }
 
 /** The headers of every request to an OpenAI-protocol node: JSON or a stream, the request ids, the node's key. */
