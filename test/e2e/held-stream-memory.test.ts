@@ -15,8 +15,8 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // A held stream must not keep its prompt: a coding agent's turn sends tens of thousands of
 // tokens and its reply may stream for minutes, so a gateway holding each stream's request
-// while it relays holds every prompt in flight. Measured on the gateway's own heap, in this
-// process, after full collections (V8's gc, exposed here for the measurement).
+// while it relays holds every prompt in flight. Measured on the gateway's own heap and
+// Buffers, in this process, after full collections (V8's gc, exposed here for the measurement).
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
@@ -26,6 +26,8 @@ const STREAMS = 24;
 const PROMPT_CHARACTERS = 200_000;
 /** What a held stream may keep on the heap: node:http's, undici's and the gateway's own state, not the prompt. */
 const MAX_HEAP_PER_STREAM = 64 * 1024;
+/** What a held stream may keep in Buffers (outside the heap): a read or two in flight, not the request's body. */
+const MAX_BUFFERS_PER_STREAM = 32 * 1024;
 
 const USAGE = { prompt_tokens: 50_000, completion_tokens: 2, total_tokens: 50_002 };
 
@@ -110,11 +112,12 @@ keys:
     });
   }
 
-  /** The heap in use after full collections. */
-  function liveHeap(): number {
+  /** The heap in use and the array buffers' memory (Buffers live outside the heap), after full collections. */
+  function liveMemory(): { heap: number; arrayBuffers: number } {
     collectGarbage();
     collectGarbage();
-    return process.memoryUsage().heapUsed;
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    return { heap: heapUsed, arrayBuffers };
   }
 
   /** Ends the node's waiting streams and reads the clients' to their end. */
@@ -140,16 +143,19 @@ keys:
       const open = () => Promise.all(Array.from({ length: STREAMS }, () => openStream(door, body)));
       // A first round loads the door's code and opens the connections both pools keep.
       await endStreams(await open());
-      const before = liveHeap();
+      const before = liveMemory();
       const clients = await open();
       assert.equal(waiting.length, STREAMS, 'every stream is held at the node');
-      const perStream = (liveHeap() - before) / STREAMS;
+      const held = liveMemory();
+      const heap = (held.heap - before.heap) / STREAMS;
+      const buffers = (held.arrayBuffers - before.arrayBuffers) / STREAMS;
       await endStreams(clients);
-      t.diagnostic(`${door}: ${(perStream / 1024).toFixed(1)} KiB of heap per held stream`);
-      assert.ok(
-        perStream < MAX_HEAP_PER_STREAM,
-        `${Math.round(perStream / 1024)} KiB of heap per held stream (a prompt is ${PROMPT_CHARACTERS / 1024} KiB)`,
-      );
+      const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+      t.diagnostic(`${door}: per held stream ${kib(heap)} of heap, ${kib(buffers)} of array buffers`);
+      const prompt = `a prompt is ${kib(PROMPT_CHARACTERS)}`;
+      assert.ok(heap < MAX_HEAP_PER_STREAM, `${kib(heap)} of heap per held stream (${prompt})`);
+      // The node request's body, a Buffer undici would keep for the whole request (dispatch-body.ts).
+      assert.ok(buffers < MAX_BUFFERS_PER_STREAM, `${kib(buffers)} of array buffers per held stream (${prompt})`);
     });
   }
 });
