@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { chatChunkEvent } from '../support/sse.js';
+import { chatChunkEvent, chatUsageEvent } from '../support/sse.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 // A held stream must not keep its prompt: a coding agent's turn sends tens of thousands of
@@ -130,9 +130,7 @@ keys:
         }),
     );
     for (const response of waiting.splice(0))
-      response.end(
-        chatChunkEvent({}, 'stop') + `data: ${JSON.stringify({ choices: [], usage: USAGE })}\n\ndata: [DONE]\n\n`,
-      );
+      response.end(chatChunkEvent({}, 'stop') + chatUsageEvent(USAGE) + 'data: [DONE]\n\n');
     await Promise.all(ended);
   }
 

@@ -3,32 +3,20 @@ import { Agent, createServer, request as httpRequest, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { postChat } from '../support/post-chat.js';
+import { chatChunkEvent, chatUsageEvent } from '../support/sse.js';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.js';
 
 const API_KEY = 'sk-e2e-stream-encoding-0123456789abcdef';
-
-/** A chat chunk event as a node writes it (compact JSON, its own model id). */
-function event(delta: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
-  const chunk = {
-    id: 'chatcmpl-encoding',
-    object: 'chat.completion.chunk',
-    created: 1735689600,
-    model: 'node-model',
-    choices: [{ index: 0, delta, finish_reason: null }],
-    ...extra,
-  };
-  return `data: ${JSON.stringify(chunk)}\n\n`;
-}
 
 const USAGE = { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 };
 
 /** The node's stream: a first chunk, one chunk per piece of content, the finish and the usage. */
 function streamOf(pieces: string[]): string {
   return [
-    event({ role: 'assistant', content: '' }),
-    ...pieces.map((content) => event({ content })),
-    event({}, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
-    event({}, { choices: [], usage: USAGE }),
+    chatChunkEvent({ role: 'assistant', content: '' }),
+    ...pieces.map((content) => chatChunkEvent({ content })),
+    chatChunkEvent({}, 'stop'),
+    chatUsageEvent(USAGE),
     'data: [DONE]\n\n',
   ].join('');
 }

@@ -29,6 +29,11 @@ export function chatChunkEvent(delta: Record<string, unknown>, finishReason: str
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
+/** The usage chunk event a node sends last when asked for usage: no choices, the counts. */
+export function chatUsageEvent(usage: Record<string, unknown>): string {
+  return `data: ${JSON.stringify({ id: 'chatcmpl-node', object: 'chat.completion.chunk', created: 1, model: 'node-model', choices: [], usage })}\n\n`;
+}
+
 /** Payloads of the `data:` lines of an SSE body, in order ("[DONE]" included). */
 export function sseData(text: string): string[] {
   return text
