@@ -39,11 +39,19 @@ export function estimatedPromptTokens(request: ChatRequest): number {
 }
 
 /**
+ * The prompt an estimate reads: the request itself, counted only when an estimate is needed
+ * (a JSON reply, whose request is still at hand), or the tokens `estimatedPromptTokens`
+ * already counted of it (what a stream keeps).
+ */
+export type PromptOf = ChatRequest | number;
+
+/**
  * Usage for a reply whose node reported none (a cut stream, a node without usage): an
  * estimate from text length (the prompt's as `estimatedPromptTokens` counts it), marked
  * `estimated` wherever it is booked or shown.
  */
-export function estimateUsage(promptTokens: number, summary: ReplySummary): Usage {
+export function estimateUsage(prompt: PromptOf, summary: ReplySummary): Usage {
+  const promptTokens = typeof prompt === 'number' ? prompt : estimatedPromptTokens(prompt);
   const reasoning = Math.ceil(summary.reasoningCharacters / CHARACTERS_PER_TOKEN);
   const completion = reasoning + Math.ceil(summary.contentCharacters / CHARACTERS_PER_TOKEN);
   return {
@@ -83,17 +91,17 @@ export function countedUsage(usage: Usage | null | undefined): Usage | undefined
 
 /**
  * The usage the request is booked on: the node's (`countedUsage`), or else an estimate from
- * the prompt's estimated tokens and the reply's text, marked estimated; with the priced
- * features the node reported.
+ * the prompt and the reply's text, marked estimated; with the priced features the node
+ * reported.
  */
-export function bookedUsage(promptTokens: number, summary: ReplySummary): BookedUsage {
+export function bookedUsage(prompt: PromptOf, summary: ReplySummary): BookedUsage {
   const reportedFeatures =
     summary.serverToolCalls !== undefined || summary.serviceTier !== undefined
       ? { serverToolCalls: summary.serverToolCalls, serviceTier: summary.serviceTier }
       : undefined;
   const counted = countedUsage(summary.usage);
   if (counted !== undefined) return { usage: counted, estimated: false, reportedFeatures, sent: true };
-  return { usage: estimateUsage(promptTokens, summary), estimated: true, reportedFeatures, sent: false };
+  return { usage: estimateUsage(prompt, summary), estimated: true, reportedFeatures, sent: false };
 }
 
 /**

@@ -228,7 +228,7 @@ async function dispatch(
       const promptTokens = estimatedPromptTokens(chat);
       return { kind: 'stream', firstByteMs, execution, promptTokens, attempts, preferredNode };
     }
-    const booked = bookedUsage(estimatedPromptTokens(chat), execution.summary);
+    const booked = bookedUsage(chat, execution.summary);
     const reply: GatewayReply = {
       format: execution.format,
       body: execution.body,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { UpstreamCall } from '../providers/types.js';
-import { dispatchBody, ONE_SHOT_BODY_MIN_CHARACTERS } from './dispatch-body.js';
+import { dispatchOptions, ONE_SHOT_BODY_MIN_CHARACTERS } from './dispatch-body.js';
 
 // Which form undici is given; what the node receives is node-client.test.ts's, over HTTP.
 
@@ -19,7 +19,7 @@ async function chunksOf(body: unknown): Promise<Buffer[]> {
 
 test('JSON calls and small streamed bodies are given as they are: the string, the call’s own headers', () => {
   for (const small of [call(ONE_SHOT_BODY_MIN_CHARACTERS, false), call(ONE_SHOT_BODY_MIN_CHARACTERS - 1, true)]) {
-    const given = dispatchBody(small);
+    const given = dispatchOptions('/v1/chat/completions', small);
     assert.equal(given.body, small.body);
     assert.equal(given.headers, small.headers);
   }
@@ -27,7 +27,7 @@ test('JSON calls and small streamed bodies are given as they are: the string, th
 
 test('a large streamed body: one Buffer of its UTF-8 bytes, once; its byte length as content-length', async () => {
   const large = call(ONE_SHOT_BODY_MIN_CHARACTERS, true);
-  const given = dispatchBody(large);
+  const given = dispatchOptions('/v1/chat/completions', large);
   const bytes = Buffer.from(large.body);
   assert.deepEqual(given.headers, { ...HEADERS, 'content-length': String(bytes.length) });
   assert.equal(bytes.length, 2 * large.body.length, 'two bytes per é: the length is counted in bytes');

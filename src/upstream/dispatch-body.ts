@@ -13,29 +13,29 @@ import type { UpstreamCall } from '../providers/types.js';
  */
 export const ONE_SHOT_BODY_MIN_CHARACTERS = 16 * 1024;
 
-/** What undici's `dispatch` is given of a call: its headers and its body. */
-export type DispatchBody = Required<Pick<Dispatcher.DispatchOptions, 'headers' | 'body'>>;
-
 /**
- * The headers and body to dispatch `call` with. undici keeps the body it is given for the
- * whole request, which for a stream is the whole reply: the `Request`'s `body`, and the
- * `abort` closure that its HTTP/1 writer hands our handler (upstream-call.ts) captures it
- * too. A string body becomes a Buffer there, held for the stream's minutes. A large
- * streamed body is therefore given as a one-shot iterable that lets go of its Buffer when
- * undici takes it, with its `content-length` (undici then writes it as one piece, not
- * chunked); once written, nothing keeps it. JSON calls and small bodies keep the string.
- * Each attempt builds its call afresh (pipeline/attempt.ts), so a body is never sent twice.
+ * What undici's `dispatch` is given for `call` at `path`: a POST with the call's headers and
+ * body, in one object. undici keeps the body it is given for the whole request, which for a
+ * stream is the whole reply: the `Request`'s `body`, and the `abort` closure that its HTTP/1
+ * writer hands our handler (upstream-call.ts) captures it too. A string body becomes a
+ * Buffer there, held for the stream's minutes. A large streamed body is therefore given as a
+ * one-shot iterable that lets go of its Buffer when undici takes it, with its
+ * `content-length` (undici then writes it as one piece, not chunked); once written, nothing
+ * keeps it. JSON calls and small bodies keep the string. Each attempt builds its call afresh
+ * (pipeline/attempt.ts), so a body is never sent twice.
  */
-export function dispatchBody(call: UpstreamCall): DispatchBody {
+export function dispatchOptions(path: string, call: UpstreamCall): Dispatcher.DispatchOptions {
   if (!call.stream || call.body.length < ONE_SHOT_BODY_MIN_CHARACTERS) {
-    return { headers: call.headers, body: call.body };
+    return { method: 'POST', path, headers: call.headers, body: call.body };
   }
   const bytes = Buffer.from(call.body, 'utf8');
   return {
+    method: 'POST',
+    path,
     headers: { ...call.headers, 'content-length': String(bytes.length) },
     // undici's Dispatcher.md lists Iterable and AsyncIterable bodies (client-h1's
     // writeIterable); its dispatcher.d.ts (7.x) leaves them out of the type.
-    body: new OneShotBody(bytes) as unknown as DispatchBody['body'],
+    body: new OneShotBody(bytes) as unknown as Dispatcher.DispatchOptions['body'],
   };
 }
 

@@ -1,8 +1,8 @@
-import { Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import type { NodeConfig } from '../config/gateway-config.js';
 import type { UpstreamCall as UpstreamRequest } from '../providers/types.js';
 import type { Cancellation } from './cancellation.js';
-import { dispatchBody } from './dispatch-body.js';
+import { dispatchOptions } from './dispatch-body.js';
 import { UpstreamCall, type UpstreamResponse } from './upstream-call.js';
 
 // undici through its public entry point only: `Pool`, its `dispatch` with our handler
@@ -41,11 +41,7 @@ export class NodeClient {
    */
   send(call: UpstreamRequest, cancellation: Cancellation, headersTimeoutMs?: number): Promise<UpstreamResponse> {
     const upstream = new UpstreamCall(cancellation);
-    const options: Dispatcher.DispatchOptions = {
-      method: 'POST',
-      path: this.basePath + call.path,
-      ...dispatchBody(call),
-    };
+    const options = dispatchOptions(this.basePath + call.path, call);
     if (headersTimeoutMs !== undefined) options.headersTimeout = headersTimeoutMs;
     this.pool.dispatch(options, upstream);
     return upstream.promise;
